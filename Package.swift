@@ -1,0 +1,43 @@
+// swift-tools-version: 6.1
+//
+// Stowage: on-device storage done the way Apple's storage guidelines describe,
+// on Linux and Apple platforms, plus the `stowage` command.
+
+import PackageDescription
+
+let package = Package(
+    name: "Stowage",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+    products: [
+        .library(name: "Stowage", targets: ["Stowage"]),
+        .executable(name: "stowage", targets: ["stowage"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // The few libc calls Swift's Glibc module does not import (renameat2, fallocate, ...).
+        // Only the Platform layer of `Stowage` imports it.
+        .target(name: "CStowageShims"),
+        .target(
+            name: "Stowage",
+            dependencies: ["CStowageShims"]
+        ),
+        .executableTarget(
+            name: "stowage",
+            dependencies: [
+                "Stowage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "StowageTests",
+            dependencies: ["Stowage"]
+        ),
+        .testTarget(
+            name: "StowageCLITests",
+            dependencies: ["stowage"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,38 @@
+// Thin C shims for system calls that Swift's Glibc module does not import
+// (they are declared only under _GNU_SOURCE). Used by Stowage's Platform layer only.
+#ifndef CSTOWAGE_SHIMS_H
+#define CSTOWAGE_SHIMS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Flags for `cstowage_renameat2`, with the values of <linux/fs.h>.
+#define CSTOWAGE_RENAME_NOREPLACE 1
+#define CSTOWAGE_RENAME_EXCHANGE 2
+
+/// `renameat2(2)` on Linux; on other systems sets errno to ENOSYS and returns -1.
+int cstowage_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
+
+/// `fallocate(2)` with mode 0 (allocate and extend) on Linux; ENOSYS elsewhere.
+int cstowage_fallocate(int fd, int64_t offset, int64_t length);
+
+/// `posix_fallocate(3)`; returns an errno value (0 on success), as the C function does.
+int cstowage_posix_fallocate(int fd, int64_t offset, int64_t length);
+
+/// `fgetxattr(2)`, `fsetxattr(2)`, `fremovexattr(2)` with Linux's signatures; ENOTSUP elsewhere.
+ssize_t cstowage_fgetxattr(int fd, const char *name, void *value, size_t size);
+int cstowage_fsetxattr(int fd, const char *name, const void *value, size_t size, int flags);
+int cstowage_fremovexattr(int fd, const char *name);
+
+/// The value of `errno` for the calling thread.
+int cstowage_errno(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

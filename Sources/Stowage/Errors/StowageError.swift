@@ -1,0 +1,203 @@
+import Foundation
+
+/// The one error type of Stowage: what went wrong, during which operation, where, and why.
+///
+/// Every error names the operation (``Operation``), the location and relative path or the
+/// absolute file it concerns, and the underlying cause: an `errno` value from the system, or a
+/// decoding or encoding error. Its ``description`` reads like a sentence a person can act on:
+///
+/// ```
+/// save 'Caches/feed.json' failed: no space left on device (needed 12 MB, 3 MB available)
+/// ```
+///
+/// Match on the ``code`` with the static members, the way you match a `CocoaError`:
+///
+/// ```swift
+/// do {
+///     let feed = try store.retrieve(Feed.self, from: "feed.json", in: .caches)
+/// } catch StowageError.notFound {
+///     // first launch: nothing cached yet
+/// } catch let error as StowageError where error.code == .decodingFailed {
+///     print(error.path ?? "", error.underlying ?? error)
+/// }
+/// ```
+public struct StowageError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// What kind of failure this is. New codes may be added in later versions, so a `switch`
+    /// over codes should have a `default` branch.
+    public var code: Code
+    /// The operation that failed, such as ``Operation/save`` or ``Operation/retrieve``.
+    public var operation: Operation
+    /// The location the path is relative to, when the operation concerned a container location.
+    public var location: Location?
+    /// The path the operation concerned: relative to ``location`` when that is set, otherwise
+    /// an absolute path. `nil` only for errors that concern no file (a malformed size, say).
+    public var path: String?
+    /// The `errno` value reported by the system call that failed, when one did.
+    public var errno: Int32?
+    /// The name of the system call that failed (`"openat"`, `"renameat"`, ...), when one did.
+    public var systemCall: String?
+    /// The error that caused this one, such as a `DecodingError`.
+    public var underlying: (any Error & Sendable)?
+    /// Bytes the operation needed, for ``Code/noSpace`` errors raised by a space check.
+    public var neededBytes: Int64?
+    /// Bytes that were available, for ``Code/noSpace`` errors raised by a space check.
+    public var availableBytes: Int64?
+    /// Further explanation in plain words, such as why a path was rejected.
+    public var reason: String?
+
+    /// Creates an error. Library code builds these; you rarely need to.
+    public init(
+        _ code: Code,
+        operation: Operation,
+        location: Location? = nil,
+        path: String? = nil,
+        errno: Int32? = nil,
+        systemCall: String? = nil,
+        underlying: (any Error & Sendable)? = nil,
+        reason: String? = nil,
+        neededBytes: Int64? = nil,
+        availableBytes: Int64? = nil
+    ) {
+        self.code = code
+        self.operation = operation
+        self.location = location
+        self.path = path
+        self.errno = errno
+        self.systemCall = systemCall
+        self.underlying = underlying
+        self.reason = reason
+        self.neededBytes = neededBytes
+        self.availableBytes = availableBytes
+    }
+
+    /// The path as a person reads it: `Caches/feed.json` for a location path, the absolute
+    /// path otherwise.
+    public var displayPath: String? {
+        switch (location, path) {
+        case (let location?, let path?): return path.isEmpty ? location.displayName : "\(location.displayName)/\(path)"
+        case (let location?, nil): return location.displayName
+        case (nil, let path?): return path
+        case (nil, nil): return nil
+        }
+    }
+
+    /// A sentence such as `save 'Caches/feed.json' failed: no space left on device`.
+    public var description: String {
+        var text = operation.name
+        if let displayPath { text += " '\(displayPath)'" }
+        text += " failed: "
+        text += cause
+        var figures: [String] = []
+        if let neededBytes { figures.append("needed \(Self.formatBytes(neededBytes))") }
+        if let availableBytes { figures.append("\(Self.formatBytes(availableBytes)) available") }
+        if !figures.isEmpty { text += " (\(figures.joined(separator: ", ")))" }
+        return text
+    }
+
+    /// The description with the raw details: code, errno, system call and underlying error.
+    public var debugDescription: String {
+        var parts = ["StowageError.\(code)", description]
+        if let errno { parts.append("errno \(errno)") }
+        if let systemCall { parts.append("in \(systemCall)") }
+        if let underlying { parts.append("underlying: \(String(reflecting: underlying))") }
+        return parts.joined(separator: "; ")
+    }
+
+    private var cause: String {
+        var pieces: [String] = []
+        if let reason {
+            pieces.append(reason)
+        } else if let errno {
+            pieces.append(Self.describe(errno: errno))
+        } else {
+            pieces.append(code.summary)
+        }
+        if reason != nil, let errno, code == .ioFailure {
+            pieces.append(Self.describe(errno: errno))
+        }
+        if let underlying, !(underlying is StowageError) {
+            pieces.append(Self.describe(underlying: underlying))
+        }
+        return pieces.joined(separator: ": ")
+    }
+
+    static func describe(errno: Int32) -> String {
+        guard let message = strerror(errno) else { return "errno \(errno)" }
+        return String(cString: message).lowercased()
+    }
+
+    private static func describe(underlying error: any Error) -> String {
+        switch error {
+        case let DecodingError.dataCorrupted(context):
+            return "data corrupted" + Self.describe(context)
+        case let DecodingError.keyNotFound(key, context):
+            return "key '\(key.stringValue)' not found" + Self.describe(context)
+        case let DecodingError.typeMismatch(type, context):
+            return "type mismatch, expected \(type)" + Self.describe(context)
+        case let DecodingError.valueNotFound(type, context):
+            return "value of type \(type) not found" + Self.describe(context)
+        case let EncodingError.invalidValue(value, context):
+            return "invalid value \(value)" + (context.codingPath.isEmpty ? "" : " at \(Self.codingPath(context.codingPath))")
+        default:
+            return String(describing: error)
+        }
+    }
+
+    private static func describe(_ context: DecodingError.Context) -> String {
+        var text = context.codingPath.isEmpty ? "" : " at \(Self.codingPath(context.codingPath))"
+        if !context.debugDescription.isEmpty { text += " (\(context.debugDescription))" }
+        return text
+    }
+
+    private static func codingPath(_ path: [any CodingKey]) -> String {
+        path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+    }
+
+    /// A compact decimal figure such as `12 MB`, for messages only (exact bytes are in the
+    /// properties). Byte formatting proper lives in `ByteCount`.
+    static func formatBytes(_ bytes: Int64) -> String {
+        let units = ["bytes", "kB", "MB", "GB", "TB", "PB", "EB"]
+        var value = Double(bytes)
+        var index = 0
+        while abs(value) >= 1000, index < units.count - 1 {
+            value /= 1000
+            index += 1
+        }
+        if index == 0 { return "\(bytes) bytes" }
+        let rounded = (value * 10).rounded() / 10
+        let text = rounded == rounded.rounded() ? String(Int64(rounded)) : String(rounded)
+        return "\(text) \(units[index])"
+    }
+}
+
+extension StowageError.Code {
+    /// Matches an error against a code, so `catch StowageError.notFound` works.
+    public static func ~= (pattern: StowageError.Code, error: any Error) -> Bool {
+        (error as? StowageError)?.code == pattern
+    }
+}
+
+extension StowageError {
+    /// The item does not exist.
+    public static let notFound = Code.notFound
+    /// The item exists already and the operation does not replace it.
+    public static let alreadyExists = Code.alreadyExists
+    /// The path is not acceptable: absolute, escaping, empty, too long, or through a link.
+    public static let invalidPath = Code.invalidPath
+    /// The file's content could not be decoded as the requested type.
+    public static let decodingFailed = Code.decodingFailed
+    /// The value could not be encoded.
+    public static let encodingFailed = Code.encodingFailed
+    /// There is not enough space on the volume.
+    public static let noSpace = Code.noSpace
+    /// The system refused access.
+    public static let permissionDenied = Code.permissionDenied
+    /// The file system or platform does not support the operation.
+    public static let unsupported = Code.unsupported
+    /// A file was found where a folder was expected, or the reverse.
+    public static let wrongKind = Code.wrongKind
+    /// An argument, such as a size or an identifier, is malformed.
+    public static let invalidArgument = Code.invalidArgument
+    /// Any other failure of the system; ``StowageError/errno`` says which.
+    public static let ioFailure = Code.ioFailure
+}

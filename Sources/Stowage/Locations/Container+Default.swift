@@ -1,0 +1,75 @@
+import Foundation
+
+extension Container {
+    /// The default container of an app: its real sandbox on Apple platforms, the XDG base
+    /// directories on Linux.
+    ///
+    /// On Linux every location is a folder of the app's own, never a shared folder itself, so
+    /// clearing a location can only ever remove the app's files:
+    ///
+    /// | Location | Folder |
+    /// |---|---|
+    /// | documents | `$XDG_DATA_HOME/<app>/documents` |
+    /// | applicationSupport | `$XDG_DATA_HOME/<app>/support` |
+    /// | caches | `$XDG_CACHE_HOME/<app>` |
+    /// | preferences | `$XDG_CONFIG_HOME/<app>` |
+    /// | temporary | `$TMPDIR/<app>` (must be a real folder owned by the current user) |
+    /// | sharedContainer(group) | `$XDG_DATA_HOME/app-groups/<group>` |
+    ///
+    /// Unset or relative XDG variables fall back to `~/.local/share`, `~/.cache` and
+    /// `~/.config`, as the XDG Base Directory Specification says; `TMPDIR` falls back to `/tmp`.
+    ///
+    /// On macOS, Documents, Application Support, Caches, Preferences and tmp get a sub-folder
+    /// named by the identifier too, because an app that is not sandboxed shares them with the
+    /// user and other apps. On iOS, tvOS, watchOS and visionOS the sandbox folders are the
+    /// app's own and are used as they are.
+    ///
+    /// - Parameters:
+    ///   - appIdentifier: A single folder name, such as `com.example.MyApp`.
+    ///   - environment: The variables to read `HOME`, `XDG_*_HOME` and `TMPDIR` from; tests pass
+    ///     their own.
+    /// - Throws: ``StowageError/Code/invalidArgument`` when the identifier is not a single name,
+    ///   or when no home folder can be found.
+    public static func `default`(
+        appIdentifier: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> Container {
+        if let problem = problem(inIdentifier: appIdentifier) {
+            throw StowageError(.invalidArgument, operation: .locate, path: appIdentifier,
+                               reason: "the app identifier is not usable as a folder name: \(problem)")
+        }
+        return try platformDefault(appIdentifier: appIdentifier, environment: environment)
+    }
+
+    /// The XDG layout, used on Linux and available everywhere for tools that want it.
+    static func xdg(appIdentifier: String, environment: [String: String]) throws -> Container {
+        func absolute(_ name: String) -> URL? {
+            guard let value = environment[name], value.hasPrefix("/") else { return nil }
+            return URL(filePath: value, directoryHint: .isDirectory).standardizedFileURL
+        }
+        let home: URL
+        if let value = absolute("HOME") {
+            home = value
+        } else if let fallback = Self.homeFromPasswordDatabase() {
+            home = URL(filePath: fallback, directoryHint: .isDirectory)
+        } else {
+            throw StowageError(.invalidArgument, operation: .locate,
+                               reason: "HOME is not set to an absolute path and the user has no home folder")
+        }
+        let dataHome = absolute("XDG_DATA_HOME") ?? home.appending(path: ".local/share", directoryHint: .isDirectory)
+        let cacheHome = absolute("XDG_CACHE_HOME") ?? home.appending(path: ".cache", directoryHint: .isDirectory)
+        let configHome = absolute("XDG_CONFIG_HOME") ?? home.appending(path: ".config", directoryHint: .isDirectory)
+        let temporaryBase = absolute("TMPDIR") ?? URL(filePath: "/tmp", directoryHint: .isDirectory)
+        let appData = dataHome.appending(path: appIdentifier, directoryHint: .isDirectory)
+        return Container(
+            kind: .xdg, root: nil, appIdentifier: appIdentifier,
+            documents: appData.appending(path: "documents", directoryHint: .isDirectory),
+            applicationSupport: appData.appending(path: "support", directoryHint: .isDirectory),
+            caches: cacheHome.appending(path: appIdentifier, directoryHint: .isDirectory),
+            preferences: configHome.appending(path: appIdentifier, directoryHint: .isDirectory),
+            temporary: temporaryBase.appending(path: appIdentifier, directoryHint: .isDirectory),
+            sharedContainers: dataHome.appending(path: "app-groups", directoryHint: .isDirectory),
+            ownershipCheckedLocations: [.temporary]
+        )
+    }
+}

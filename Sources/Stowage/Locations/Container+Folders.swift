@@ -1,0 +1,60 @@
+import Foundation
+
+extension Container {
+    /// Opens the folder of `location`, creating it (and the folders above it) when `create`
+    /// is set. Created folders are owner-only (0700).
+    ///
+    /// For locations in a folder other users can write to (the default container's `tmp`), the
+    /// folder must be a real folder, not a link, owned by the current user; otherwise the call
+    /// fails with ``StowageError/Code/permissionDenied`` rather than write into (or clear)
+    /// someone else's files.
+    ///
+    /// - Returns: `nil` when the folder does not exist and `create` is not set.
+    func openFolder(of location: Location, create: Bool, operation: StowageError.Operation) throws -> OpenFile? {
+        let url = try url(for: location)
+        let path = url.path(percentEncoded: false)
+        do {
+            if create { try Self.createFolders(atPath: path) }
+            if ownershipCheckedLocations.contains(location) {
+                guard let status = try Self.statusIfPresent(atPath: path) else { return nil }
+                guard status.kind == .folder, status.userID == Sys.effectiveUserID else {
+                    throw StowageError(.permissionDenied, operation: operation, location: location, path: "",
+                                       reason: "\(path) is not a folder owned by the current user")
+                }
+                let folder = try OpenFile.openFolder(atPath: path, followingLinks: false)
+                let opened = try folder.status()
+                guard opened.inode == status.inode, opened.device == status.device else {
+                    throw StowageError(.permissionDenied, operation: operation, location: location, path: "",
+                                       reason: "\(path) changed while it was opened")
+                }
+                return folder
+            }
+            return try OpenFile.openFolder(atPath: path, followingLinks: true)
+        } catch let error as SystemCallError where error.errno == Sys.noSuchEntry && !create {
+            return nil
+        } catch let error as SystemCallError {
+            throw StowageError(error, operation: operation, location: location, path: "")
+        }
+    }
+
+    /// `mkdir -p` with owner-only permissions for what it creates.
+    static func createFolders(atPath path: String) throws {
+        var prefix = ""
+        for name in path.split(separator: "/", omittingEmptySubsequences: true) {
+            prefix += "/" + name
+            do {
+                try Sys.mkdir(prefix, mode: Sys.ownerOnlyFolder)
+            } catch let error as SystemCallError where error.errno == Sys.exists {
+                continue
+            }
+        }
+    }
+
+    static func statusIfPresent(atPath path: String) throws -> FileStatus? {
+        do {
+            return try Sys.lstat(path)
+        } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+            return nil
+        }
+    }
+}

@@ -1,0 +1,17 @@
+#if canImport(Darwin)
+import Foundation
+
+/// Exclusion from backup, kept with the item itself: the `isExcludedFromBackup` resource value.
+enum BackupMarker {
+    static func setExcluded(_ excluded: Bool, item: OpenFile, url: URL) throws {
+        var values = URLResourceValues()
+        values.isExcludedFromBackup = excluded
+        var target = url
+        try target.setResourceValues(values)
+    }
+
+    static func isExcluded(item: OpenFile, url: URL) throws -> Bool {
+        try url.resourceValues(forKeys: [.isExcludedFromBackupKey]).isExcludedFromBackup ?? false
+    }
+}
+#endif

@@ -1,0 +1,30 @@
+#if canImport(Glibc) || canImport(Musl)
+#if canImport(Glibc)
+import Glibc
+#else
+import Musl
+#endif
+import Foundation
+
+extension Container {
+    static func platformDefault(appIdentifier: String, environment: [String: String]) throws -> Container {
+        try xdg(appIdentifier: appIdentifier, environment: environment)
+    }
+
+    static func platformSharedContainer(group: String) throws -> URL {
+        // Linux containers always have a shared-containers folder; this is never reached.
+        throw StowageError(.unsupported, operation: .locate, location: .sharedContainer(group))
+    }
+
+    /// The current user's home folder from the password database (`getpwuid_r`).
+    static func homeFromPasswordDatabase() -> String? {
+        var record = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let status = getpwuid_r(geteuid(), &record, &buffer, buffer.count, &result)
+        guard status == 0, result != nil, let directory = record.pw_dir else { return nil }
+        let home = String(cString: directory)
+        return home.hasPrefix("/") ? home : nil
+    }
+}
+#endif

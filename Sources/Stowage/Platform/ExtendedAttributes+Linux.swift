@@ -1,0 +1,41 @@
+#if canImport(Glibc) || canImport(Musl)
+#if canImport(Glibc)
+import Glibc
+#else
+import Musl
+#endif
+import CStowageShims
+
+extension ExtendedAttributes {
+    static func platformValue(_ name: String, of fd: Int32) throws -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { raw in
+                name.withCString { cstowage_fgetxattr(fd, $0, raw.baseAddress, raw.count) }
+            }
+            if count >= 0 { return Array(buffer.prefix(count)) }
+            let code = Sys.currentErrno
+            switch code {
+            case ENODATA: return nil
+            case ERANGE: buffer = [UInt8](repeating: 0, count: buffer.count * 4)
+            case EINTR: continue
+            default: throw SystemCallError(errno: code, call: "fgetxattr")
+            }
+        }
+    }
+
+    static func platformSet(_ name: String, to value: [UInt8], on fd: Int32) throws {
+        _ = try Sys.retrying("fsetxattr") {
+            value.withUnsafeBytes { raw in name.withCString { cstowage_fsetxattr(fd, $0, raw.baseAddress, raw.count, 0) } }
+        }
+    }
+
+    static func platformRemove(_ name: String, from fd: Int32) throws {
+        do {
+            _ = try Sys.retrying("fremovexattr") { name.withCString { cstowage_fremovexattr(fd, $0) } }
+        } catch let error as SystemCallError where error.errno == ENODATA {
+            return
+        }
+    }
+}
+#endif

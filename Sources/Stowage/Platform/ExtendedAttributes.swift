@@ -1,0 +1,20 @@
+/// Extended attributes of an open file, in the `user.` namespace on Linux.
+///
+/// A file system without extended attributes makes these throw `ENOTSUP`/`EOPNOTSUPP`;
+/// callers turn that into ``StowageError/Code/unsupported``, never a silent no-op.
+enum ExtendedAttributes {
+    /// The attribute's value, or `nil` when the file does not have it.
+    static func value(_ name: String, of fd: Int32) throws -> [UInt8]? {
+        try platformValue(name, of: fd)
+    }
+
+    /// Sets the attribute.
+    static func set(_ name: String, to value: [UInt8], on fd: Int32) throws {
+        try platformSet(name, to: value, on: fd)
+    }
+
+    /// Removes the attribute; removing one that is absent is not an error.
+    static func remove(_ name: String, from fd: Int32) throws {
+        try platformRemove(name, from: fd)
+    }
+}

@@ -1,0 +1,46 @@
+#if canImport(Darwin)
+import Darwin
+
+extension FileStatus {
+    init(_ status: stat) {
+        let type = status.st_mode & S_IFMT
+        switch type {
+        case S_IFREG: kind = .file
+        case S_IFDIR: kind = .folder
+        case S_IFLNK: kind = .symbolicLink
+        default: kind = .other
+        }
+        size = Int64(status.st_size)
+        allocatedSize = Int64(status.st_blocks) * 512
+        permissions = UInt32(status.st_mode & 0o7777)
+        userID = UInt32(status.st_uid)
+        device = UInt64(UInt32(bitPattern: status.st_dev))
+        inode = UInt64(status.st_ino)
+        linkCount = UInt64(status.st_nlink)
+        modificationTime = Double(status.st_mtimespec.tv_sec) + Double(status.st_mtimespec.tv_nsec) / 1e9
+        accessTime = Double(status.st_atimespec.tv_sec) + Double(status.st_atimespec.tv_nsec) / 1e9
+    }
+}
+
+extension Sys {
+    /// `F_FULLFSYNC` asks the drive to flush its cache; file systems that refuse it
+    /// (some network volumes) get a plain `fsync`.
+    static func platformSyncData(_ fd: Int32) throws {
+        if fcntl(fd, F_FULLFSYNC) == 0 { return }
+        _ = try retrying("fsync") { fsync(fd) }
+    }
+}
+#endif
+
+#if canImport(Darwin)
+extension Sys {
+    /// Sets the data-protection class (`F_SETPROTECTIONCLASS`) where the platform has them,
+    /// and owner-only permissions for protected levels everywhere.
+    static func applyProtection(level: Int, ownerOnly: Bool, to fd: Int32) throws {
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        _ = try retrying("fcntl") { fcntl(fd, F_SETPROTECTIONCLASS, Int32(level)) }
+        #endif
+        if ownerOnly { try fchmod(fd, ownerOnlyFile) }
+    }
+}
+#endif

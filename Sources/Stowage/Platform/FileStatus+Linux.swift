@@ -1,0 +1,43 @@
+#if canImport(Glibc) || canImport(Musl)
+#if canImport(Glibc)
+import Glibc
+#else
+import Musl
+#endif
+
+extension FileStatus {
+    init(_ status: stat) {
+        let type = status.st_mode & S_IFMT
+        switch type {
+        case S_IFREG: kind = .file
+        case S_IFDIR: kind = .folder
+        case S_IFLNK: kind = .symbolicLink
+        default: kind = .other
+        }
+        size = Int64(status.st_size)
+        allocatedSize = Int64(status.st_blocks) * 512
+        permissions = UInt32(status.st_mode & 0o7777)
+        userID = UInt32(status.st_uid)
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+        linkCount = UInt64(status.st_nlink)
+        modificationTime = Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
+        accessTime = Double(status.st_atim.tv_sec) + Double(status.st_atim.tv_nsec) / 1e9
+    }
+}
+
+extension Sys {
+    static func platformSyncData(_ fd: Int32) throws {
+        _ = try retrying("fdatasync") { fdatasync(fd) }
+    }
+}
+#endif
+
+#if canImport(Glibc) || canImport(Musl)
+extension Sys {
+    /// Linux has no data-protection classes: protected levels mean owner-only permissions.
+    static func applyProtection(level: Int, ownerOnly: Bool, to fd: Int32) throws {
+        if ownerOnly { try fchmod(fd, ownerOnlyFile) }
+    }
+}
+#endif

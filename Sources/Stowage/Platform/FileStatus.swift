@@ -1,0 +1,26 @@
+/// What `stat(2)` says about an item, in platform-neutral form.
+struct FileStatus: Sendable, Equatable {
+    /// The kinds of item a folder entry can be.
+    enum Kind: Sendable, Equatable {
+        case file, folder, symbolicLink, other
+    }
+
+    var kind: Kind
+    /// `st_size`: the logical size in bytes.
+    var size: Int64
+    /// `st_blocks * 512`: the bytes allocated on disk.
+    var allocatedSize: Int64
+    /// The permission bits (`st_mode & 0o7777`).
+    var permissions: UInt32
+    var userID: UInt32
+    var device: UInt64
+    var inode: UInt64
+    var linkCount: UInt64
+    /// Modification time, seconds since 1970.
+    var modificationTime: Double
+    /// Access time, seconds since 1970.
+    var accessTime: Double
+
+    var isFolder: Bool { kind == .folder }
+    var isFile: Bool { kind == .file }
+}

@@ -1,0 +1,248 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+import CStowageShims
+
+/// An open file descriptor, closed when the last reference goes away or by ``close()``.
+///
+/// Every path walk in Stowage holds folders open as `OpenFile`s and names items relative to
+/// them (`openat`, `renameat`, `unlinkat`), so a folder swapped for a symbolic link between a
+/// check and its use cannot redirect an operation outside the container.
+///
+/// Not `Sendable`: a descriptor lives within one call on one thread. (A non-copyable struct
+/// would say the same more cheaply, but Swift 6.3 crashes compiling `catch` clauses around
+/// non-copyable values; revisit with a later compiler.)
+final class OpenFile {
+    private(set) var descriptor: Int32
+
+    init(adopting descriptor: Int32) { self.descriptor = descriptor }
+
+    deinit {
+        if descriptor >= 0 { try? Sys.close(descriptor) }  // best effort: an implicit close has nobody to tell
+    }
+
+    /// Closes now and reports a failure (some file systems report write errors only on close).
+    func close() throws {
+        let fd = descriptor
+        descriptor = -1
+        try Sys.close(fd)
+    }
+
+    // MARK: Opening relative to this folder
+
+    /// Opens the sub-folder `name`, never through a symbolic link.
+    func openFolder(_ name: String) throws -> OpenFile {
+        OpenFile(adopting: try openFolderDescriptor(name))
+    }
+
+    /// Opens the sub-folder `name` as a bare descriptor, for callers that must catch the error
+    /// before owning the result.
+    func openFolderDescriptor(_ name: String) throws -> Int32 {
+        try Sys.openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
+    }
+
+    /// Opens the file `name` for reading, never through a symbolic link.
+    func openForReading(_ name: String) throws -> OpenFile {
+        OpenFile(adopting: try Sys.openat(descriptor, name, O_RDONLY | O_NOFOLLOW))
+    }
+
+    /// Opens `name` with the given flags (`O_NOFOLLOW` is always added).
+    func open(_ name: String, flags: Int32, mode: mode_t = 0o666) throws -> OpenFile {
+        OpenFile(adopting: try Sys.openat(descriptor, name, flags | O_NOFOLLOW, mode: mode))
+    }
+
+    /// Opens an absolute path as a folder (used only for location roots).
+    static func openFolder(atPath path: String, followingLinks: Bool) throws -> OpenFile {
+        OpenFile(adopting: try Sys.open(path, O_RDONLY | O_DIRECTORY | (followingLinks ? 0 : O_NOFOLLOW)))
+    }
+
+    /// Opens the folder `name` in `folder`, following a link when asked (resources outside containers).
+    static func openFolder(in folder: OpenFile, _ name: String, followingLinks: Bool) throws -> OpenFile {
+        OpenFile(adopting: try Sys.openat(folder.descriptor, name, O_RDONLY | O_DIRECTORY | (followingLinks ? 0 : O_NOFOLLOW)))
+    }
+
+    /// Opens an absolute path for reading, following links (used for resources outside containers).
+    static func openForReading(atPath path: String) throws -> OpenFile {
+        OpenFile(adopting: try Sys.open(path, O_RDONLY))
+    }
+
+    /// Creates the sub-folder `name`.
+    func createFolder(_ name: String, mode: mode_t) throws {
+        try Sys.mkdirat(descriptor, name, mode: mode)
+    }
+
+    /// Removes the entry `name` (a folder only when `folder` is set; it must be empty).
+    func removeEntry(_ name: String, folder: Bool) throws {
+        try Sys.unlinkat(descriptor, name, folder: folder)
+    }
+
+    /// Renames `from` in this folder to `to` in `destination`, replacing what is there.
+    func rename(_ from: String, to destination: OpenFile, as to: String) throws {
+        try Sys.renameat(descriptor, from, destination.descriptor, to)
+    }
+
+    /// Renames `from` in this folder to `to` in `destination`, failing with `EEXIST` when
+    /// `to` exists. Uses `renameat2(RENAME_NOREPLACE)`; where the file system lacks it, checks
+    /// first, which leaves a small race that only other writers of the same name can hit.
+    func renameWithoutReplacing(_ from: String, to destination: OpenFile, as to: String) throws {
+        do {
+            try Sys.renameat2(descriptor, from, destination.descriptor, to, exchange: false)
+        } catch let error as SystemCallError where Sys.isUnavailable(error) {
+            if try destination.statusIfPresent(of: to) != nil {
+                throw SystemCallError(errno: Sys.exists, call: "renameat")
+            }
+            try Sys.renameat(descriptor, from, destination.descriptor, to)
+        }
+    }
+
+    /// Swaps `first` and `second` in this folder atomically (`RENAME_EXCHANGE`); throws an
+    /// "unavailable" error (see `Sys.isUnavailable`) where the file system lacks it.
+    func exchange(_ first: String, _ second: String) throws {
+        try Sys.renameat2(descriptor, first, descriptor, second, exchange: true)
+    }
+
+    /// The target of the symbolic link `name`.
+    func linkTarget(of name: String) throws -> String {
+        try Sys.readlinkat(descriptor, name)
+    }
+
+    /// Creates a symbolic link `name` pointing at `target`.
+    func createLink(_ name: String, to target: String) throws {
+        try Sys.symlinkat(target, descriptor, name)
+    }
+
+    func setPermissions(_ mode: mode_t) throws { try Sys.fchmod(descriptor, mode) }
+
+    // MARK: Status
+
+    func status() throws -> FileStatus { try Sys.fstat(descriptor) }
+
+    func status(of name: String) throws -> FileStatus { try Sys.fstatat(descriptor, name) }
+
+    /// The status of `name`, or `nil` when there is no such entry.
+    func statusIfPresent(of name: String) throws -> FileStatus? {
+        do {
+            return try Sys.fstatat(descriptor, name)
+        } catch let error as SystemCallError where error.errno == ENOENT {
+            return nil
+        }
+    }
+
+    // MARK: Reading
+
+    /// Reads the whole file into `Data`, sized once from `fstat` and grown if the file grew.
+    func readAll() throws -> Data {
+        let expected = Int(try status().size)
+        var capacity = max(expected + 1, 4096)
+        var buffer = malloc(capacity)!
+        var count = 0
+        while true {
+            if count == capacity {
+                capacity *= 2
+                buffer = realloc(buffer, capacity)!
+            }
+            let read: Int
+            do {
+                read = try Sys.read(descriptor, buffer + count, capacity - count)
+            } catch {
+                free(buffer)
+                throw error
+            }
+            if read == 0 { break }
+            count += read
+        }
+        return Data(bytesNoCopy: buffer, count: count, deallocator: .free)
+    }
+
+    // MARK: Writing
+
+    func writeAll(_ data: Data) throws {
+        let fd = descriptor
+        let failure = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> (any Error)? in
+            guard bytes.count > 0 else { return nil }
+            do {
+                try Sys.writeAll(fd, bytes)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    func writeAll(_ data: Data, at offset: Int64) throws {
+        let fd = descriptor
+        let failure = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> (any Error)? in
+            guard bytes.count > 0 else { return nil }
+            do {
+                try Sys.pwriteAll(fd, bytes, at: offset)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    func truncate(to length: Int64) throws { try Sys.ftruncate(descriptor, length) }
+
+    func syncData() throws { try Sys.syncData(descriptor) }
+
+    func syncFolder() throws { try Sys.syncFolder(descriptor) }
+
+    func lock(exclusive: Bool) throws { try Sys.flock(descriptor, exclusive: exclusive) }
+
+    func unlock() { Sys.unlock(descriptor) }
+
+    // MARK: Folder entries
+
+    /// The names in this folder, without `.` and `..`, in the order the system returns them.
+    func entryNames() throws -> [String] {
+        var names: [String] = []
+        try forEachEntry { name, _ in names.append(name) }
+        return names
+    }
+
+    /// Calls `body` with each entry's name and the type `readdir` reports (`nil` when the
+    /// file system does not say; callers `fstatat` then).
+    func forEachEntry(_ body: (String, FileStatus.Kind?) throws -> Void) throws {
+        let copy = try Sys.dup(descriptor)
+        guard let stream = fdopendir(copy) else {
+            let code = Sys.currentErrno
+            try? Sys.close(copy)  // best effort: fdopendir failed, the copy is useless
+            throw SystemCallError(errno: code, call: "fdopendir")
+        }
+        defer { closedir(stream) }
+        rewinddir(stream)
+        while true {
+            errnoReset()
+            guard let entry = readdir(stream) else {
+                let code = Sys.currentErrno
+                if code != 0 { throw SystemCallError(errno: code, call: "readdir") }
+                return
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name == "." || name == ".." { continue }
+            let kind: FileStatus.Kind?
+            switch Int32(entry.pointee.d_type) {
+            case Int32(DT_REG): kind = .file
+            case Int32(DT_DIR): kind = .folder
+            case Int32(DT_LNK): kind = .symbolicLink
+            case Int32(DT_UNKNOWN): kind = nil
+            default: kind = .other
+            }
+            try body(name, kind)
+        }
+    }
+}
+
+@inline(__always) private func errnoReset() {
+    errno = 0
+}

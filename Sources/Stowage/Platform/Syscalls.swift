@@ -1,0 +1,294 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#else
+#error("Stowage's Platform layer supports Darwin, Glibc and Musl systems")
+#endif
+import CStowageShims
+
+/// One tiny wrapper per C call, each throwing ``SystemCallError`` with the call's name.
+/// Calls that can be interrupted by a signal are retried on `EINTR` here, in one place.
+enum Sys {
+    /// Runs `body` until it does not fail with `EINTR`; a result of -1 throws with `errno`.
+    @inline(__always)
+    static func retrying<T: BinaryInteger>(_ call: String, _ body: () -> T) throws -> T {
+        while true {
+            let result = body()
+            if result != -1 { return result }
+            let code = currentErrno
+            if code != EINTR { throw SystemCallError(errno: code, call: call) }
+        }
+    }
+
+    static var currentErrno: Int32 { cstowage_errno() }
+
+    // MARK: Opening and closing
+
+    /// `openat(2)`. The flags always include `O_CLOEXEC`.
+    static func openat(_ directory: Int32, _ name: String, _ flags: Int32, mode: mode_t = 0) throws -> Int32 {
+        try retrying("openat") { name.withCString { systemOpenat(directory, $0, flags | O_CLOEXEC, mode) } }
+    }
+
+    /// `open(2)` of an absolute path.
+    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0) throws -> Int32 {
+        try retrying("open") { path.withCString { systemOpen($0, flags | O_CLOEXEC, mode) } }
+    }
+
+    /// `close(2)`. Not retried on EINTR: on Linux and Darwin the descriptor is gone either way.
+    static func close(_ fd: Int32) throws {
+        if systemClose(fd) == -1 {
+            let code = currentErrno
+            if code != EINTR { throw SystemCallError(errno: code, call: "close") }
+        }
+    }
+
+    /// `dup(2)`.
+    static func dup(_ fd: Int32) throws -> Int32 {
+        try retrying("dup") { systemDup(fd) }
+    }
+
+    // MARK: Reading and writing
+
+    /// `read(2)`; returns the number of bytes read, 0 at the end of the file.
+    static func read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) throws -> Int {
+        try retrying("read") { systemRead(fd, buffer, count) }
+    }
+
+    /// `pread(2)`.
+    static func pread(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, at offset: Int64) throws -> Int {
+        try retrying("pread") { systemPread(fd, buffer, count, off_t(offset)) }
+    }
+
+    /// `write(2)` until every byte is written.
+    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < buffer.count {
+            let written = try retrying("write") {
+                systemWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            }
+            offset += written
+        }
+    }
+
+    /// `pwrite(2)` until every byte is written.
+    static func pwriteAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, at offset: Int64) throws {
+        var done = 0
+        while done < buffer.count {
+            let written = try retrying("pwrite") {
+                systemPwrite(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            }
+            done += written
+        }
+    }
+
+    /// `ftruncate(2)`.
+    static func ftruncate(_ fd: Int32, _ length: Int64) throws {
+        _ = try retrying("ftruncate") { systemFtruncate(fd, off_t(length)) }
+    }
+
+    /// `lseek(2)`.
+    static func lseek(_ fd: Int32, _ offset: Int64, _ whence: Int32) throws -> Int64 {
+        Int64(try retrying("lseek") { systemLseek(fd, off_t(offset), whence) })
+    }
+
+    // MARK: Names in folders
+
+    /// `mkdirat(2)`.
+    static func mkdirat(_ directory: Int32, _ name: String, mode: mode_t) throws {
+        _ = try retrying("mkdirat") { name.withCString { systemMkdirat(directory, $0, mode) } }
+    }
+
+    /// `mkdir(2)` of an absolute path.
+    static func mkdir(_ path: String, mode: mode_t) throws {
+        _ = try retrying("mkdir") { path.withCString { systemMkdir($0, mode) } }
+    }
+
+    /// `unlinkat(2)`; `folder` adds `AT_REMOVEDIR`.
+    static func unlinkat(_ directory: Int32, _ name: String, folder: Bool) throws {
+        _ = try retrying("unlinkat") { name.withCString { systemUnlinkat(directory, $0, folder ? AT_REMOVEDIR : 0) } }
+    }
+
+    /// `renameat(2)`.
+    static func renameat(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws {
+        _ = try retrying("renameat") {
+            from.withCString { f in to.withCString { t in systemRenameat(fromDirectory, f, toDirectory, t) } }
+        }
+    }
+
+    /// `symlinkat(2)`.
+    static func symlinkat(_ target: String, _ directory: Int32, _ name: String) throws {
+        _ = try retrying("symlinkat") {
+            target.withCString { t in name.withCString { n in systemSymlinkat(t, directory, n) } }
+        }
+    }
+
+    // MARK: Status
+
+    /// `fstat(2)`.
+    static func fstat(_ fd: Int32) throws -> FileStatus {
+        var status = systemStatStruct()
+        _ = try retrying("fstat") { systemFstat(fd, &status) }
+        return FileStatus(status)
+    }
+
+    /// `fstatat(2)`, never following a final symbolic link unless `followingLinks`.
+    static func fstatat(_ directory: Int32, _ name: String, followingLinks: Bool = false) throws -> FileStatus {
+        var status = systemStatStruct()
+        _ = try retrying("fstatat") {
+            name.withCString { systemFstatat(directory, $0, &status, followingLinks ? 0 : AT_SYMLINK_NOFOLLOW) }
+        }
+        return FileStatus(status)
+    }
+
+    /// `lstat(2)` of an absolute path.
+    static func lstat(_ path: String) throws -> FileStatus {
+        var status = systemStatStruct()
+        _ = try retrying("lstat") { path.withCString { systemLstat($0, &status) } }
+        return FileStatus(status)
+    }
+
+    /// `stat(2)` of an absolute path, following links.
+    static func stat(_ path: String) throws -> FileStatus {
+        var status = systemStatStruct()
+        _ = try retrying("stat") { path.withCString { systemStat($0, &status) } }
+        return FileStatus(status)
+    }
+
+    /// `fchmod(2)`.
+    static func fchmod(_ fd: Int32, _ mode: mode_t) throws {
+        _ = try retrying("fchmod") { systemFchmod(fd, mode) }
+    }
+
+    /// The effective user id.
+    static var effectiveUserID: uid_t { geteuid() }
+
+    // MARK: Locks and durability
+
+    /// `flock(2)`: `LOCK_SH` or `LOCK_EX`, waiting until granted.
+    static func flock(_ fd: Int32, exclusive: Bool) throws {
+        _ = try retrying("flock") { systemFlock(fd, exclusive ? LOCK_EX : LOCK_SH) }
+    }
+
+    /// `flock(2)` with `LOCK_UN`.
+    static func unlock(_ fd: Int32) {
+        _ = systemFlock(fd, LOCK_UN)
+    }
+
+    /// Makes the file's data durable: `fdatasync(2)` on Linux, `F_FULLFSYNC` on Darwin
+    /// (plain `fsync` there only reaches the drive's cache).
+    static func syncData(_ fd: Int32) throws {
+        try platformSyncData(fd)
+    }
+
+    /// Makes a folder's entries durable: `fsync(2)` on the folder.
+    static func syncFolder(_ fd: Int32) throws {
+        _ = try retrying("fsync") { systemFsync(fd) }
+    }
+}
+
+// The libc functions under names that do not clash with the wrappers above.
+@inline(__always) private func systemOpenat(_ d: Int32, _ p: UnsafePointer<CChar>, _ f: Int32, _ m: mode_t) -> Int32 { openat(d, p, f, m) }
+@inline(__always) private func systemOpen(_ p: UnsafePointer<CChar>, _ f: Int32, _ m: mode_t) -> Int32 { open(p, f, m) }
+@inline(__always) private func systemClose(_ fd: Int32) -> Int32 { close(fd) }
+@inline(__always) private func systemDup(_ fd: Int32) -> Int32 { dup(fd) }
+@inline(__always) private func systemRead(_ fd: Int32, _ b: UnsafeMutableRawPointer, _ c: Int) -> Int { read(fd, b, c) }
+@inline(__always) private func systemPread(_ fd: Int32, _ b: UnsafeMutableRawPointer, _ c: Int, _ o: off_t) -> Int { pread(fd, b, c, o) }
+@inline(__always) private func systemWrite(_ fd: Int32, _ b: UnsafeRawPointer, _ c: Int) -> Int { write(fd, b, c) }
+@inline(__always) private func systemPwrite(_ fd: Int32, _ b: UnsafeRawPointer, _ c: Int, _ o: off_t) -> Int { pwrite(fd, b, c, o) }
+@inline(__always) private func systemFtruncate(_ fd: Int32, _ l: off_t) -> Int32 { ftruncate(fd, l) }
+@inline(__always) private func systemLseek(_ fd: Int32, _ o: off_t, _ w: Int32) -> off_t { lseek(fd, o, w) }
+@inline(__always) private func systemMkdirat(_ d: Int32, _ p: UnsafePointer<CChar>, _ m: mode_t) -> Int32 { mkdirat(d, p, m) }
+@inline(__always) private func systemMkdir(_ p: UnsafePointer<CChar>, _ m: mode_t) -> Int32 { mkdir(p, m) }
+@inline(__always) private func systemUnlinkat(_ d: Int32, _ p: UnsafePointer<CChar>, _ f: Int32) -> Int32 { unlinkat(d, p, f) }
+@inline(__always) private func systemRenameat(_ a: Int32, _ f: UnsafePointer<CChar>, _ b: Int32, _ t: UnsafePointer<CChar>) -> Int32 { renameat(a, f, b, t) }
+@inline(__always) private func systemSymlinkat(_ t: UnsafePointer<CChar>, _ d: Int32, _ n: UnsafePointer<CChar>) -> Int32 { symlinkat(t, d, n) }
+@inline(__always) private func systemFstat(_ fd: Int32, _ s: UnsafeMutablePointer<stat>) -> Int32 { fstat(fd, s) }
+@inline(__always) private func systemFstatat(_ d: Int32, _ p: UnsafePointer<CChar>, _ s: UnsafeMutablePointer<stat>, _ f: Int32) -> Int32 { fstatat(d, p, s, f) }
+@inline(__always) private func systemLstat(_ p: UnsafePointer<CChar>, _ s: UnsafeMutablePointer<stat>) -> Int32 { lstat(p, s) }
+@inline(__always) private func systemStat(_ p: UnsafePointer<CChar>, _ s: UnsafeMutablePointer<stat>) -> Int32 { stat(p, s) }
+@inline(__always) private func systemStatStruct() -> stat { stat() }
+@inline(__always) private func systemFchmod(_ fd: Int32, _ m: mode_t) -> Int32 { fchmod(fd, m) }
+@inline(__always) private func systemFlock(_ fd: Int32, _ o: Int32) -> Int32 { flock(fd, o) }
+@inline(__always) private func systemReadlinkat(_ d: Int32, _ p: UnsafePointer<CChar>, _ b: UnsafeMutablePointer<CChar>, _ c: Int) -> Int { readlinkat(d, p, b, c) }
+@inline(__always) func systemFsync(_ fd: Int32) -> Int32 { fsync(fd) }
+
+extension Sys {
+    /// `readlinkat(2)`: the target of the symbolic link `name`.
+    static func readlinkat(_ directory: Int32, _ name: String) throws -> String {
+        var buffer = [CChar](repeating: 0, count: 4097)
+        let count = try retrying("readlinkat") {
+            name.withCString { systemReadlinkat(directory, $0, &buffer, buffer.count - 1) }
+        }
+        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `renameat2(2)` with `RENAME_NOREPLACE` (fails with `EEXIST` when `to` exists) or
+    /// `RENAME_EXCHANGE` (swaps the two atomically). Throws `ENOSYS`/`EINVAL`/`ENOTSUP` where the
+    /// system or file system lacks it; callers fall back.
+    static func renameat2(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String, exchange: Bool) throws {
+        _ = try retrying("renameat2") {
+            from.withCString { f in
+                to.withCString { t in
+                    platformRenameat2(fromDirectory, f, toDirectory, t, exchange: exchange)
+                }
+            }
+        }
+    }
+
+    /// Whether an error from ``renameat2(_:_:_:_:exchange:)`` means "not available here".
+    static func isUnavailable(_ error: SystemCallError) -> Bool {
+        error.errno == ENOSYS || error.errno == EINVAL || error.errno == ENOTSUP || error.errno == EOPNOTSUPP
+    }
+
+    /// Permission bits for new files and folders.
+    static let ownerOnlyFile: mode_t = 0o600
+    static let ownerOnlyFolder: mode_t = 0o700
+    static let defaultFile: mode_t = 0o666
+    static let defaultFolder: mode_t = 0o777
+
+    /// Flags used by the capability layers, so they need no libc names.
+    static let readWriteCreate: Int32 = O_RDWR | O_CREAT
+    static let writeCreateExclusive: Int32 = O_WRONLY | O_CREAT | O_EXCL
+    static let readOnly: Int32 = O_RDONLY
+
+    static let noSuchEntry: Int32 = ENOENT
+    static let exists: Int32 = EEXIST
+    static let crossDevice: Int32 = EXDEV
+    static let notEmpty: Int32 = ENOTEMPTY
+    static let noSpace: Int32 = ENOSPC
+    static let loop: Int32 = ELOOP
+    static let notFolder: Int32 = ENOTDIR
+}
+
+#if canImport(Darwin)
+@inline(__always) private func platformRenameat2(_ a: Int32, _ f: UnsafePointer<CChar>, _ b: Int32, _ t: UnsafePointer<CChar>, exchange: Bool) -> Int32 {
+    renameatx_np(a, f, b, t, exchange ? UInt32(RENAME_SWAP) : UInt32(RENAME_EXCL))
+}
+#else
+@inline(__always) private func platformRenameat2(_ a: Int32, _ f: UnsafePointer<CChar>, _ b: Int32, _ t: UnsafePointer<CChar>, exchange: Bool) -> Int32 {
+    cstowage_renameat2(a, f, b, t, UInt32(exchange ? CSTOWAGE_RENAME_EXCHANGE : CSTOWAGE_RENAME_NOREPLACE))
+}
+#endif
+
+extension Sys {
+    static let readWrite: Int32 = O_RDWR
+    static let isFolder: Int32 = EISDIR
+}
+
+extension Sys {
+    static let writeCreateTruncate: Int32 = O_WRONLY | O_CREAT | O_TRUNC
+
+    /// `pread(2)` until `buffer` is full or the file ends; returns the bytes read.
+    static func preadAll(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        var done = 0
+        while done < buffer.count {
+            let count = try pread(fd, buffer.baseAddress! + done, buffer.count - done, at: offset + Int64(done))
+            if count == 0 { break }
+            done += count
+        }
+        return done
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// Names of Stowage's own temporary files and the atomic write that uses them.
+enum TemporaryItem {
+    /// The prefix of temporary files and folders of atomic writes. A crash can leave one
+    /// behind; sweeps of the folder recognise and reclaim them.
+    static let prefix = RelativePath.reservedPrefix + "tmp-"
+
+    /// A new unique temporary name, short enough for any folder.
+    static func makeName() -> String {
+        prefix + String(UInt64.random(in: .min ... .max), radix: 16)
+    }
+
+    /// Whether `name` is a temporary item of an atomic write.
+    static func isTemporary(_ name: String) -> Bool { name.hasPrefix(prefix) }
+}
+
+/// Writes files atomically: into a temporary file beside the target, synced when durable,
+/// then renamed over the target, then the folder synced when durable.
+enum AtomicWrite {
+    /// Writes the file `name` in `folder` with the content `write` produces.
+    ///
+    /// On failure the temporary file is removed and the target is untouched.
+    ///
+    /// - Parameters:
+    ///   - protection: New files get owner-only permissions for protected levels; with `nil`,
+    ///     a replaced file keeps its permissions and a new one gets the platform default.
+    ///   - replacing: When `false`, fails with `EEXIST` if `name` exists (no-replace rename).
+    static func write(
+        into folder: OpenFile, name: String, durable: Bool, protection: FileProtection?,
+        replacing: Bool = true,
+        _ write: (OpenFile) throws -> Void
+    ) throws {
+        let temporary = TemporaryItem.makeName()
+        let mode = protection?.isOwnerOnly == true ? Sys.ownerOnlyFile : Sys.defaultFile
+        let file = try folder.open(temporary, flags: Sys.writeCreateExclusive, mode: mode)
+        do {
+            if protection == nil, replacing, let existing = try folder.statusIfPresent(of: name), existing.isFile {
+                try file.setPermissions(mode_t(existing.permissions))
+            }
+            if let protection { try Self.applyProtection(protection, to: file) }
+            try write(file)
+            if durable { try file.syncData() }
+            try file.close()
+            if replacing {
+                try folder.rename(temporary, to: folder, as: name)
+            } else {
+                try folder.renameWithoutReplacing(temporary, to: folder, as: name)
+            }
+        } catch {
+            try? folder.removeEntry(temporary, folder: false)  // best effort: the original error is what matters
+            throw error
+        }
+        if durable { try folder.syncFolder() }
+    }
+
+    /// Writes `data` as the file `name` in `folder`.
+    static func write(_ data: Data, into folder: OpenFile, name: String, durable: Bool,
+                      protection: FileProtection?, replacing: Bool = true) throws {
+        try write(into: folder, name: name, durable: durable, protection: protection, replacing: replacing) { file in
+            try file.writeAll(data)
+        }
+    }
+
+    static func applyProtection(_ protection: FileProtection, to file: OpenFile) throws {
+        try Sys.applyProtection(level: protection.level, ownerOnly: protection.isOwnerOnly, to: file.descriptor)
+    }
+}
+

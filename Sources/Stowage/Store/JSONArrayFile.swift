@@ -1,0 +1,115 @@
+import Foundation
+
+/// In-place appends to a file holding a JSON array, at a cost proportional to what is appended.
+///
+/// The file is never parsed: the last non-blank byte must be the array's `]` and the first
+/// non-blank byte its `[`. The `]` is overwritten with `,<elements>]` under the protection of an
+/// ``AppendJournal``.
+enum JSONArrayFile {
+    /// What an append found.
+    enum Outcome {
+        /// The elements were appended.
+        case appended
+        /// The file does not hold an array (a single value, say): the caller converts it.
+        case notAnArray
+    }
+
+    /// Appends encoded `elements` to `file`, which the caller has locked exclusively.
+    static func append(_ elements: [Data], to file: OpenFile, name: String,
+                       in folder: OpenFile, durable: Bool) throws -> Outcome {
+        let status = try file.status()
+        let size = status.size
+        var joined = Data()
+        for (index, element) in elements.enumerated() {
+            if index > 0 { joined.append(UInt8(ascii: ",")) }
+            joined.append(element)
+        }
+
+        let offset: Int64
+        var newBytes = Data()
+        if let last = try lastNonBlank(in: file, before: size) {
+            guard last.byte == UInt8(ascii: "]"), let first = try firstNonBlank(in: file, size: size),
+                  first.byte == UInt8(ascii: "[") else { return .notAnArray }
+            let previous = try lastNonBlank(in: file, before: last.offset)
+            let isEmpty = previous?.offset == first.offset
+            offset = last.offset
+            if !isEmpty && !elements.isEmpty { newBytes.append(UInt8(ascii: ",")) }
+            newBytes.append(joined)
+            newBytes.append(UInt8(ascii: "]"))
+        } else {
+            // Missing, empty or blank: a new array.
+            offset = 0
+            newBytes.append(UInt8(ascii: "["))
+            newBytes.append(joined)
+            newBytes.append(UInt8(ascii: "]"))
+        }
+
+        var oldTail = [UInt8](repeating: 0, count: Int(size - offset))
+        if !oldTail.isEmpty {
+            _ = try oldTail.withUnsafeMutableBytes { try Sys.preadAll(file.descriptor, $0, at: offset) }
+        }
+        let record = AppendJournal.Record(
+            device: status.device, inode: status.inode, offset: offset,
+            newLength: offset + Int64(newBytes.count), checksum: AppendJournal.checksum(newBytes), oldTail: oldTail)
+        try AppendJournal.begin(record, for: name, in: folder, durable: durable)
+        do {
+            try file.writeAll(newBytes, at: offset)
+            if size > record.newLength { try file.truncate(to: record.newLength) }
+            if durable { try file.syncData() }
+        } catch {
+            // Put the array back as it was (no new blocks are needed for that), then report the
+            // write's error. Should putting it back fail too, the journal stays and the next
+            // holder of the lock settles the file.
+            do {
+                try AppendJournal.restore(file: file, record: record, durable: durable)
+                try AppendJournal.end(for: name, in: folder)
+            } catch {}
+            throw error
+        }
+        try AppendJournal.end(for: name, in: folder)
+        return .appended
+    }
+
+    /// Blank bytes between JSON tokens.
+    static func isBlank(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    /// The last non-blank byte before `end`, reading backwards in small chunks.
+    static func lastNonBlank(in file: OpenFile, before end: Int64) throws -> (offset: Int64, byte: UInt8)? {
+        let chunk: Int64 = 4096
+        var upper = end
+        var buffer = [UInt8](repeating: 0, count: Int(chunk))
+        while upper > 0 {
+            let lower = max(0, upper - chunk)
+            let count = Int(upper - lower)
+            let read = try buffer.withUnsafeMutableBytes { raw in
+                try Sys.preadAll(file.descriptor, UnsafeMutableRawBufferPointer(rebasing: raw[0..<count]), at: lower)
+            }
+            for index in stride(from: read - 1, through: 0, by: -1) where !isBlank(buffer[index]) {
+                return (lower + Int64(index), buffer[index])
+            }
+            upper = lower
+        }
+        return nil
+    }
+
+    /// The first non-blank byte of the file.
+    static func firstNonBlank(in file: OpenFile, size: Int64) throws -> (offset: Int64, byte: UInt8)? {
+        let chunk = 4096
+        var lower: Int64 = 0
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        while lower < size {
+            let count = Int(min(Int64(chunk), size - lower))
+            let read = try buffer.withUnsafeMutableBytes { raw in
+                try Sys.preadAll(file.descriptor, UnsafeMutableRawBufferPointer(rebasing: raw[0..<count]), at: lower)
+            }
+            if read == 0 { return nil }
+            for index in 0..<read where !isBlank(buffer[index]) {
+                return (lower + Int64(index), buffer[index])
+            }
+            lower += Int64(read)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+
+extension Store {
+    /// Saves `items` as a folder of numbered files `0`, `1`, `2`, ... at `path` in `location`.
+    ///
+    /// The folder is written completely under a temporary name and then renamed into place, so
+    /// readers see the whole folder or none of it. Saving over an existing item is an error
+    /// unless ``WriteOptions/replacesExistingFolder`` is set; then the old folder is swapped out
+    /// atomically (`renameat2(RENAME_EXCHANGE)` where the file system has it) and removed.
+    ///
+    /// ```swift
+    /// try store.save(pages, to: "Scans/receipt", in: .documents, fileExtension: "png")
+    /// // Scans/receipt/0.png, Scans/receipt/1.png, ...
+    /// ```
+    ///
+    /// - Parameter fileExtension: An extension for every file, such as `"png"`; none by default.
+    /// - Throws: ``StowageError/Code/alreadyExists`` when something is at `path` and replacement
+    ///   was not asked for, ``StowageError/Code/invalidArgument`` for an extension containing `/`,
+    ///   and the errors of ``save(_:to:in:options:)-(Data,_,_,_)``.
+    public func save(_ items: [Data], to path: String, in location: Location, fileExtension: String? = nil,
+                     options: WriteOptions = .default) throws {
+        try perform(.save, location, path) {
+            let relative = try RelativePath(path)
+            let suffix = try Self.numberedSuffix(fileExtension, location: location, path: path)
+            let durable = options.isDurable(in: location)
+            guard let folder = try openParent(of: relative, in: location, create: true,
+                                              protection: options.protection, operation: .save) else {
+                throw StowageError(.notFound, operation: .save, location: location, path: path)
+            }
+            let existing = try folder.statusIfPresent(of: relative.name)
+            if existing != nil && !options.replacesExistingFolder {
+                throw StowageError(.alreadyExists, operation: .save, location: location, path: path,
+                                   reason: "something is there already; save with WriteOptions(replacesExistingFolder: true) to replace it")
+            }
+            let temporary = TemporaryItem.makeName()
+            let mode = options.protection?.isOwnerOnly == true ? Sys.ownerOnlyFolder : Sys.defaultFolder
+            try folder.createFolder(temporary, mode: mode)
+            do {
+                let staging = try folder.openFolder(temporary)
+                for (index, item) in items.enumerated() {
+                    try Self.writeNumbered(item, name: "\(index)\(suffix)", in: staging, durable: durable,
+                                           protection: options.protection)
+                }
+                if durable { try staging.syncFolder() }
+                if existing == nil {
+                    try folder.renameWithoutReplacing(temporary, to: folder, as: relative.name)
+                } else {
+                    try Self.swapIn(temporary, over: relative.name, in: folder)
+                }
+            } catch {
+                try? TreeOperations.remove(temporary, in: folder)  // best effort: the original error is what matters
+                throw error
+            }
+            if durable { try folder.syncFolder() }
+        }
+    }
+
+    /// Retrieves the numbered files of the folder at `path`, in numeric order (`10` after `9`).
+    ///
+    /// Files named by a number, with or without an extension (`7`, `7.png`), are returned;
+    /// other entries are ignored.
+    ///
+    /// - Throws: ``StowageError/Code/notFound``, ``StowageError/Code/wrongKind`` when `path` is a
+    ///   file, ``StowageError/Code/invalidPath``.
+    public func retrieve(_ type: [Data].Type, from path: String, in location: Location) throws -> [Data] {
+        try perform(.retrieve, location, path) {
+            let relative = try RelativePath(path)
+            let folder = try openNumberedFolder(relative, in: location, operation: .retrieve, create: false)
+            try folder.lock(exclusive: false)
+            defer { folder.unlock() }
+            return try Self.numberedEntries(in: folder).map { entry in
+                try folder.openForReading(entry.name).readAll()
+            }
+        }
+    }
+
+    /// Appends `data` to the numbered folder at `path` as the next number after the highest
+    /// present (a missing folder is created and the file is `0`).
+    ///
+    /// Safe from many threads and processes at once: the folder is locked while the number is
+    /// chosen and the file written.
+    ///
+    /// - Parameter fileExtension: The new file's extension; `nil` reuses the extension of the
+    ///   highest-numbered file present, if any.
+    /// - Throws: ``StowageError/Code/wrongKind`` when `path` is a file, and the errors of
+    ///   ``save(_:to:in:options:)-(Data,_,_,_)``.
+    public func append(_ data: Data, to path: String, in location: Location, fileExtension: String? = nil,
+                       options: WriteOptions = .default) throws {
+        try append(contentsOf: [data], to: path, in: location, fileExtension: fileExtension, options: options)
+    }
+
+    /// Appends several files to the numbered folder at `path`, numbered in order.
+    ///
+    /// - Throws: as ``append(_:to:in:fileExtension:options:)``.
+    public func append(contentsOf items: [Data], to path: String, in location: Location,
+                       fileExtension: String? = nil, options: WriteOptions = .default) throws {
+        try perform(.append, location, path) {
+            let relative = try RelativePath(path)
+            let durable = options.isDurable(in: location)
+            let folder = try openNumberedFolder(relative, in: location, operation: .append, create: true,
+                                                protection: options.protection)
+            try folder.lock(exclusive: true)
+            defer { folder.unlock() }
+            let entries = try Self.numberedEntries(in: folder)
+            let suffix = try fileExtension.map { try Self.numberedSuffix($0, location: location, path: path) }
+                ?? entries.last.map(\.suffix) ?? ""
+            var next = (entries.last?.number ?? -1) + 1
+            for item in items {
+                try Self.writeNumbered(item, name: "\(next)\(suffix)", in: folder, durable: durable,
+                                       protection: options.protection)
+                next += 1
+            }
+            if durable { try folder.syncFolder() }
+        }
+    }
+
+    // MARK: Internals
+
+    struct NumberedEntry {
+        var number: Int
+        var name: String
+        var suffix: String
+    }
+
+    /// The numbered files in `folder`, sorted by number.
+    static func numberedEntries(in folder: OpenFile) throws -> [NumberedEntry] {
+        var entries: [NumberedEntry] = []
+        try folder.forEachEntry { name, _ in
+            let stem = name.prefix { $0 != "." }
+            guard !stem.isEmpty, stem.allSatisfy(\.isASCII), let number = Int(stem), number >= 0,
+                  String(number) == stem else { return }
+            entries.append(NumberedEntry(number: number, name: name, suffix: String(name.dropFirst(stem.count))))
+        }
+        return entries.sorted { $0.number < $1.number }
+    }
+
+    private func openNumberedFolder(_ relative: RelativePath, in location: Location, operation: StowageError.Operation,
+                                    create: Bool, protection: FileProtection? = nil) throws -> OpenFile {
+        guard let parent = try openParent(of: relative, in: location, create: create, protection: protection,
+                                          operation: operation) else {
+            throw StowageError(.notFound, operation: operation, location: location, path: relative.string)
+        }
+        let mode = protection?.isOwnerOnly == true ? Sys.ownerOnlyFolder : Sys.defaultFolder
+        guard let folder = try Self.openChildFolder(relative.name, in: parent, create: create, mode: mode, path: relative,
+                                                    location: location, operation: operation) else {
+            throw StowageError(.notFound, operation: operation, location: location, path: relative.string)
+        }
+        return folder
+    }
+
+    /// Creates the folder `name`; one created by someone else meanwhile is just as good.
+    static func createFolderIfMissing(_ name: String, in folder: OpenFile, mode: mode_t) throws {
+        do {
+            try folder.createFolder(name, mode: mode)
+        } catch let error as SystemCallError where error.errno == Sys.exists {
+            return
+        }
+    }
+
+    private static func writeNumbered(_ data: Data, name: String, in folder: OpenFile, durable: Bool,
+                                      protection: FileProtection?) throws {
+        try AtomicWrite.write(into: folder, name: name, durable: durable, protection: protection, replacing: false) { file in
+            try file.writeAll(data)
+        }
+    }
+
+    private static func numberedSuffix(_ fileExtension: String?, location: Location, path: String) throws -> String {
+        guard let fileExtension, !fileExtension.isEmpty else { return "" }
+        let trimmed = fileExtension.hasPrefix(".") ? String(fileExtension.dropFirst()) : fileExtension
+        if trimmed.isEmpty || trimmed.contains("/") || trimmed.utf8.contains(0) || trimmed.utf8.count > 64 {
+            throw StowageError(.invalidArgument, operation: .save, location: location, path: path,
+                               reason: "the file extension '\(fileExtension)' is not usable")
+        }
+        return "." + trimmed
+    }
+
+    /// Puts the folder `temporary` in place of `name` and removes what was there.
+    private static func swapIn(_ temporary: String, over name: String, in folder: OpenFile) throws {
+        do {
+            try folder.exchange(temporary, name)
+            try TreeOperations.remove(temporary, in: folder)  // now holds the old item
+        } catch let error as SystemCallError where Sys.isUnavailable(error) {
+            // No atomic exchange here: move the old item aside, move the new one in, remove the old.
+            let aside = TemporaryItem.makeName()
+            try folder.rename(name, to: folder, as: aside)
+            do {
+                try folder.rename(temporary, to: folder, as: name)
+            } catch {
+                try? folder.rename(aside, to: folder, as: name)  // best effort: put the old item back
+                throw error
+            }
+            try TreeOperations.remove(aside, in: folder)
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+
+extension Store {
+    /// Removes the file or folder (with everything in it) at `path` in `location`.
+    ///
+    /// A symbolic link is removed itself; what it points to is never touched.
+    ///
+    /// - Throws: ``StowageError/Code/notFound`` when nothing is there,
+    ///   ``StowageError/Code/invalidPath``, ``StowageError/Code/permissionDenied``.
+    public func remove(_ path: String, from location: Location) throws {
+        try perform(.remove, location, path) {
+            let relative = try RelativePath(path)
+            guard let folder = try openParent(of: relative, in: location, create: false, protection: nil,
+                                              operation: .remove) else {
+                throw StowageError(.notFound, operation: .remove, location: location, path: path)
+            }
+            try TreeOperations.remove(relative.name, in: folder)
+        }
+    }
+
+    /// Whether anything (file, folder or link) is at `path` in `location`.
+    ///
+    /// - Throws: ``StowageError/Code/invalidPath`` for an invalid path or one through a link;
+    ///   a missing item is `false`, not an error.
+    public func exists(_ path: String, in location: Location) throws -> Bool {
+        try status(of: path, in: location, operation: .inspect) != nil
+    }
+
+    /// Whether the item at `path` in `location` is a folder (a link to a folder is not).
+    ///
+    /// - Throws: ``StowageError/Code/notFound`` when nothing is there,
+    ///   ``StowageError/Code/invalidPath``.
+    public func isFolder(_ path: String, in location: Location) throws -> Bool {
+        guard let status = try status(of: path, in: location, operation: .inspect) else {
+            throw StowageError(.notFound, operation: .inspect, location: location, path: path)
+        }
+        return status.isFolder
+    }
+
+    /// Moves the item at `path` from one location to another, keeping its relative path
+    /// unless `newPath` is given. Folders on the way are created.
+    ///
+    /// Within one file system this is a single atomic rename. Between file systems (on Linux,
+    /// `tmp` is often a separate tmpfs) the item is copied, synced, renamed into place, and
+    /// only then removed from its old place: a crash leaves it in the old place, the new, or both,
+    /// never in neither.
+    ///
+    /// ```swift
+    /// try store.move("download.zip", from: .temporary, to: .documents)
+    /// ```
+    ///
+    /// - Throws: ``StowageError/Code/notFound``, ``StowageError/Code/alreadyExists`` when the
+    ///   destination exists (nothing is replaced), ``StowageError/Code/invalidPath``,
+    ///   ``StowageError/Code/noSpace``.
+    public func move(_ path: String, from source: Location, to destination: Location, as newPath: String? = nil,
+                     options: WriteOptions = .default) throws {
+        try relocate(path, from: source, to: newPath ?? path, in: destination, options: options, operation: .move)
+    }
+
+    /// Renames the item at `path` to `newPath` within `location`; `newPath` may be in another
+    /// folder, which is created if needed.
+    ///
+    /// - Throws: as ``move(_:from:to:as:options:)``.
+    public func rename(_ path: String, to newPath: String, in location: Location, options: WriteOptions = .default) throws {
+        try relocate(path, from: location, to: newPath, in: location, options: options, operation: .rename)
+    }
+
+    /// Removes everything in `location`, keeping the location's folder itself.
+    ///
+    /// Only the location's own folder is emptied: in the default container on Linux that is a
+    /// folder of the app's own (`$XDG_CACHE_HOME/<app>`, `$TMPDIR/<app>`, ...), never `~/.cache`
+    /// or `/tmp` themselves. Links inside are removed, never followed. A location that was
+    /// never created is already clear.
+    ///
+    /// - Throws: ``StowageError/Code/permissionDenied``, ``StowageError/Code/ioFailure``.
+    public func clear(_ location: Location) throws {
+        try perform(.clear, location, "") {
+            guard let folder = try container.openFolder(of: location, create: false, operation: .clear) else { return }
+            try TreeOperations.removeContents(of: folder)
+        }
+    }
+
+    // MARK: Internals
+
+    func status(of path: String, in location: Location, operation: StowageError.Operation) throws -> FileStatus? {
+        try perform(operation, location, path) {
+            let relative = try RelativePath(path)
+            guard let folder = try openParent(of: relative, in: location, create: false, protection: nil,
+                                              operation: operation) else { return nil }
+            return try folder.statusIfPresent(of: relative.name)
+        }
+    }
+
+    private func relocate(_ path: String, from source: Location, to newPath: String, in destination: Location,
+                          options: WriteOptions, operation: StowageError.Operation) throws {
+        let relativeSource = try perform(operation, source, path) { try RelativePath(path) }
+        let relativeDestination = try perform(operation, destination, newPath) { try RelativePath(newPath) }
+        guard let from = try perform(operation, source, path, {
+            try openParent(of: relativeSource, in: source, create: false, protection: nil, operation: operation)
+        }), try perform(operation, source, path, { try from.statusIfPresent(of: relativeSource.name) }) != nil else {
+            throw StowageError(.notFound, operation: operation, location: source, path: path)
+        }
+        try perform(operation, destination, newPath) {
+            guard let to = try openParent(of: relativeDestination, in: destination, create: true,
+                                          protection: options.protection, operation: operation) else {
+                throw StowageError(.notFound, operation: operation, location: destination, path: newPath)
+            }
+            let durable = options.isDurable(in: destination)
+            do {
+                try from.renameWithoutReplacing(relativeSource.name, to: to, as: relativeDestination.name)
+            } catch let error as SystemCallError where error.errno == Sys.exists || error.errno == Sys.notEmpty {
+                throw StowageError(.alreadyExists, operation: operation, location: destination, path: newPath,
+                                   reason: "something is there already; remove it first")
+            } catch let error as SystemCallError where error.errno == Sys.crossDevice {
+                try Self.copyAcrossVolumes(relativeSource.name, from: from, to: to, as: relativeDestination.name,
+                                           durable: durable, protection: options.protection)
+            }
+            if durable {
+                try to.syncFolder()
+                try from.syncFolder()
+            }
+        }
+    }
+
+    /// Copy under a temporary name, sync, rename into place, then remove the original.
+    private static func copyAcrossVolumes(_ name: String, from source: OpenFile, to destination: OpenFile,
+                                          as newName: String, durable: Bool, protection: FileProtection?) throws {
+        let temporary = TemporaryItem.makeName()
+        do {
+            try TreeOperations.copy(name, in: source, to: destination, as: temporary, durable: durable, protection: protection)
+            try destination.renameWithoutReplacing(temporary, to: destination, as: newName)
+        } catch {
+            try? TreeOperations.remove(temporary, in: destination)  // best effort: the copy is incomplete anyway
+            if let error = error as? SystemCallError, error.errno == Sys.exists || error.errno == Sys.notEmpty {
+                throw SystemCallError(errno: Sys.exists, call: error.call)
+            }
+            throw error
+        }
+        if durable { try destination.syncFolder() }
+        try TreeOperations.remove(name, in: source)
+    }
+}

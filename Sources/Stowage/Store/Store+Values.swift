@@ -1,0 +1,120 @@
+import Foundation
+
+extension Store {
+    /// Saves a Codable value as the file at `path` in `location`, replacing any previous file.
+    ///
+    /// Folders on the way are created. The write is atomic, and durable unless the options or
+    /// the location say otherwise (``WriteOptions/durability``).
+    ///
+    /// ```swift
+    /// try store.save(settings, to: "settings.json", in: .applicationSupport)
+    /// ```
+    ///
+    /// - Throws: ``StowageError/Code/encodingFailed`` (nothing written),
+    ///   ``StowageError/Code/invalidPath``, ``StowageError/Code/wrongKind`` when a folder is in
+    ///   the way, ``StowageError/Code/noSpace`` (the previous file is intact and no temporary
+    ///   file remains), ``StowageError/Code/permissionDenied``, ``StowageError/Code/ioFailure``.
+    public func save<Value: Encodable>(_ value: Value, to path: String, in location: Location,
+                                       options: WriteOptions = .default) throws {
+        let data: Data
+        do {
+            data = try format.encode(value)
+        } catch {
+            throw StowageError(.encodingFailed, operation: .save, location: location, path: path, underlying: error)
+        }
+        try writeFile(data, to: path, in: location, options: options, operation: .save)
+    }
+
+    /// Saves `data` as the file at `path` in `location`, replacing any previous file.
+    ///
+    /// - Throws: as ``save(_:to:in:options:)-(Value,_,_,_)``, without encoding failures.
+    public func save(_ data: Data, to path: String, in location: Location, options: WriteOptions = .default) throws {
+        try writeFile(data, to: path, in: location, options: options, operation: .save)
+    }
+
+    /// Retrieves a Codable value from the file at `path` in `location`.
+    ///
+    /// - Throws: ``StowageError/Code/notFound``, ``StowageError/Code/decodingFailed`` (with the
+    ///   `DecodingError` as ``StowageError/underlying``) for truncated, garbage or wrong-type
+    ///   content, ``StowageError/Code/wrongKind`` when the path is a folder,
+    ///   ``StowageError/Code/invalidPath``.
+    public func retrieve<Value: Decodable>(_ type: Value.Type, from path: String, in location: Location) throws -> Value {
+        let data = try readFile(path, in: location, operation: .retrieve)
+        do {
+            return try format.decode(type, from: data)
+        } catch {
+            throw StowageError(.decodingFailed, operation: .retrieve, location: location, path: path, underlying: error)
+        }
+    }
+
+    /// Retrieves the bytes of the file at `path` in `location`.
+    ///
+    /// - Throws: ``StowageError/Code/notFound``, ``StowageError/Code/wrongKind`` when the path
+    ///   is a folder, ``StowageError/Code/invalidPath``.
+    public func retrieve(_ type: Data.Type, from path: String, in location: Location) throws -> Data {
+        try readFile(path, in: location, operation: .retrieve)
+    }
+
+    // MARK: Internals
+
+    /// The atomic write of one file, with all the checks.
+    func writeFile(_ data: Data, to path: String, in location: Location, options: WriteOptions,
+                   operation: StowageError.Operation) throws {
+        try perform(operation, location, path) {
+            let relative = try RelativePath(path)
+            guard let folder = try openParent(of: relative, in: location, create: true,
+                                              protection: options.protection, operation: operation) else {
+                throw StowageError(.notFound, operation: operation, location: location, path: path)
+            }
+            if let existing = try folder.statusIfPresent(of: relative.name), existing.isFolder {
+                throw StowageError(.wrongKind, operation: operation, location: location, path: path,
+                                   reason: "a folder is in the way")
+            }
+            try AtomicWrite.write(data, into: folder, name: relative.name,
+                                  durable: options.isDurable(in: location), protection: options.protection)
+        }
+    }
+
+    /// Reads one whole file, under a shared lock so that an append in progress is never seen
+    /// half-done, finishing or undoing an append that a crash interrupted.
+    func readFile(_ path: String, in location: Location, operation: StowageError.Operation) throws -> Data {
+        try perform(operation, location, path) {
+            let relative = try RelativePath(path)
+            guard let folder = try openParent(of: relative, in: location, create: false,
+                                              protection: nil, operation: operation) else {
+                throw StowageError(.notFound, operation: operation, location: location, path: path)
+            }
+            let file = try openExistingFile(relative.name, in: folder, operation: operation,
+                                            location: location, path: path, writable: false)
+            try file.lock(exclusive: false)
+            defer { file.unlock() }
+            if try AppendJournal.exists(for: relative.name, in: folder) {
+                file.unlock()
+                try file.lock(exclusive: true)
+                try AppendJournal.recover(file: file, name: relative.name, in: folder, durable: true)
+            }
+            return try file.readAll()
+        }
+    }
+
+    /// Opens an existing regular file, with a precise error for links and folders.
+    func openExistingFile(_ name: String, in folder: OpenFile, operation: StowageError.Operation,
+                          location: Location, path: String, writable: Bool) throws -> OpenFile {
+        do {
+            let file = writable ? try folder.open(name, flags: Sys.readWrite) : try folder.openForReading(name)
+            let status = try file.status()
+            if status.isFolder {
+                throw StowageError(.wrongKind, operation: operation, location: location, path: path,
+                                   reason: "it is a folder, not a file")
+            }
+            return file
+        } catch let error as SystemCallError where error.errno == Sys.loop {
+            throw StowageError(.invalidPath, operation: operation, location: location, path: path,
+                               errno: error.errno, systemCall: error.call,
+                               reason: "it is a symbolic link; Stowage does not follow links inside a container")
+        } catch let error as SystemCallError where error.errno == Sys.isFolder {
+            throw StowageError(.wrongKind, operation: operation, location: location, path: path,
+                               errno: error.errno, systemCall: error.call, reason: "it is a folder, not a file")
+        }
+    }
+}
