@@ -30,9 +30,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // A child process for tests that need several processes (concurrent appends, crashes).
+        .executableTarget(
+            name: "stowage-test-helper",
+            dependencies: ["Stowage"],
+            path: "Tests/StowageTestHelper"
+        ),
         .testTarget(
             name: "StowageTests",
-            dependencies: ["Stowage"]
+            dependencies: ["Stowage", "stowage-test-helper"]
         ),
         .testTarget(
             name: "StowageCLITests",

@@ -11,8 +11,7 @@ extension Container {
     ///
     /// - Returns: `nil` when the folder does not exist and `create` is not set.
     func openFolder(of location: Location, create: Bool, operation: StowageError.Operation) throws -> OpenFile? {
-        let url = try url(for: location)
-        let path = url.path(percentEncoded: false)
+        let path = try url(for: location).fileSystemPath
         do {
             if create { try Self.createFolders(atPath: path) }
             if ownershipCheckedLocations.contains(location) {
@@ -56,5 +55,30 @@ extension Container {
         } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
             return nil
         }
+    }
+}
+
+extension Container {
+    /// Whether the folder of `location` exists now (it is created on first write).
+    ///
+    /// - Throws: as ``url(for:)``; a folder that cannot be examined (no permission) counts as
+    ///   existing, since something is there.
+    public func folderExists(for location: Location) throws -> Bool {
+        let path = try url(for: location).fileSystemPath
+        do {
+            return try Self.statusIfPresent(atPath: path) != nil
+        } catch let error as SystemCallError {
+            throw StowageError(error, operation: .locate, location: location, path: "")
+        }
+    }
+}
+
+extension URL {
+    /// The path for system calls: not percent-encoded, and without a trailing slash, because
+    /// `lstat("link/")` follows the link where `lstat("link")` does not.
+    var fileSystemPath: String {
+        var path = self.path(percentEncoded: false)
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        return path
     }
 }

@@ -23,7 +23,7 @@ extension Store {
     public func materialize(_ resource: URL, to path: String, in location: Location = .applicationSupport,
                             options: WriteOptions = .default) throws -> URL {
         let destination = try url(for: path, in: location)
-        let resourcePath = resource.standardizedFileURL.path(percentEncoded: false)
+        let resourcePath = resource.standardizedFileURL.fileSystemPath
         try perform(.materialize, location, path) {
             let relative = try RelativePath(path)
             guard let folder = try openParent(of: relative, in: location, create: true,
@@ -31,7 +31,7 @@ extension Store {
                 throw StowageError(.notFound, operation: .materialize, location: location, path: path)
             }
             if try folder.statusIfPresent(of: relative.name) != nil { return }
-            let parentPath = resource.standardizedFileURL.deletingLastPathComponent().path(percentEncoded: false)
+            let parentPath = resource.standardizedFileURL.deletingLastPathComponent().fileSystemPath
             let resourceName = resource.standardizedFileURL.lastPathComponent
             guard try Self.itemExists(atPath: resourcePath) else {
                 throw StowageError(.notFound, operation: .materialize, path: resourcePath,

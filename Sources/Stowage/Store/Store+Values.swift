@@ -89,9 +89,16 @@ extension Store {
             try file.lock(exclusive: false)
             defer { file.unlock() }
             if try AppendJournal.exists(for: relative.name, in: folder) {
+                // An append was interrupted: settle it through a writable descriptor (locks
+                // belong to open descriptions, so ours is released first), then read.
                 file.unlock()
-                try file.lock(exclusive: true)
-                try AppendJournal.recover(file: file, name: relative.name, in: folder, durable: true)
+                let writable = try folder.open(relative.name, flags: Sys.readWrite)
+                try writable.lock(exclusive: true)
+                if try writable.status().inode == file.status().inode {
+                    try AppendJournal.recover(file: writable, name: relative.name, in: folder, durable: true)
+                }
+                writable.unlock()
+                try file.lock(exclusive: false)
             }
             return try file.readAll()
         }

@@ -1,0 +1,75 @@
+import Foundation
+import Stowage
+
+/// What `stowage locations` (and the overview) prints.
+struct LocationsReport: Encodable {
+    struct ContainerInfo: Encodable {
+        var kind: String
+        var appIdentifier: String?
+        var root: String?
+    }
+
+    struct LocationInfo: Encodable {
+        var identifier: String
+        var name: String
+        var path: String
+        var backedUp: Bool
+        var purgePriority: String
+        var userVisible: Bool
+        var exists: Bool
+    }
+
+    var container: ContainerInfo
+    var locations: [LocationInfo]
+
+    init(container: Container, groups: [String]) throws {
+        self.container = ContainerInfo(kind: container.kind.description, appIdentifier: container.appIdentifier,
+                                       root: container.root.map(DisplayPath.of))
+        let all = Location.standard + groups.map(Location.sharedContainer)
+        locations = try all.map { location in
+            let policy = location.policy
+            return LocationInfo(
+                identifier: location.identifier, name: location.displayName,
+                path: DisplayPath.of(try container.url(for: location)),
+                backedUp: policy.isBackedUp, purgePriority: policy.purgePriority.description,
+                userVisible: policy.isUserVisible, exists: try container.folderExists(for: location))
+        }
+    }
+
+    func renderHuman() -> String {
+        var text = "Container: \(container.kind)"
+        if let app = container.appIdentifier { text += " for \(app)" }
+        if let root = container.root { text += " at \(root)" }
+        text += "\n\n"
+        var table = TextTable(header: ["LOCATION", "BACKED UP", "PURGED", "VISIBLE", "EXISTS", "PATH"])
+        for location in locations {
+            table.rows.append([
+                location.name, location.backedUp ? "yes" : "no", Self.purgeText(location.purgePriority),
+                location.userVisible ? "yes" : "no", location.exists ? "yes" : "no", location.path,
+            ])
+        }
+        return text + table.render()
+    }
+
+    static func purgeText(_ priority: String) -> String {
+        switch priority {
+        case PurgePriority.anyTime.description: "any time"
+        case PurgePriority.underPressure.description: "under pressure"
+        default: "never"
+        }
+    }
+}
+
+/// The overview `stowage` prints with no subcommand.
+struct OverviewJSON: Encodable {
+    var container: LocationsReport.ContainerInfo
+    var locations: [LocationsReport.LocationInfo]
+}
+
+/// Paths as people read them: no percent-encoding, no trailing slash.
+enum DisplayPath {
+    static func of(_ url: URL) -> String {
+        let path = url.path(percentEncoded: false)
+        return path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+    }
+}

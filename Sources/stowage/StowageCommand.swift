@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import Stowage
+
+/// The `stowage` command: every Stowage capability from a terminal.
+@main
+struct StowageCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stowage",
+        abstract: "Manage an app's on-device storage the way Apple's storage guidelines describe.",
+        discussion: """
+            With no subcommand, prints an overview of the app's container: where each location \
+            lives, its policy, and whether it exists yet.
+            """,
+        version: "0.1.0",
+        subcommands: [LocationsCommand.self]
+    )
+
+    @OptionGroup var container: ContainerOptions
+    @OptionGroup var output: OutputOptions
+
+    mutating func run() throws {
+        try output.run {
+            let container = try self.container.resolve()
+            let report = try LocationsReport(container: container, groups: self.container.groups)
+            return Rendered(json: OverviewJSON(container: report.container, locations: report.locations)) {
+                report.renderHuman()
+            }
+        }
+    }
+}
+
+/// Which container a command works on.
+struct ContainerOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "The app identifier of the default container (XDG folders on Linux).",
+        valueName: "id"))
+    var app: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Use the iOS layout under this folder instead of the default container.",
+        valueName: "dir"))
+    var root: String?
+
+    @Option(name: .customLong("group"), help: ArgumentHelp(
+        "Also show the shared container of this app group (repeatable).",
+        valueName: "group"))
+    var groups: [String] = []
+
+    func validate() throws {
+        if app != nil && root != nil {
+            throw ValidationError("Give --app or --root, not both.")
+        }
+    }
+
+    /// The app identifier used when `--app` is not given: `$STOWAGE_APP`, else `stowage`.
+    static var defaultAppIdentifier: String {
+        ProcessInfo.processInfo.environment["STOWAGE_APP"].flatMap { $0.isEmpty ? nil : $0 } ?? "stowage"
+    }
+
+    func resolve() throws -> Container {
+        if let root {
+            let base = URL(filePath: FileManager.default.currentDirectoryPath, directoryHint: .isDirectory)
+            return Container(root: URL(filePath: root, directoryHint: .isDirectory, relativeTo: base))
+        }
+        return try Container.default(appIdentifier: app ?? Self.defaultAppIdentifier)
+    }
+}
+
+struct LocationsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "locations",
+        abstract: "Print every location's folder, policy, and whether it exists."
+    )
+
+    @OptionGroup var container: ContainerOptions
+    @OptionGroup var output: OutputOptions
+
+    mutating func run() throws {
+        try output.run {
+            let container = try self.container.resolve()
+            let report = try LocationsReport(container: container, groups: self.container.groups)
+            return Rendered(json: report) { report.renderHuman() }
+        }
+    }
+}

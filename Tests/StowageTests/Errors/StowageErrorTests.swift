@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+@testable import Stowage
+
+@Suite("StowageError")
+struct StowageErrorTests {
+    @Test("describes the operation, the path and the cause in one sentence")
+    func description() {
+        let error = StowageError(.noSpace, operation: .save, location: .caches, path: "feed.json",
+                                 errno: ENOSPC, systemCall: "write", neededBytes: 12_000_000, availableBytes: 3_000_000)
+        #expect(error.description == "save 'Caches/feed.json' failed: no space left on device (needed 12 MB, 3 MB available)")
+    }
+
+    @Test("matches codes in catch clauses")
+    func matching() {
+        do {
+            throw StowageError(.notFound, operation: .retrieve, location: .documents, path: "a")
+        } catch StowageError.alreadyExists {
+            Issue.record("matched the wrong code")
+        } catch StowageError.notFound {
+            // expected
+        } catch {
+            Issue.record("did not match: \(error)")
+        }
+    }
+
+    @Test("maps errno values to codes")
+    func errnoCodes() {
+        #expect(StowageError.Code(errno: ENOENT) == .notFound)
+        #expect(StowageError.Code(errno: ENOSPC) == .noSpace)
+        #expect(StowageError.Code(errno: EDQUOT) == .noSpace)
+        #expect(StowageError.Code(errno: EACCES) == .permissionDenied)
+        #expect(StowageError.Code(errno: EROFS) == .permissionDenied)
+        #expect(StowageError.Code(errno: EEXIST) == .alreadyExists)
+        #expect(StowageError.Code(errno: ENOTSUP) == .unsupported)
+        #expect(StowageError.Code(errno: ELOOP) == .invalidPath)
+        #expect(StowageError.Code(errno: EIO) == .ioFailure)
+    }
+
+    @Test("decoding errors name the coding path")
+    func decodingDescription() {
+        struct Value: Decodable { var count: Int }
+        do {
+            _ = try JSONDecoder().decode(Value.self, from: Data(#"{"count":"x"}"#.utf8))
+        } catch {
+            let wrapped = StowageError(.decodingFailed, operation: .retrieve, location: .documents, path: "v.json", underlying: error)
+            #expect(wrapped.description.hasPrefix("retrieve 'Documents/v.json' failed: the content could not be decoded: type mismatch"))
+            #expect(wrapped.description.contains(".count"))
+        }
+    }
+}

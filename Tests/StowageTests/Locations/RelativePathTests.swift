@@ -1,0 +1,49 @@
+import Testing
+@testable import Stowage
+
+@Suite("RelativePath")
+struct RelativePathTests {
+    @Test("accepts ordinary names, spaces, Unicode, % and newlines, folding repeated slashes",
+          arguments: [
+              ("message.json", ["message.json"]),
+              ("Inbox/2024/message.json", ["Inbox", "2024", "message.json"]),
+              ("my file.bin", ["my file.bin"]),
+              ("100%/done", ["100%", "done"]),
+              ("Ünïcödé/日本語.txt", ["Ünïcödé", "日本語.txt"]),
+              ("line\nbreak", ["line\nbreak"]),
+              ("a//b/", ["a", "b"]),
+              ("..hidden", ["..hidden"]),
+              ("...", ["..."]),
+              (".config", [".config"]),
+          ])
+    func accepts(path: String, components: [String]) throws {
+        #expect(try RelativePath(path).components == components)
+    }
+
+    @Test("rejects paths that could leave the location or name nothing",
+          arguments: [
+              "", "/", "/etc/passwd", "..", "../x", "a/../../b", "a/..", "./a", "a/./b", ".", "a\0b",
+              String(repeating: "x", count: 256), "a/" + String(repeating: "é", count: 128),
+              ".stowage-tmp-1234", "folder/.stowage-append-1",
+          ])
+    func rejects(path: String) {
+        let error = expectStowageError(.invalidPath) { try RelativePath(path) }
+        #expect(error?.path == path)
+        #expect(error?.reason?.isEmpty == false)
+    }
+
+    @Test("accepts a name of exactly 255 bytes")
+    func longestName() throws {
+        let name = String(repeating: "n", count: 255)
+        #expect(try RelativePath(name).name == name)
+    }
+
+    @Test("names its parts")
+    func parts() throws {
+        let path = try RelativePath("a/b/c.json")
+        #expect(path.name == "c.json")
+        #expect(Array(path.folders) == ["a", "b"])
+        #expect(path.string == "a/b/c.json")
+        #expect(path.description == "a/b/c.json")
+    }
+}

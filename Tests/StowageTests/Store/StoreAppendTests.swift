@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+@testable import Stowage
+
+struct Tagged: Codable, Hashable {
+    var tag: String
+    var index: Int
+}
+
+@Suite("Store: appending values")
+struct StoreAppendTests {
+    @Test("a missing file becomes a one-element array")
+    func missingFile() throws {
+        let folder = TestFolder()
+        let store = folder.store()
+        try store.append(Message(id: 1, text: "a"), to: "log/messages.json", in: .documents)
+        #expect(try store.retrieve([Message].self, from: "log/messages.json", in: .documents) == [Message(id: 1, text: "a")])
+    }
+
+    @Test("an empty or blank file becomes a one-element array", arguments: ["", "  \n"])
+    func emptyFile(content: String) throws {
+        let folder = TestFolder()
+        try folder.write(content, to: "container/Documents/m.json")
+        let store = folder.store()
+        try store.append(Message(id: 1, text: "a"), to: "m.json", in: .documents)
+        #expect(try store.retrieve([Message].self, from: "m.json", in: .documents) == [Message(id: 1, text: "a")])
+    }
+
+    @Test("a file holding a single value becomes a two-element array")
+    func singleValue() throws {
+        let folder = TestFolder()
+        let store = folder.store()
+        try store.save(Message(id: 1, text: "a"), to: "m.json", in: .documents)
+        try store.append(Message(id: 2, text: "b"), to: "m.json", in: .documents)
+        #expect(try store.retrieve([Message].self, from: "m.json", in: .documents)
+            == [Message(id: 1, text: "a"), Message(id: 2, text: "b")])
+    }
+
+    @Test("appends to existing arrays: empty, compact, pretty-printed, with trailing blanks",
+          arguments: ["[]", "[ ]", "[\n]\n", #"[{"id":1,"text":"a"}]"#, "[\n  {\n    \"id\" : 1,\n    \"text\" : \"a\"\n  }\n]\n\n"])
+    func existingArrays(content: String) throws {
+        let folder = TestFolder()
+        try folder.write(content, to: "container/Documents/m.json")
+        let store = folder.store()
+        let before = try JSONDecoder().decode([Message].self, from: Data(content.utf8))
+        try store.append(Message(id: 9, text: "z"), to: "m.json", in: .documents)
+        try store.append(contentsOf: [Message(id: 10, text: "y"), Message(id: 11, text: "x")], to: "m.json", in: .documents)
+        #expect(try store.retrieve([Message].self, from: "m.json", in: .documents)
+            == before + [Message(id: 9, text: "z"), Message(id: 10, text: "y"), Message(id: 11, text: "x")])
+    }
+
+    @Test("appends in place: the file keeps its inode and only grows by the new element")
+    func inPlace() throws {
+        let folder = TestFolder()
+        let store = folder.store()
+        try store.save((0..<1000).map { Message(id: $0, text: "m\($0)") }, to: "big.json", in: .documents)
+        let path = folder.file("container/Documents/big.json").path(percentEncoded: false)
+        var before = stat()
+        stat(path, &before)
+        try store.append(Message(id: 1000, text: "m1000"), to: "big.json", in: .documents)
+        var after = stat()
+        stat(path, &after)
+        #expect(after.st_ino == before.st_ino, "an in-place append must not rewrite the file")
+        let element = try JSONEncoder().encode(Message(id: 1000, text: "m1000"))
+        #expect(Int(after.st_size) == Int(before.st_size) + 1 + element.count)
+        #expect(try store.retrieve([Message].self, from: "big.json", in: .documents).count == 1001)
+        #expect(folder.leftoverTemporaryItems().isEmpty)
+    }
+
+    @Test("a file that holds something else is decodingFailed and left as it was")
+    func notAnArray() throws {
+        let folder = TestFolder()
+        try folder.write("garbage", to: "container/Documents/m.json")
+        expectStowageError(.decodingFailed) {
+            try folder.store().append(Message(id: 1, text: "a"), to: "m.json", in: .documents)
+        }
+        #expect(try folder.read("container/Documents/m.json") == "garbage")
+    }
+
+    @Test("non-JSON formats append by rewriting the array")
+    func propertyListAppend() throws {
+        let folder = TestFolder()
+        let store = folder.store(.propertyList())
+        try store.append(Message(id: 1, text: "a"), to: "m.plist", in: .documents)
+        try store.append(Message(id: 2, text: "b"), to: "m.plist", in: .documents)
+        #expect(try store.retrieve([Message].self, from: "m.plist", in: .documents).map(\.id) == [1, 2])
+    }
+
+    @Test("an append interrupted before its data landed is undone by the next reader")
+    func tornAppendIsRolledBack() throws {
+        let folder = TestFolder()
+        let store = folder.store()
+        try store.save([Message(id: 1, text: "a")], to: "m.json", in: .documents)
+        let documents = try OpenFile.openFolder(atPath: folder.path + "/container/Documents", followingLinks: false)
+        let file = try documents.open("m.json", flags: Sys.readWrite)
+        let status = try file.status()
+        let newBytes = Data(#",{"id":2,"text":"b"}]"#.utf8)
+        let offset = status.size - 1
+        try AppendJournal.begin(.init(device: status.device, inode: status.inode, offset: offset,
+                                      newLength: offset + Int64(newBytes.count), checksum: AppendJournal.checksum(newBytes),
+                                      oldTail: Array("]".utf8)), for: "m.json", in: documents, durable: false)
+        try file.writeAll(newBytes.prefix(7), at: offset)  // the crash: only part of the element landed
+        #expect(try store.retrieve([Message].self, from: "m.json", in: .documents) == [Message(id: 1, text: "a")])
+        #expect(folder.leftoverTemporaryItems().isEmpty, "the journal is settled")
+        try store.append(Message(id: 3, text: "c"), to: "m.json", in: .documents)
+        #expect(try store.retrieve([Message].self, from: "m.json", in: .documents).map(\.id) == [1, 3])
+    }
+
+    @Test("an append that completed before its journal was removed is kept")
+    func completedAppendIsKept() throws {
+        let folder = TestFolder()
+        let store = folder.store()
+        try store.save([Message(id: 1, text: "a")], to: "m.json", in: .documents)
+        let documents = try OpenFile.openFolder(atPath: folder.path + "/container/Documents", followingLinks: false)
+        let file = try documents.open("m.json", flags: Sys.readWrite)
+        let status = try file.status()
+        let newBytes = Data(#",{"id":2,"text":"b"}]"#.utf8)
+        let offset = status.size - 1
+        try AppendJournal.begin(.init(device: status.device, inode: status.inode, offset: offset,
+                                      newLength: offset + Int64(newBytes.count), checksum: AppendJournal.checksum(newBytes),
+                                      oldTail: Array("]".utf8)), for: "m.json", in: documents, durable: false)
+        try file.writeAll(newBytes, at: offset)
+        #expect(try store.retrieve([Message].self, from: "m.json", in: .documents).map(\.id) == [1, 2])
+        #expect(folder.leftoverTemporaryItems().isEmpty)
+    }
+
+    @Test("a journal cut short while being written is discarded and the file kept")
+    func tornJournal() throws {
+        let folder = TestFolder()
+        let store = folder.store()
+        try store.save([Message(id: 1, text: "a")], to: "m.json", in: .documents)
+        try folder.write("stowage-append-journal-1 12 34", to: "container/Documents/" + AppendJournal.name(for: "m.json"))
+        try store.append(Message(id: 2, text: "b"), to: "m.json", in: .documents)
+        #expect(try store.retrieve([Message].self, from: "m.json", in: .documents).map(\.id) == [1, 2])
+        #expect(folder.leftoverTemporaryItems().isEmpty)
+    }
+
+    @Test("8 threads x 50 appends to one array lose nothing")
+    func concurrentThreads() async throws {
+        let folder = TestFolder()
+        let store = folder.store()
+        await withTaskGroup(of: Void.self) { group in
+            for thread in 0..<8 {
+                group.addTask {
+                    for index in 0..<50 { try! store.append(Tagged(tag: "t\(thread)", index: index), to: "a.json", in: .documents) }
+                }
+            }
+        }
+        let values = try store.retrieve([Tagged].self, from: "a.json", in: .documents)
+        #expect(values.count == 400)
+        #expect(Set(values).count == 400)
+        for thread in 0..<8 {
+            #expect(values.filter { $0.tag == "t\(thread)" }.map(\.index) == Array(0..<50), "each thread's appends stay in order")
+        }
+    }
+
+    @Test("4 processes x 50 appends to one array, and to one folder, lose nothing")
+    func concurrentProcesses() throws {
+        let folder = TestFolder()
+        let helper = try builtProduct("stowage-test-helper")
+        let root = folder.path + "/container"
+        let processes = try (0..<4).flatMap { index -> [Process] in
+            try ["append-values", "append-data"].map { command in
+                let process = Process()
+                process.executableURL = helper
+                process.arguments = [command, root, command == "append-values" ? "shared.json" : "shared-folder", "50", "p\(index)"]
+                try process.run()
+                return process
+            }
+        }
+        for process in processes {
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        let store = folder.store()
+        let values = try store.retrieve([Tagged].self, from: "shared.json", in: .documents)
+        #expect(values.count == 200)
+        #expect(Set(values).count == 200)
+        let files = try store.retrieve([Data].self, from: "shared-folder", in: .documents)
+        #expect(Set(files).count == 200)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+@testable import Stowage
+
+@Suite("Store: folders of data")
+struct StoreFoldersTests {
+    func items(_ count: Int) -> [Data] { (0..<count).map { Data("item \($0)".utf8) } }
+
+    @Test("saves [Data] as numbered files and retrieves them in numeric order (10 after 9)")
+    func numbered() throws {
+        let folder = TestFolder()
+        let store = folder.store()
+        try store.save(items(12), to: "album", in: .documents)
+        #expect(try store.retrieve([Data].self, from: "album", in: .documents) == items(12))
+        #expect(try folder.read("container/Documents/album/10") == "item 10")
+        #expect(try store.isFolder("album", in: .documents))
+    }
+
+    @Test("uses the chosen file extension and ignores files that are not numbered")
+    func extensionsAndStrangers() throws {
+        let folder = TestFolder()
+        let store = folder.store()
+        try store.save(items(3), to: "scans", in: .documents, fileExtension: "png")
+        #expect(folder.exists("container/Documents/scans/2.png"))
+        try folder.write("not mine", to: "container/Documents/scans/notes.txt")
+        try folder.write("not mine", to: "container/Documents/scans/01.png")
+        #expect(try store.retrieve([Data].self, from: "scans", in: .documents) == items(3))
+        expectStowageError(.invalidArgument) { try store.save(items(1), to: "bad", in: .documents, fileExtension: "a/b") }
+    }
+
+    @Test("saving over an existing folder is an error unless replacement is asked for")
+    func replace() throws {
+        let folder = TestFolder()
+        let store = folder.store()
+        try store.save(items(5), to: "album", in: .documents)
+        expectStowageError(.alreadyExists) { try store.save(items(2), to: "album", in: .documents) }
+        #expect(try store.retrieve([Data].self, from: "album", in: .documents) == items(5))
+        try store.save([Data("new".utf8)], to: "album", in: .documents, options: .replacingExistingFolder)
+        #expect(try store.retrieve([Data].self, from: "album", in: .documents) == [Data("new".utf8)])
+        #expect(folder.leftoverTemporaryItems().isEmpty)
+    }
+
+    @Test("appends data as the next number after the highest present, keeping the extension")
+    func appendNumbered() throws {
+        let folder = TestFolder()
+        let store = folder.store()
+        try store.append(Data("first".utf8), to: "new-folder", in: .caches)
+        #expect(try folder.read("container/Library/Caches/new-folder/0") == "first")
+        try store.save(items(3), to: "pics", in: .documents, fileExtension: "jpg")
+        try store.remove("pics/1.jpg", from: .documents)
+        try store.append(Data("x".utf8), to: "pics", in: .documents)
+        try store.append(contentsOf: [Data("y".utf8), Data("z".utf8)], to: "pics", in: .documents)
+        #expect(try folder.read("container/Documents/pics/3.jpg") == "x")
+        #expect(try folder.read("container/Documents/pics/5.jpg") == "z")
+        #expect(try store.retrieve([Data].self, from: "pics", in: .documents).count == 5)
+    }
+
+    @Test("appending to a file as if it were a folder is wrongKind")
+    func appendToFile() throws {
+        let store = TestFolder().store()
+        try store.save(Data("x".utf8), to: "file", in: .documents)
+        expectStowageError(.wrongKind) { try store.append(Data(), to: "file", in: .documents) }
+        expectStowageError(.wrongKind) { try store.retrieve([Data].self, from: "file", in: .documents) }
+    }
+
+    @Test("8 threads appending data to one folder lose nothing")
+    func concurrentThreads() async throws {
+        let folder = TestFolder()
+        let store = folder.store()
+        await withTaskGroup(of: Void.self) { group in
+            for thread in 0..<8 {
+                group.addTask {
+                    for index in 0..<25 { try! store.append(Data("\(thread)-\(index)".utf8), to: "shared", in: .documents) }
+                }
+            }
+        }
+        let all = try store.retrieve([Data].self, from: "shared", in: .documents).map { String(decoding: $0, as: UTF8.self) }
+        #expect(all.count == 200)
+        #expect(Set(all).count == 200)
+    }
+}

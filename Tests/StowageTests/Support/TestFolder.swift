@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+@testable import Stowage
+
+/// A fresh temporary folder for one test, removed when the test's reference goes away.
+///
+/// Created under the system's temporary folder with `mkdtemp`, so tests never touch `$HOME`
+/// or another test's files.
+final class TestFolder: Sendable {
+    let url: URL
+    var path: String { url.fileSystemPath }
+
+    init(_ label: String = "test") {
+        var base = FileManager.default.temporaryDirectory.path(percentEncoded: false)
+        while base.hasSuffix("/") { base.removeLast() }
+        var template = Array((base + "/stowage-\(label)-XXXXXX").utf8CString)
+        let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(created != nil, "mkdtemp failed")
+        url = URL(filePath: String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
+                  directoryHint: .isDirectory)
+    }
+
+    deinit {
+        // Make everything removable (tests chmod some folders away), then remove.
+        _ = try? Process.run(URL(filePath: "/bin/chmod"), arguments: ["-R", "u+rwx", path]).waitUntilExit()
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// A container rooted in a sub-folder, so a sibling folder can hold sentinel files.
+    func container(_ name: String = "container") -> Container {
+        Container(root: url.appending(path: name, directoryHint: .isDirectory))
+    }
+
+    func store(_ format: any ValueFormat = JSONFormat()) -> Store {
+        Store(container: container(), format: format)
+    }
+
+    func file(_ relative: String) -> URL { url.appending(path: relative) }
+
+    func write(_ text: String, to relative: String) throws {
+        let target = file(relative)
+        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: target)
+    }
+
+    func read(_ relative: String) throws -> String {
+        String(decoding: try Data(contentsOf: file(relative)), as: UTF8.self)
+    }
+
+    func exists(_ relative: String) -> Bool {
+        var status = stat()
+        return lstat(file(relative).path(percentEncoded: false), &status) == 0
+    }
+
+    /// Every path under the folder (relative, sorted), with file contents, to prove that an
+    /// operation changed nothing.
+    func snapshot(_ relative: String = "") throws -> [String: String] {
+        let base = relative.isEmpty ? url : file(relative)
+        var result: [String: String] = [:]
+        let basePath = base.path(percentEncoded: false)
+        guard let enumerator = FileManager.default.enumerator(atPath: basePath) else { return result }
+        while let name = enumerator.nextObject() as? String {
+            let full = basePath + "/" + name
+            var status = stat()
+            lstat(full, &status)
+            if status.st_mode & S_IFMT == S_IFREG {
+                result[name] = String(decoding: (try? Data(contentsOf: URL(filePath: full))) ?? Data(), as: UTF8.self)
+            } else if status.st_mode & S_IFMT == S_IFLNK {
+                result[name] = "link -> " + ((try? FileManager.default.destinationOfSymbolicLink(atPath: full)) ?? "?")
+            } else {
+                result[name] = "folder"
+            }
+        }
+        return result
+    }
+
+    /// The names of Stowage's temporary items anywhere below the folder.
+    func leftoverTemporaryItems() -> [String] {
+        let enumerator = FileManager.default.enumerator(atPath: path)
+        var found: [String] = []
+        while let name = enumerator?.nextObject() as? String {
+            if (name as NSString).lastPathComponent.hasPrefix(".stowage-") { found.append(name) }
+        }
+        return found
+    }
+
+    func permissions(_ relative: String) -> Int {
+        var status = stat()
+        lstat(file(relative).path(percentEncoded: false), &status)
+        return Int(status.st_mode & 0o7777)
+    }
+}
+
+/// Asserts that `body` throws a `StowageError` with `code`, and returns it for more checks.
+@discardableResult
+func expectStowageError<T>(_ code: StowageError.Code, sourceLocation: SourceLocation = #_sourceLocation,
+                           _ body: () throws -> T) -> StowageError? {
+    do {
+        _ = try body()
+        Issue.record("expected StowageError.\(code), but nothing was thrown", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as StowageError {
+        #expect(error.code == code, "got \(error.debugDescription)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected StowageError.\(code), got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// Runs a command and returns its exit status, standard output and standard error.
+func runProcess(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil)
+    throws -> (status: Int32, output: String, error: String) {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+}
+
+/// A built product of this package (the test helper, the `stowage` command), found beside the
+/// test bundle.
+func builtProduct(_ name: String) throws -> URL {
+    var candidates: [URL] = []
+    if let override = ProcessInfo.processInfo.environment["STOWAGE_BUILD_DIR"] {
+        candidates.append(URL(filePath: override, directoryHint: .isDirectory))
+    }
+    let runner = URL(filePath: CommandLine.arguments[0]).standardizedFileURL
+    candidates.append(runner.deletingLastPathComponent())
+    candidates.append(Bundle.main.bundleURL)
+    for folder in candidates {
+        var current = folder
+        for _ in 0..<4 {
+            let candidate = current.appending(path: name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path(percentEncoded: false)) { return candidate }
+            current = current.deletingLastPathComponent()
+        }
+    }
+    throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: name])
+}
