@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+/// Runs the built `stowage` binary in a temporary folder whose HOME, XDG_*_HOME and TMPDIR
+/// are the test's own, so no test ever reads or writes the machine's real folders.
+final class CommandRunner: Sendable {
+    let folder: URL
+    var folderPath: String { String(folder.path(percentEncoded: false).trimmingSuffix("/")) }
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appending(path: "stowage-cli-\(UUID().uuidString)", directoryHint: .isDirectory)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
+
+    var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = folderPath + "/home"
+        environment["XDG_DATA_HOME"] = folderPath + "/data"
+        environment["XDG_CACHE_HOME"] = folderPath + "/cache"
+        environment["XDG_CONFIG_HOME"] = folderPath + "/config"
+        environment["TMPDIR"] = folderPath + "/tmp"
+        environment.removeValue(forKey: "STOWAGE_APP")
+        return environment
+    }
+
+    struct Result {
+        var status: Int32
+        var output: String
+        var error: String
+
+        func json() throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        }
+    }
+
+    func run(_ arguments: String..., environment extra: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = try Self.binary()
+        process.arguments = arguments
+        process.environment = environment.merging(extra) { $1 }
+        process.currentDirectoryURL = folder
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
+                      error: String(decoding: errorData, as: UTF8.self))
+    }
+
+    /// The `stowage` binary built beside this test bundle.
+    static func binary() throws -> URL {
+        var folders: [URL] = []
+        if let override = ProcessInfo.processInfo.environment["STOWAGE_BUILD_DIR"] {
+            folders.append(URL(filePath: override, directoryHint: .isDirectory))
+        }
+        folders.append(URL(filePath: CommandLine.arguments[0]).standardizedFileURL.deletingLastPathComponent())
+        folders.append(Bundle.main.bundleURL)
+        for folder in folders {
+            var current = folder
+            for _ in 0..<4 {
+                let candidate = current.appending(path: "stowage")
+                if FileManager.default.isExecutableFile(atPath: candidate.path(percentEncoded: false)) { return candidate }
+                current = current.deletingLastPathComponent()
+            }
+        }
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "stowage"])
+    }
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: String) -> Substring {
+        hasSuffix(suffix) ? dropLast(suffix.count) : Substring(self)
+    }
+}
