@@ -9,10 +9,7 @@ struct ReadmeTests {
     @Test("the README's library example compiles, runs, and is the one printed in the README")
     func example() throws {
         let folder = TestFolder("readme")
-        let environment = ["HOME": folder.path + "/home", "XDG_DATA_HOME": folder.path + "/data",
-                           "XDG_CACHE_HOME": folder.path + "/cache", "XDG_CONFIG_HOME": folder.path + "/config",
-                           "TMPDIR": folder.path + "/tmp"]
-        let inbox = try Self.runExample(environment: environment)
+        let inbox = try Self.runExample(environment: folder.xdgEnvironment)
         #expect(inbox.map(\.id) == [1, 2])
         #expect(try folder.read("data/com.example.Chat/documents/Inbox/messages.json").contains("there"))
         #expect(!folder.exists("cache/com.example.Chat/thumbs"))

@@ -184,7 +184,7 @@ struct Benchmarks {
         return [
             Row(key: "append", operation: "append 1 entry to \(count.grouped)-element array",
                 stowage: stowage, baseline: baseline, target: .speedup(atLeast: 100)),
-            Row(key: "append_durable", operation: "  same, Stowage .durable",
+            Row(key: "append_durable", operation: "  append, with Stowage .durable",
                 stowage: durable, baseline: baseline, reference: stowage, target: .info),
         ]
     }
@@ -267,7 +267,7 @@ struct Benchmarks {
         return [
             Row(key: "array_save", operation: "save [Entry] x\(count.grouped)",
                 stowage: save, baseline: saveBaseline, target: .ratio(atMost: 1.2)),
-            Row(key: "array_save_durable", operation: "  same, Stowage .durable",
+            Row(key: "array_save_durable", operation: "  save, with Stowage .durable",
                 stowage: saveDurable, baseline: saveBaseline, reference: save, target: .info),
             Row(key: "array_retrieve", operation: "retrieve [Entry] x\(count.grouped)",
                 stowage: retrieve, baseline: retrieveBaseline, target: .ratio(atMost: 1.2)),
@@ -371,7 +371,7 @@ struct Benchmarks {
         return [
             Row(key: "blob_save", operation: "save \(size) Data",
                 stowage: save, baseline: saveBaseline, target: .ratio(atMost: 1.2)),
-            Row(key: "blob_save_durable", operation: "  same, Stowage .durable",
+            Row(key: "blob_save_durable", operation: "  save, with Stowage .durable",
                 stowage: saveDurable, baseline: saveBaseline, reference: save, target: .info),
             Row(key: "blob_retrieve", operation: "retrieve \(size) Data",
                 stowage: retrieve, baseline: retrieveBaseline, target: .ratio(atMost: 1.2)),

@@ -53,7 +53,7 @@ struct Scratch {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: parent.path(percentEncoded: false), isDirectory: &isFolder),
               isFolder.boolValue else {
-            throw Options.UsageError(description: "'\(parent.path(percentEncoded: false))' is not an existing folder")
+            throw Options.UsageError(description: "'\(withoutTrailingSlash(parent.path(percentEncoded: false)))' is not an existing folder")
         }
         let url = parent.appending(path: prefix + randomSuffix(), directoryHint: .isDirectory)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)

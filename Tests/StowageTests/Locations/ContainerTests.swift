@@ -69,9 +69,7 @@ struct ContainerTests {
     func clearingTheDefaultContainerKeepsOthersFiles() throws {
         let folder = TestFolder("xdg")
         // This test's own HOME, XDG_*_HOME and TMPDIR: never the machine's.
-        let environment = ["HOME": folder.path + "/home", "XDG_DATA_HOME": folder.path + "/data",
-                           "XDG_CACHE_HOME": folder.path + "/cache", "XDG_CONFIG_HOME": folder.path + "/config",
-                           "TMPDIR": folder.path + "/tmp"]
+        let environment = folder.xdgEnvironment
         try folder.write("another program's cache", to: "cache/other-app/data.bin")
         try folder.write("a loose cache file", to: "cache/loose.bin")
         try folder.write("someone's temporary file", to: "tmp/other.tmp")

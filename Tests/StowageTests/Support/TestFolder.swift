@@ -31,6 +31,13 @@ final class TestFolder: Sendable {
         Container(root: url.appending(path: name, directoryHint: .isDirectory))
     }
 
+    /// `HOME`, `XDG_DATA_HOME`, `XDG_CACHE_HOME`, `XDG_CONFIG_HOME` and `TMPDIR` inside this
+    /// folder: what a test of the default container passes instead of the machine's.
+    var xdgEnvironment: [String: String] {
+        ["HOME": path + "/home", "XDG_DATA_HOME": path + "/data", "XDG_CACHE_HOME": path + "/cache",
+         "XDG_CONFIG_HOME": path + "/config", "TMPDIR": path + "/tmp"]
+    }
+
     func store(_ format: any ValueFormat = JSONFormat()) -> Store {
         Store(container: container(), format: format)
     }
