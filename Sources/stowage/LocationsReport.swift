@@ -63,6 +63,7 @@ struct LocationsReport: Encodable {
 /// The overview `stowage` prints with no subcommand.
 struct OverviewJSON: Encodable {
     var container: LocationsReport.ContainerInfo
+    var capacity: CapacityJSON
     var locations: [LocationsReport.LocationInfo]
 }
 

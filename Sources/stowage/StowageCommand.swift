@@ -9,22 +9,26 @@ struct StowageCommand: ParsableCommand {
         commandName: "stowage",
         abstract: "Manage an app's on-device storage the way Apple's storage guidelines describe.",
         discussion: """
-            With no subcommand, prints an overview of the app's container: where each location \
-            lives, its policy, and whether it exists yet.
+            With no subcommand, prints an overview of the app's container: the capacity of its \
+            volume, and where each location lives, its policy, and whether it exists yet.
             """,
         version: "0.1.0",
-        subcommands: [LocationsCommand.self]
+        subcommands: [LocationsCommand.self, InfoCommand.self]
     )
 
     @OptionGroup var container: ContainerOptions
+    @OptionGroup var units: UnitOptions
     @OptionGroup var output: OutputOptions
 
     mutating func run() throws {
         try output.run {
             let container = try self.container.resolve()
             let report = try LocationsReport(container: container, groups: self.container.groups)
-            return Rendered(json: OverviewJSON(container: report.container, locations: report.locations)) {
-                report.renderHuman()
+            let capacity = try container.capacity(of: .documents)
+            let style = units.style
+            let json = OverviewJSON(container: report.container, capacity: CapacityJSON(capacity), locations: report.locations)
+            return Rendered(json: json) {
+                CapacityView(capacity: capacity, style: style).render() + "\n" + report.renderHuman()
             }
         }
     }

@@ -26,20 +26,7 @@ struct StoreBenchmarks {
             exit(1)
         }
 
-        // Interrupted: remove the working folder all the same.
-        var signalSources: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            let url = scratch.url
-            source.setEventHandler {
-                try? FileManager.default.removeItem(at: url)
-                FileHandle.standardError.write(Data("\ninterrupted; removed \(url.path(percentEncoded: false))\n".utf8))
-                exit(128 + number)
-            }
-            source.resume()
-            signalSources.append(source)
-        }
+        let signalSources = removeOnInterrupt(scratch.url)
 
         let status: Int32
         do {
@@ -58,6 +45,22 @@ struct StoreBenchmarks {
         for source in signalSources { source.cancel() }
         scratch.remove()
         exit(status)
+    }
+
+    /// On SIGINT or SIGTERM, removes the working folder and exits. The handler runs on a
+    /// global queue: it is made here, outside the main actor, so that it is not isolated to it.
+    nonisolated static func removeOnInterrupt(_ url: URL) -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { @Sendable in
+                try? FileManager.default.removeItem(at: url)
+                standardError("\ninterrupted; removed \(withoutTrailingSlash(url.path(percentEncoded: false)))\n")
+                exit(128 + number)
+            }
+            source.resume()
+            return source
+        }
     }
 
     static func run(_ options: Options, in scratch: Scratch) throws -> Report {

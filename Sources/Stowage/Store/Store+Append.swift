@@ -41,6 +41,9 @@ extension Store {
         try perform(.append, location, path) {
             let relative = try RelativePath(path)
             let durable = options.isDurable(in: location)
+            // The elements and their separators, and the append's small journal.
+            let appended = elements.reduce(Int64(elements.count + 2)) { $0 + Int64($1.count) }
+            try checkSpace(forFiles: [appended, 1], in: location, options: options, operation: .append, path: path)
             guard let folder = try openParent(of: relative, in: location, create: true,
                                               protection: options.protection, operation: .append) else {
                 throw StowageError(.notFound, operation: .append, location: location, path: path)

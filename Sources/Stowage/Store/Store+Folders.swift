@@ -23,6 +23,8 @@ extension Store {
             let relative = try RelativePath(path)
             let suffix = try Self.numberedSuffix(fileExtension, location: location, path: path)
             let durable = options.isDurable(in: location)
+            try checkSpace(forFiles: items.map { Int64($0.count) }, in: location, options: options,
+                           operation: .save, path: path)
             guard let folder = try openParent(of: relative, in: location, create: true,
                                               protection: options.protection, operation: .save) else {
                 throw StowageError(.notFound, operation: .save, location: location, path: path)
@@ -97,6 +99,8 @@ extension Store {
         try perform(.append, location, path) {
             let relative = try RelativePath(path)
             let durable = options.isDurable(in: location)
+            try checkSpace(forFiles: items.map { Int64($0.count) }, in: location, options: options,
+                           operation: .append, path: path)
             let folder = try openNumberedFolder(relative, in: location, operation: .append, create: true,
                                                 protection: options.protection)
             try folder.lock(exclusive: true)

@@ -62,6 +62,7 @@ extension Store {
                    operation: StowageError.Operation) throws {
         try perform(operation, location, path) {
             let relative = try RelativePath(path)
+            try checkSpace(forFiles: [Int64(data.count)], in: location, options: options, operation: operation, path: path)
             guard let folder = try openParent(of: relative, in: location, create: true,
                                               protection: options.protection, operation: operation) else {
                 throw StowageError(.notFound, operation: operation, location: location, path: path)

@@ -16,12 +16,18 @@ public struct WriteOptions: Sendable, Hashable {
     /// Whether saving a folder of data over an existing item replaces it. Off by default:
     /// saving `[Data]` over an existing folder is an error unless you ask for this.
     public var replacesExistingFolder: Bool
+    /// Whether to check before writing that the volume has room, and against which figure.
+    /// `nil` (the default) writes without a check; a full disk then still fails cleanly with
+    /// ``StowageError/Code/noSpace``.
+    public var spaceRequirement: SpaceRequirement?
 
     /// Creates options; every argument has the default described on its property.
-    public init(durability: Durability? = nil, protection: FileProtection? = nil, replacesExistingFolder: Bool = false) {
+    public init(durability: Durability? = nil, protection: FileProtection? = nil, replacesExistingFolder: Bool = false,
+                spaceRequirement: SpaceRequirement? = nil) {
         self.durability = durability
         self.protection = protection
         self.replacesExistingFolder = replacesExistingFolder
+        self.spaceRequirement = spaceRequirement
     }
 
     /// The location's defaults.

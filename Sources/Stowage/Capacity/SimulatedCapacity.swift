@@ -1,0 +1,118 @@
+import Foundation
+
+/// Figures that every capacity query and space check reports instead of the real ones, so an
+/// app's low-storage code paths can be tested without filling a disk.
+///
+/// Three ways to switch it on, the first that applies wins:
+/// 1. ``withFigures(available:total:_:)``: for the current task and the tasks it creates (safe
+///    in parallel tests, since other tasks are not affected).
+/// 2. ``install(available:total:)``: for the whole process until the returned ``Installation``
+///    is removed (a debug menu's "pretend storage is low").
+/// 3. The environment variables `STOWAGE_SIMULATED_AVAILABLE` and `STOWAGE_SIMULATED_TOTAL`
+///    (sizes such as `200MB`; read at each query), for a process you start, such as the app
+///    under test or `stowage info`.
+///
+/// Sizes of real files are unaffected; only volume figures are. ``VolumeCapacity/isSimulated``
+/// says when figures are simulated.
+///
+/// ```swift
+/// try SimulatedCapacity.withFigures(available: 50_000_000) {
+///     #expect(throws: StowageError.self) {
+///         try store.save(video, to: "v.mov", in: .documents,
+///                        options: WriteOptions(spaceRequirement: .opportunistic))
+///     }
+/// }
+/// ```
+public enum SimulatedCapacity {
+    /// Simulated free space for an unprivileged writer.
+    public struct Figures: Sendable, Hashable {
+        /// Bytes available.
+        public var available: Int64
+        /// The volume's total bytes; `nil` keeps the real total.
+        public var total: Int64?
+
+        /// Figures with `available` bytes free of `total` (the real total when `nil`).
+        public init(available: Int64, total: Int64? = nil) {
+            self.available = available
+            self.total = total
+        }
+    }
+
+    /// The environment variable holding simulated available bytes, such as `200MB`.
+    public static let availableVariable = "STOWAGE_SIMULATED_AVAILABLE"
+    /// The environment variable holding a simulated volume total, such as `1GB`.
+    public static let totalVariable = "STOWAGE_SIMULATED_TOTAL"
+
+    @TaskLocal static var taskFigures: Figures?
+
+    /// Runs `body` with simulated figures for the current task and its child tasks.
+    public static func withFigures<T>(available: ByteCount, total: ByteCount? = nil, _ body: () throws -> T) rethrows -> T {
+        try $taskFigures.withValue(Figures(available: available.bytes, total: total?.bytes), operation: body)
+    }
+
+    /// Runs `body` with simulated figures for the current task and its child tasks.
+    public static func withFigures<T>(available: ByteCount, total: ByteCount? = nil,
+                                      _ body: () async throws -> T) async rethrows -> T {
+        try await $taskFigures.withValue(Figures(available: available.bytes, total: total?.bytes), operation: body)
+    }
+
+    /// Installs figures for the whole process; they stay until ``Installation/remove()``.
+    /// Installations nest: removing one restores what was there before it.
+    @discardableResult
+    public static func install(available: ByteCount, total: ByteCount? = nil) -> Installation {
+        ProcessFigures.shared.push(Figures(available: available.bytes, total: total?.bytes))
+    }
+
+    /// A process-wide installation of simulated figures.
+    public struct Installation: Sendable, Hashable {
+        let identifier: UInt64
+
+        /// Removes these figures. Removing twice is harmless.
+        public func remove() { ProcessFigures.shared.remove(identifier) }
+    }
+
+    /// The figures in force for the caller, or `nil` when nothing is simulated.
+    ///
+    /// - Throws: ``StowageError/Code/invalidArgument`` when an environment variable holds
+    ///   something that is not a size, naming the variable.
+    public static func current(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Figures? {
+        if let figures = taskFigures { return figures }
+        if let figures = ProcessFigures.shared.top { return figures }
+        guard let availableText = environment[availableVariable], !availableText.isEmpty else { return nil }
+        func parse(_ text: String, _ variable: String) throws -> Int64 {
+            do {
+                return try ByteCount(parsing: text).bytes
+            } catch var error as StowageError {
+                error.reason = "\(variable): " + (error.reason ?? "not a size")
+                throw error
+            }
+        }
+        let total = try environment[totalVariable].flatMap { $0.isEmpty ? nil : $0 }.map { try parse($0, totalVariable) }
+        return Figures(available: try parse(availableText, availableVariable), total: total)
+    }
+}
+
+/// The process-wide stack of installed figures.
+///
+/// `@unchecked Sendable`: both fields are read and written only while `lock` is held.
+private final class ProcessFigures: @unchecked Sendable {
+    static let shared = ProcessFigures()
+    private let lock = NSLock()
+    private var stack: [(identifier: UInt64, figures: SimulatedCapacity.Figures)] = []
+    private var nextIdentifier: UInt64 = 1
+
+    var top: SimulatedCapacity.Figures? { lock.withLock { stack.last?.figures } }
+
+    func push(_ figures: SimulatedCapacity.Figures) -> SimulatedCapacity.Installation {
+        lock.withLock {
+            let identifier = nextIdentifier
+            nextIdentifier += 1
+            stack.append((identifier, figures))
+            return SimulatedCapacity.Installation(identifier: identifier)
+        }
+    }
+
+    func remove(_ identifier: UInt64) {
+        lock.withLock { stack.removeAll { $0.identifier == identifier } }
+    }
+}

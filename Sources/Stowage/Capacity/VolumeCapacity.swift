@@ -1,0 +1,157 @@
+import Foundation
+
+/// How much room the volume holding a path has, in figures a person and a program can trust.
+///
+/// On Linux the figures come from `statvfs`:
+/// - ``total`` = `f_blocks * f_frsize`.
+/// - ``available`` = `f_bavail * f_frsize`: what an ordinary writer can use. (Root may write a
+///   little past it into the blocks reserved for it, so "free" is never defined by `f_bfree`.)
+/// - ``free`` = `f_bfree * f_frsize`, including the reserved blocks, for information.
+/// - ``availableForImportantUsage`` = ``available`` + ``reclaimable``: what this container could
+///   free itself from its temporary and cache folders on the same volume (zero for a plain path
+///   outside any container). It mirrors Apple's figure, which counts space the system would
+///   purge for an important write.
+/// - ``availableForOpportunisticUsage`` = ``available`` - ``headroom(forTotal:)``, never below
+///   zero: leave min(15% of the volume, 4 GiB) free before doing anything optional, the keep-free
+///   rule systemd-journald uses.
+///
+/// On Apple platforms ``availableForImportantUsage`` and ``availableForOpportunisticUsage`` are
+/// the system's own resource values.
+///
+/// When ``SimulatedCapacity`` is on, ``available`` (and ``total``, if simulated) are the
+/// simulated figures, ``free`` equals ``available``, and the derived figures follow from them;
+/// ``reclaimable`` stays real. ``isSimulated`` says so.
+public struct VolumeCapacity: Sendable, Hashable, Codable {
+    /// The path the figures were asked for.
+    public var path: String
+    /// Where the volume is mounted, where the system tells.
+    public var mountPoint: String?
+    /// The file system type (`ext4`, `tmpfs`, `apfs`, ...), where the system tells.
+    public var fileSystemType: String?
+    /// The allocation unit (`f_frsize`): files take whole blocks.
+    public var blockSize: Int64
+    /// The volume's size.
+    public var total: Int64
+    /// What an ordinary writer can use now.
+    public var available: Int64
+    /// Free space including blocks reserved for the superuser.
+    public var free: Int64
+    /// ``available`` plus what could be reclaimed for an important write.
+    public var availableForImportantUsage: Int64
+    /// What is left for optional work after keeping a headroom free.
+    public var availableForOpportunisticUsage: Int64
+    /// Bytes of this container's temporary and cache files on the same volume.
+    public var reclaimable: Int64
+    /// Whether the figures are simulated (see ``SimulatedCapacity``).
+    public var isSimulated: Bool
+
+    /// Space in use: ``total`` - ``free``.
+    public var used: Int64 { max(0, total - free) }
+
+    /// The figures for the volume holding `url` (which must exist).
+    ///
+    /// - Throws: ``StowageError/Code/notFound`` naming the path when it does not exist;
+    ///   ``StowageError/Code/invalidArgument`` when a simulated-capacity variable is malformed.
+    public static func forVolume(containing url: URL) throws -> VolumeCapacity {
+        try measure(url.fileSystemPath, reclaimable: 0)
+    }
+
+    /// The headroom opportunistic usage leaves free: min(15% of `total`, 4 GiB).
+    public static func headroom(forTotal total: Int64) -> Int64 {
+        min(total / 100 * 15 + (total % 100) * 15 / 100, 4 * 1024 * 1024 * 1024)
+    }
+
+    static func measure(_ path: String, reclaimable: Int64) throws -> VolumeCapacity {
+        let statistics: VolumeStatistics
+        do {
+            statistics = try VolumeStatistics.of(path: path)
+        } catch let error as SystemCallError {
+            throw StowageError(error, operation: .measureCapacity, path: path)
+        }
+        return try VolumeCapacity(statistics: statistics, path: path, reclaimable: reclaimable,
+                                  simulated: SimulatedCapacity.current())
+    }
+
+    init(statistics: VolumeStatistics, path: String, reclaimable: Int64, simulated: SimulatedCapacity.Figures?) {
+        self.path = path
+        mountPoint = statistics.mountPoint
+        fileSystemType = statistics.fileSystemType
+        blockSize = max(1, statistics.blockSize)
+        self.reclaimable = reclaimable
+        if let simulated {
+            total = simulated.total ?? statistics.total
+            available = min(simulated.available, total)
+            free = available
+            isSimulated = true
+        } else {
+            total = statistics.total
+            available = statistics.available
+            free = statistics.free
+            isSimulated = false
+        }
+        let headroom = Self.headroom(forTotal: total)
+        if !isSimulated, let important = statistics.systemImportant, let opportunistic = statistics.systemOpportunistic {
+            availableForImportantUsage = important
+            availableForOpportunisticUsage = opportunistic
+        } else {
+            availableForImportantUsage = min(total, available + reclaimable)
+            availableForOpportunisticUsage = max(0, available - headroom)
+        }
+    }
+
+    /// `bytes` rounded up to whole blocks of this volume.
+    public func roundedToBlocks(_ bytes: Int64) -> Int64 {
+        bytes <= 0 ? 0 : (bytes + blockSize - 1) / blockSize * blockSize
+    }
+}
+
+extension StowageError.Operation {
+    /// Measuring a volume's capacity.
+    public static let measureCapacity = StowageError.Operation("measure capacity")
+}
+
+extension Container {
+    /// The capacity of the volume holding `location`, counting this container's temporary and
+    /// cache files on that volume as reclaimable for important usage.
+    ///
+    /// The location's folder need not exist: the nearest existing folder above it is measured.
+    ///
+    /// - Throws: ``StowageError/Code/notFound`` when no folder on the way exists.
+    public func capacity(of location: Location = .documents) throws -> VolumeCapacity {
+        let path = try existingAncestor(of: url(for: location))
+        let statistics: VolumeStatistics
+        do {
+            statistics = try VolumeStatistics.of(path: path)
+        } catch let error as SystemCallError {
+            throw StowageError(error, operation: .measureCapacity, location: location, path: path)
+        }
+        var reclaimable: Int64 = 0
+        for purgeable in [Location.temporary, .caches] {
+            guard let folder = try openFolder(of: purgeable, create: false, operation: .measureCapacity) else { continue }
+            do {
+                guard try folder.status().device == statistics.device else { continue }
+                var unreadable = 0
+                reclaimable += try TreeTotals.of(folder, unreadable: &unreadable).allocatedBytes
+            } catch let error as SystemCallError {
+                throw StowageError(error, operation: .measureCapacity, location: purgeable, path: "")
+            }
+        }
+        return VolumeCapacity(statistics: statistics, path: path, reclaimable: reclaimable,
+                              simulated: try SimulatedCapacity.current())
+    }
+
+    /// The path of `url`, or of its nearest existing ancestor.
+    func existingAncestor(of url: URL) throws -> String {
+        var current = url
+        while true {
+            let path = current.fileSystemPath
+            if path == "/" { return path }
+            do {
+                if try Self.statusIfPresent(atPath: path) != nil { return path }
+            } catch {
+                return path  // something is there that we may not read: measure it and report from there
+            }
+            current = current.deletingLastPathComponent()
+        }
+    }
+}

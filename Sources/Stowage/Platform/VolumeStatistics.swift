@@ -1,0 +1,21 @@
+/// What the system says about the volume holding a path: the raw figures behind
+/// ``VolumeCapacity``.
+struct VolumeStatistics: Sendable, Equatable {
+    /// `f_frsize`: the unit of the block counts.
+    var blockSize: Int64
+    /// `f_blocks * f_frsize`.
+    var total: Int64
+    /// `f_bavail * f_frsize`: what an unprivileged writer can use.
+    var available: Int64
+    /// `f_bfree * f_frsize`: free blocks including those reserved for root.
+    var free: Int64
+    /// The device the path lives on (`st_dev`), to tell whether two paths share a volume.
+    var device: UInt64
+    /// Where the volume is mounted and its type, where the system tells.
+    var mountPoint: String?
+    var fileSystemType: String?
+    /// Apple's own figures (`volumeAvailableCapacityForImportantUsage` and
+    /// `...ForOpportunisticUsage`), where the platform has them.
+    var systemImportant: Int64?
+    var systemOpportunistic: Int64?
+}

@@ -1,0 +1,136 @@
+import ArgumentParser
+import Foundation
+import Stowage
+
+struct InfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Show how much room the volume holding a path has.",
+        discussion: """
+            Total, used, available, available for important usage (available plus what the \
+            container could reclaim from its caches and tmp) and for opportunistic usage \
+            (available minus a headroom of min(15%, 4 GiB)). Without PATH, the volume of the \
+            container's Documents. STOWAGE_SIMULATED_AVAILABLE and STOWAGE_SIMULATED_TOTAL \
+            (sizes such as 200MB) simulate the figures.
+            """
+    )
+
+    @Argument(help: "Any path on the volume (default: the container's Documents).")
+    var path: String?
+
+    @OptionGroup var container: ContainerOptions
+    @OptionGroup var units: UnitOptions
+    @OptionGroup var output: OutputOptions
+
+    mutating func run() throws {
+        try output.run {
+            let capacity: VolumeCapacity
+            if let path {
+                let base = URL(filePath: FileManager.default.currentDirectoryPath, directoryHint: .isDirectory)
+                capacity = try VolumeCapacity.forVolume(containing: URL(filePath: path, relativeTo: base))
+            } else {
+                capacity = try self.container.resolve().capacity(of: .documents)
+            }
+            let style = units.style
+            return Rendered(json: CapacityJSON(capacity)) { CapacityView(capacity: capacity, style: style).render() }
+        }
+    }
+}
+
+/// `--si` (decimal, the default) or `--iec` (binary) units.
+struct UnitOptions: ParsableArguments {
+    enum Units: String, EnumerableFlag {
+        case si, iec
+
+        static func help(for value: Units) -> ArgumentHelp? {
+            switch value {
+            case .si: "Decimal units: kB, MB, GB = 1000^n (the default, as df -H)."
+            case .iec: "Binary units: KiB, MiB, GiB = 1024^n (as df -h)."
+            }
+        }
+    }
+
+    @Flag var units: Units = .si
+
+    var style: ByteCountStyle { units == .si ? .decimal : .binary }
+}
+
+/// The capacity figures as JSON: exact byte counts.
+struct CapacityJSON: Encodable {
+    var path: String
+    var mountPoint: String?
+    var fileSystemType: String?
+    var blockSize: Int64
+    var total: Int64
+    var used: Int64
+    var available: Int64
+    var free: Int64
+    var availableForImportantUsage: Int64
+    var availableForOpportunisticUsage: Int64
+    var reclaimable: Int64
+    var simulated: Bool
+
+    init(_ capacity: VolumeCapacity) {
+        path = capacity.path
+        mountPoint = capacity.mountPoint
+        fileSystemType = capacity.fileSystemType
+        blockSize = capacity.blockSize
+        total = capacity.total
+        used = capacity.used
+        available = capacity.available
+        free = capacity.free
+        availableForImportantUsage = capacity.availableForImportantUsage
+        availableForOpportunisticUsage = capacity.availableForOpportunisticUsage
+        reclaimable = capacity.reclaimable
+        simulated = capacity.isSimulated
+    }
+}
+
+/// The capacity figures for people: a usage bar and aligned figures.
+struct CapacityView {
+    var capacity: VolumeCapacity
+    var style: ByteCountStyle
+
+    func render() -> String {
+        func size(_ bytes: Int64) -> String { ByteCount(bytes).formatted(style) }
+        var volume = "Volume of \(capacity.path)"
+        if let mountPoint = capacity.mountPoint {
+            volume += ": mounted at \(mountPoint)"
+            if let type = capacity.fileSystemType { volume += " (\(type))" }
+        }
+        var lines = [volume]
+        if capacity.isSimulated {
+            lines.append("SIMULATED figures (\(SimulatedCapacity.availableVariable) or the SimulatedCapacity API)")
+        }
+        let fraction = capacity.total > 0 ? Double(capacity.used) / Double(capacity.total) : 0
+        lines.append(Bar.render(fraction: fraction, width: 40) + String(format: "  %.0f%% used", fraction * 100))
+        lines.append("")
+        let headroom = VolumeCapacity.headroom(forTotal: capacity.total)
+        let rows: [(String, Int64, String)] = [
+            ("Total", capacity.total, ""),
+            ("Used", capacity.used, ""),
+            ("Available", capacity.available, ""),
+            ("Important", capacity.availableForImportantUsage,
+             "available + \(size(capacity.reclaimable)) reclaimable from caches and tmp"),
+            ("Opportunistic", capacity.availableForOpportunisticUsage, "available - \(size(headroom)) headroom"),
+            ("Free", capacity.free, "including blocks reserved for root"),
+        ]
+        let width = rows.map { size($0.1).count }.max() ?? 0
+        for (label, bytes, note) in rows {
+            let figure = String(repeating: " ", count: width - size(bytes).count) + size(bytes)
+            let line = label.padding(toLength: 14, withPad: " ", startingAt: 0) + figure + (note.isEmpty ? "" : "   " + note)
+            lines.append(line)
+        }
+        lines.append("Block size".padding(toLength: 14, withPad: " ", startingAt: 0) + "\(capacity.blockSize) B")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// Proportional bars drawn with block characters.
+enum Bar {
+    static func render(fraction: Double, width: Int) -> String {
+        let clamped = min(1, max(0, fraction.isFinite ? fraction : 0))
+        let filled = Int((clamped * Double(width)).rounded())
+        return "[" + String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled) + "]"
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+@Suite("stowage info")
+struct InfoCommandTests {
+    @Test("prints exact byte counts as JSON for the volume of a path")
+    func json() throws {
+        let runner = try CommandRunner()
+        let result = try runner.run("info", runner.folderPath, "--json")
+        #expect(result.status == 0, "\(result.error)")
+        let json = try result.json()
+        let total = try #require(json["total"] as? Int64)
+        let available = try #require(json["available"] as? Int64)
+        let opportunistic = try #require(json["availableForOpportunisticUsage"] as? Int64)
+        #expect(total > 0 && available <= total)
+        #expect(opportunistic == max(0, available - min(total * 15 / 100, 4 << 30)))
+        #expect(json["simulated"] as? Bool == false)
+        #expect(json["blockSize"] as? Int64 == 4096)
+    }
+
+    @Test("shows simulated figures from the environment, in the chosen units")
+    func simulated() throws {
+        let runner = try CommandRunner()
+        let environment = ["STOWAGE_SIMULATED_AVAILABLE": "200MB", "STOWAGE_SIMULATED_TOTAL": "1GiB"]
+        let text = try runner.run("info", runner.folderPath, "--iec", environment: environment)
+        #expect(text.status == 0, "\(text.error)")
+        #expect(text.output.contains("SIMULATED"))
+        #expect(text.output.contains("Total"))
+        #expect(text.output.contains("1 GiB"))
+        #expect(text.output.contains("190.7 MiB"))
+        #expect(!text.output.contains(" MB"), "one system of units only")
+        let json = try runner.run("info", "--json", environment: environment).json()
+        #expect(json["available"] as? Int64 == 200_000_000)
+        #expect(json["simulated"] as? Bool == true)
+        let overview = try runner.run(environment: environment)
+        #expect(overview.output.contains("SIMULATED"))
+        #expect(overview.output.contains("200 MB"))
+    }
+
+    @Test("a malformed simulated size or a missing path fails with a clear message")
+    func errors() throws {
+        let runner = try CommandRunner()
+        let bad = try runner.run("info", runner.folderPath, environment: ["STOWAGE_SIMULATED_AVAILABLE": "lots"])
+        #expect(bad.status == 1)
+        #expect(bad.error.contains("STOWAGE_SIMULATED_AVAILABLE: 'lots' is not a size"))
+        let missing = try runner.run("info", "/no/such/place")
+        #expect(missing.status == 1)
+        #expect(missing.error.hasPrefix("stowage: measure capacity '/no/such/place' failed: no such file or directory"))
+    }
+}
