@@ -2,7 +2,8 @@
 //
 // Benchmarks of Stowage's Store against the plain Foundation way of doing the same thing.
 // A package of its own so that the library's package carries no benchmark code or
-// dependencies. Run it with `bash Benchmarks/store.sh` (release build, then the binary).
+// dependencies. Run it with `bash Benchmarks/store.sh` (release build, then the binary);
+// `bash Benchmarks/usage.sh` times `stowage usage` against `du` and the Foundation way.
 
 import PackageDescription
 
@@ -19,6 +20,10 @@ let package = Package(
                 .product(name: "Stowage", package: "Stowage"),
             ]
         ),
+        // Makes a realistic, repeatable tree of files for usage scans (no Stowage needed).
+        .executableTarget(name: "MakeTree"),
+        // Sizes a tree the common Foundation way: the peer of `stowage usage`.
+        .executableTarget(name: "UsageBaseline"),
     ],
     swiftLanguageModes: [.v6]
 )

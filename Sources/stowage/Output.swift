@@ -72,6 +72,9 @@ enum Terminal {
         func write(_ text: String) { handle.write(Data(text.utf8)) }
     }
     static let standardError = Stream(handle: .standardError)
+
+    /// Whether standard error is a terminal (progress lines are drawn only there).
+    static var standardErrorIsTerminal: Bool { isatty(2) == 1 }
 }
 
 /// A plain-text table with left-aligned columns.

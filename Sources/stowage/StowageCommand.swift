@@ -4,7 +4,7 @@ import Stowage
 
 /// The `stowage` command: every Stowage capability from a terminal.
 @main
-struct StowageCommand: ParsableCommand {
+struct StowageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stowage",
         abstract: "Manage an app's on-device storage the way Apple's storage guidelines describe.",
@@ -13,14 +13,14 @@ struct StowageCommand: ParsableCommand {
             volume, and where each location lives, its policy, and whether it exists yet.
             """,
         version: "0.1.0",
-        subcommands: [LocationsCommand.self, InfoCommand.self]
+        subcommands: [LocationsCommand.self, InfoCommand.self, UsageCommand.self]
     )
 
     @OptionGroup var container: ContainerOptions
     @OptionGroup var units: UnitOptions
     @OptionGroup var output: OutputOptions
 
-    mutating func run() throws {
+    mutating func run() async throws {
         try output.run {
             let container = try self.container.resolve()
             let report = try LocationsReport(container: container, groups: self.container.groups)

@@ -128,13 +128,16 @@ extension Container {
         var reclaimable: Int64 = 0
         for purgeable in [Location.temporary, .caches] {
             guard let folder = try openFolder(of: purgeable, create: false, operation: .measureCapacity) else { continue }
+            let own: FileStatus
             do {
-                guard try folder.status().device == statistics.device else { continue }
-                var unreadable = 0
-                reclaimable += try TreeTotals.of(folder, unreadable: &unreadable).allocatedBytes
+                own = try folder.status()
             } catch let error as SystemCallError {
                 throw StowageError(error, operation: .measureCapacity, location: purgeable, path: "")
             }
+            guard own.device == statistics.device else { continue }
+            // What clearing the location would free: everything inside, not the folder itself.
+            let report = UsageScanner(options: UsageOptions.totalsOnly).scan([try url(for: purgeable)])
+            reclaimable += report.allocatedBytes - own.allocatedSize
         }
         return VolumeCapacity(statistics: statistics, path: path, reclaimable: reclaimable,
                               simulated: try SimulatedCapacity.current())

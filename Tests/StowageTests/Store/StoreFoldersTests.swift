@@ -57,7 +57,8 @@ struct StoreFoldersTests {
 
     @Test("appending to a file as if it were a folder is wrongKind")
     func appendToFile() throws {
-        let store = TestFolder().store()
+        let folder = TestFolder()
+        let store = folder.store()
         try store.save(Data("x".utf8), to: "file", in: .documents)
         expectStowageError(.wrongKind) { try store.append(Data(), to: "file", in: .documents) }
         expectStowageError(.wrongKind) { try store.retrieve([Data].self, from: "file", in: .documents) }

@@ -21,7 +21,8 @@ struct StoreItemsTests {
 
     @Test("exists and isFolder tell files from folders")
     func inspect() throws {
-        let store = TestFolder().store()
+        let folder = TestFolder()
+        let store = folder.store()
         try store.save(Data(), to: "dir/file", in: .documents)
         #expect(try store.exists("dir", in: .documents))
         #expect(try store.isFolder("dir", in: .documents))
@@ -46,7 +47,8 @@ struct StoreItemsTests {
 
     @Test("a move never replaces what is at the destination")
     func moveConflict() throws {
-        let store = TestFolder().store()
+        let folder = TestFolder()
+        let store = folder.store()
         try store.save(Data("old".utf8), to: "f", in: .documents)
         try store.save(Data("new".utf8), to: "f", in: .caches)
         let error = expectStowageError(.alreadyExists) { try store.move("f", from: .caches, to: .documents) }
@@ -76,7 +78,8 @@ struct StoreItemsTests {
 
     @Test("renames within a location, creating folders for the new path")
     func rename() throws {
-        let store = TestFolder().store()
+        let folder = TestFolder()
+        let store = folder.store()
         try store.save(Message(id: 1, text: "a"), to: "draft.json", in: .documents)
         try store.rename("draft.json", to: "Sent/2024/final.json", in: .documents)
         #expect(try store.retrieve(Message.self, from: "Sent/2024/final.json", in: .documents) == Message(id: 1, text: "a"))

@@ -67,7 +67,8 @@ struct StoreValuesTests {
 
     @Test("a missing file is notFound, naming the location and path")
     func missing() {
-        let store = TestFolder().store()
+        let folder = TestFolder()
+        let store = folder.store()
         let error = expectStowageError(.notFound) { try store.retrieve(Message.self, from: "nope/none.json", in: .documents) }
         #expect(error?.location == .documents)
         #expect(error?.path == "nope/none.json")

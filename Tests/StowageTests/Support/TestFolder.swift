@@ -21,9 +21,10 @@ final class TestFolder: Sendable {
     }
 
     deinit {
-        // Make everything removable (tests chmod some folders away), then remove.
-        _ = try? Process.run(URL(filePath: "/bin/chmod"), arguments: ["-R", "u+rwx", path]).waitUntilExit()
-        try? FileManager.default.removeItem(at: url)
+        // Make everything removable (tests chmod some folders away), then remove; never across
+        // into a volume a test mounted here and has not unmounted yet.
+        let script = "chmod -R u+rwx \"$1\" 2>/dev/null; rm -rf --one-file-system \"$1\""
+        _ = try? runProcess(URL(filePath: "/bin/sh"), ["-c", script, "sh", path])
     }
 
     /// A container rooted in a sub-folder, so a sibling folder can hold sentinel files.

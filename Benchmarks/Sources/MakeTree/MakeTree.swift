@@ -1,0 +1,153 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `MakeTree DIR [--files N] [--seed S]`: makes a realistic, repeatable tree of files to
+/// measure usage scans on (see `Shape` for what it contains). Used by `Benchmarks/usage.sh`.
+@main
+struct MakeTree {
+    static let usage = """
+        USAGE: MakeTree DIR [--files N] [--seed S]
+
+        Makes the folder DIR (which must not exist; its parent must) and fills it with N
+        regular files (default 200000) in nested folders 20-60 entries wide and up to 8
+        deep: mostly files of 0-4 KiB, some of 4-64 KiB, a few of 64 KiB-4 MiB, about 1
+        sparse file of 64-160 MiB per 40000 files, plus hard links and symbolic links (to
+        files, to folders, dangling), about 1% each. The same N and seed S (default 1)
+        make the same tree. Prints what it made.
+        """
+
+    struct Options {
+        var directory = ""
+        var files = 200_000
+        var seed: UInt64 = 1
+    }
+
+    struct UsageError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func main() {
+        let options: Options
+        do {
+            guard let parsed = try parse(Array(CommandLine.arguments.dropFirst())) else {
+                print(usage)
+                return
+            }
+            options = parsed
+        } catch {
+            printError("error: \(error)\n\n\(usage)")
+            exit(2)
+        }
+
+        var maker = TreeMaker(root: options.directory, fileCount: options.files, seed: options.seed)
+        let clock = ContinuousClock()
+        let start = clock.now
+        do {
+            try maker.make()
+        } catch {
+            printError("error: \(error)")
+            exit(1)
+        }
+        let elapsed = clock.now - start
+        report(maker.stats, options: options, seconds: Double(elapsed.components.seconds)
+               + Double(elapsed.components.attoseconds) * 1e-18)
+    }
+
+    /// Parses the arguments after the program name; `nil` when help was asked for.
+    static func parse(_ arguments: [String]) throws -> Options? {
+        var options = Options()
+        var directory: String?
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "-h", "--help":
+                return nil
+            case "--files":
+                guard let value = remaining.popFirst().flatMap({ Int($0) }), value > 0 else {
+                    throw UsageError(description: "--files needs a positive whole number")
+                }
+                options.files = value
+            case "--seed":
+                guard let value = remaining.popFirst().flatMap({ UInt64($0) }) else {
+                    throw UsageError(description: "--seed needs a whole number")
+                }
+                options.seed = value
+            default:
+                guard !argument.hasPrefix("-") else { throw UsageError(description: "unknown option '\(argument)'") }
+                guard directory == nil else { throw UsageError(description: "more than one DIR given") }
+                directory = argument
+            }
+        }
+        guard let directory, !directory.isEmpty else { throw UsageError(description: "no DIR given") }
+        // Absolute, without a trailing slash, as `TreeMaker` joins paths with "/".
+        var path = directory.hasPrefix("/") ? directory : currentDirectory() + "/" + directory
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        options.directory = path
+        return options
+    }
+
+    static func report(_ stats: TreeStats, options: Options, seconds: Double) {
+        let regular = stats.files - stats.emptyFiles - stats.mediumFiles - stats.largeFiles - stats.sparseFiles
+        print("""
+            MakeTree: made \(options.directory) in \(fixed(seconds, 1)) s (--files \(options.files) --seed \(options.seed))
+              files           \(grouped(stats.files)) regular: \(grouped(regular)) of 1 B-4 KiB, \(grouped(stats.emptyFiles)) empty, \
+            \(grouped(stats.mediumFiles)) of 4-64 KiB, \(grouped(stats.largeFiles)) of 64 KiB-4 MiB, \(grouped(stats.sparseFiles)) sparse
+              folders         \(grouped(stats.folders)) below the root, the deepest at depth \(stats.deepestFolder)
+              hard links      \(grouped(stats.hardLinks)) (extra names for some of the files above)
+              symbolic links  \(grouped(stats.symbolicLinks)): \(grouped(stats.symbolicLinksToFiles)) to files, \
+            \(grouped(stats.symbolicLinksToFolders)) to folders, \(grouped(stats.danglingSymbolicLinks)) dangling
+              logical bytes   \(grouped(stats.logicalBytes)) (\(binary(stats.logicalBytes))) in regular files, each counted once
+              written bytes   \(grouped(stats.writtenBytes)) (\(binary(stats.writtenBytes))); the rest is in the holes of sparse files
+            """)
+    }
+
+    static func currentDirectory() -> String {
+        guard let pointer = getcwd(nil, 0) else { return "." }
+        defer { free(pointer) }
+        return String(cString: pointer)
+    }
+
+    /// Writes a line to standard error (with `write`: Swift 6 rejects the C global `stderr`).
+    static func printError(_ message: String) {
+        var line = message + "\n"
+        line.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+
+    /// 1234567 as "1,234,567".
+    static func grouped(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var result = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { result.append(",") }
+            result.append(digit)
+        }
+        return value < 0 ? "-" + result : result
+    }
+
+    /// Bytes in binary units: "1.53 GiB".
+    static func binary(_ bytes: Int) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(bytes) B" : "\(fixed(value, 2)) \(units[unit])"
+    }
+
+    /// `value` with exactly `decimals` decimals (Foundation's `String(format:)` without Foundation).
+    static func fixed(_ value: Double, _ decimals: Int) -> String {
+        var scale = 1
+        for _ in 0 ..< decimals { scale *= 10 }
+        let scaled = Int((value * Double(scale)).rounded())
+        let fraction = String(scaled % scale)
+        let padded = String(repeating: "0", count: decimals - fraction.count) + fraction
+        return decimals == 0 ? "\(scaled)" : "\(scaled / scale).\(padded)"
+    }
+}

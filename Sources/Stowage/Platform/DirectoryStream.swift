@@ -1,0 +1,81 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A folder read entry by entry with `readdir` (which batches `getdents64` on Linux), handing
+/// out names as C strings so the hot path of a scan allocates nothing per entry.
+///
+/// Owns its descriptor: the stream closes it.
+final class DirectoryStream {
+    private let stream: OpaquePointer
+    /// The folder's descriptor, for `fstatat` and `openat` of its entries.
+    let descriptor: Int32
+
+    /// Opens the folder at `path`, never through a final symbolic link unless `followingLinks`.
+    init(path: String, followingLinks: Bool) throws {
+        let fd = try Sys.open(path, O_RDONLY | O_DIRECTORY | (followingLinks ? 0 : O_NOFOLLOW))
+        guard let stream = fdopendir(fd) else {
+            let code = Sys.currentErrno
+            try? Sys.close(fd)  // best effort: the stream failed, its descriptor is useless
+            throw SystemCallError(errno: code, call: "fdopendir")
+        }
+        self.stream = stream
+        descriptor = fd
+    }
+
+    deinit { closedir(stream) }
+
+    /// Calls `body` with each entry's name (valid only during the call) and the type `readdir`
+    /// reports, skipping `.` and `..`. Stops early when `body` returns `false`.
+    func forEach(_ body: (UnsafePointer<CChar>, FileStatus.Kind?) throws -> Bool) throws {
+        while true {
+            resetErrno()
+            guard let entry = readdir(stream) else {
+                let code = Sys.currentErrno
+                if code != 0 { throw SystemCallError(errno: code, call: "readdir") }
+                return
+            }
+            let keepGoing = try withUnsafePointer(to: &entry.pointee.d_name) { tuple in
+                try tuple.withMemoryRebound(to: CChar.self, capacity: 256) { name -> Bool in
+                    if name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0)) { return true }
+                    let kind: FileStatus.Kind?
+                    switch Int32(entry.pointee.d_type) {
+                    case Int32(DT_REG): kind = .file
+                    case Int32(DT_DIR): kind = .folder
+                    case Int32(DT_LNK): kind = .symbolicLink
+                    case Int32(DT_UNKNOWN): kind = nil
+                    default: kind = .other
+                    }
+                    return try body(name, kind)
+                }
+            }
+            if !keepGoing { return }
+        }
+    }
+
+    /// `fstatat` of an entry by its C name; `nil` when it vanished meanwhile.
+    func status(of name: UnsafePointer<CChar>, followingLinks: Bool) throws -> FileStatus? {
+        var status = stat()
+        while fstatat(descriptor, name, &status, followingLinks ? 0 : AT_SYMLINK_NOFOLLOW) == -1 {
+            let code = Sys.currentErrno
+            if code == EINTR { continue }
+            if code == ENOENT { return nil }
+            throw SystemCallError(errno: code, call: "fstatat")
+        }
+        return FileStatus(status)
+    }
+}
+
+/// Shell-style name patterns (`*.log`, `cache-?`, `[a-c]*`), as `fnmatch(3)` matches them.
+enum NamePattern {
+    /// Whether `name` matches `pattern`; with `path` set, `*` does not match `/`.
+    static func matches(_ pattern: String, _ name: UnsafePointer<CChar>, path: Bool = false) -> Bool {
+        pattern.withCString { fnmatch($0, name, path ? FNM_PATHNAME : 0) == 0 }
+    }
+}
+
+@inline(__always) private func resetErrno() { errno = 0 }

@@ -1,0 +1,312 @@
+import Dispatch
+import Foundation
+
+/// The parallel walk behind ``UsageScanner``.
+///
+/// Workers share a stack of folders to read. Each worker reads a folder with `readdir`,
+/// `fstatat`s every entry by its C name (no per-entry allocation), adds sizes to its own
+/// accumulator, and pushes sub-folders for any worker to take. Accumulators are merged at the end.
+/// Memory holds the pending folders, the breakdown items and the top-N lists, not one record per
+/// file; only files with several hard links are remembered, to count them once.
+///
+/// `@unchecked Sendable`: every mutable field below is read and written only while `condition`
+/// is locked; per-worker state lives in each worker's own `Accumulator`.
+final class ScanEngine: @unchecked Sendable {
+    struct Work {
+        var path: String
+        var relativePath: String
+        var root: Int
+        var depth: Int
+        /// Breakdown items this folder's contents count towards (its ancestors down to the depth).
+        var items: [Int]
+        var rootDevice: UInt64
+    }
+
+    struct Accumulator {
+        var roots: [UsageTotals]
+        var items: [Int: UsageTotals] = [:]
+        var largest: LargestFiles
+        var entries = 0
+        var allocated: Int64 = 0
+    }
+
+    let options: UsageOptions
+    private let condition = NSCondition()
+    private var pending: [Work] = []
+    private var busy = 0
+    private var cancelled = false
+    private var hardLinked = Set<FileIdentity>()
+    private var hardLinksSkipped = 0
+    private var visitedFolders = Set<FileIdentity>()
+    private var items: [UsageItem] = []
+    private var issues: [UsageIssue] = []
+    private var merged: [Accumulator] = []
+    private var progressEntries = 0
+    private var progressAllocated: Int64 = 0
+
+    init(options: UsageOptions) { self.options = options }
+
+    /// Stops the scan soon; `run` then returns what it has (callers treat it as cancelled).
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    var isCancelled: Bool { condition.withLock { cancelled } }
+
+    var progress: UsageProgress {
+        condition.withLock { UsageProgress(entries: progressEntries, allocatedBytes: progressAllocated, pendingFolders: pending.count) }
+    }
+
+    /// Scans `roots` (absolute paths) and returns the report. Blocks until done.
+    func run(roots: [String]) -> UsageReport {
+        var rootTotals = roots.map { UsageTotals(path: $0) }
+        var seed = Accumulator(roots: rootTotals, largest: LargestFiles(limit: options.largestFileCount, byLogical: options.ranksByLogicalSize))
+        let threads = max(1, options.threads ?? max(2, ProcessInfo.processInfo.activeProcessorCount))
+        // One root after the other, as du does, so a file hard-linked into two roots belongs to
+        // the first; the folders of each root are read in parallel.
+        for (index, root) in roots.enumerated() where !isCancelled {
+            condition.withLock { startRoot(root, index: index, into: &seed) }
+            DispatchQueue.concurrentPerform(iterations: threads) { _ in
+                var accumulator = Accumulator(roots: roots.map { UsageTotals(path: $0) },
+                                              largest: LargestFiles(limit: options.largestFileCount, byLogical: options.ranksByLogicalSize))
+                while let work = next() {
+                    read(work, into: &accumulator)
+                    finished(accumulator: &accumulator)
+                }
+                condition.withLock { merged.append(accumulator) }
+            }
+        }
+
+        var largest = seed.largest
+        var itemTotals = seed.items
+        for accumulator in merged {
+            for (index, totals) in accumulator.roots.enumerated() { rootTotals[index].add(totals) }
+            largest.merge(accumulator.largest)
+            for (item, totals) in accumulator.items { itemTotals[item, default: UsageTotals()].add(totals) }
+        }
+        for (index, totals) in seed.roots.enumerated() { rootTotals[index].add(totals) }
+        var total = UsageTotals()
+        for totals in rootTotals { total.add(totals) }
+        var breakdown = items
+        for (index, totals) in itemTotals where breakdown[index].isFolder {
+            breakdown[index].logicalBytes += totals.logicalBytes
+            breakdown[index].allocatedBytes += totals.allocatedBytes
+            breakdown[index].files += totals.files
+        }
+        let byLogical = options.ranksByLogicalSize
+        breakdown.sort { byLogical ? $0.logicalBytes > $1.logicalBytes : $0.allocatedBytes > $1.allocatedBytes }
+        return UsageReport(roots: rootTotals, total: total, hardLinksCountedOnce: hardLinksSkipped,
+                           largestFiles: largest.sorted(), breakdown: breakdown,
+                           issues: issues.sorted { $0.path < $1.path })
+    }
+
+    // MARK: Roots
+
+    private func startRoot(_ root: String, index: Int, into accumulator: inout Accumulator) {
+        let status: FileStatus
+        do {
+            status = options.followsSymbolicLinks ? try Sys.stat(root) : try Sys.lstat(root)
+        } catch let error as SystemCallError {
+            issues.append(UsageIssue(path: root, errno: error.errno, message: StowageError.describe(errno: error.errno)))
+            return
+        } catch {
+            return
+        }
+        if status.kind == .folder {
+            if options.followsSymbolicLinks {
+                visitedFolders.insert(FileIdentity(device: status.device, inode: status.inode))
+            }
+            accumulator.roots[index].add(status)
+            pending.append(Work(path: root, relativePath: "", root: index, depth: 0, items: [], rootDevice: status.device))
+        } else {
+            if status.linkCount > 1 {
+                guard hardLinked.insert(FileIdentity(device: status.device, inode: status.inode)).inserted else {
+                    hardLinksSkipped += 1
+                    return
+                }
+            }
+            accumulator.roots[index].add(status)
+            if status.kind == .file { accumulator.largest.offer(path: root, status: status) }
+        }
+    }
+
+    // MARK: The work stack
+
+    private func next() -> Work? {
+        condition.lock()
+        defer { condition.unlock() }
+        while pending.isEmpty && busy > 0 && !cancelled { condition.wait() }
+        if cancelled || pending.isEmpty {
+            condition.broadcast()
+            return nil
+        }
+        busy += 1
+        return pending.removeLast()
+    }
+
+    private func finished(accumulator: inout Accumulator) {
+        condition.lock()
+        busy -= 1
+        progressEntries += accumulator.entries
+        progressAllocated += accumulator.allocated
+        accumulator.entries = 0
+        accumulator.allocated = 0
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    // MARK: Reading one folder
+
+    private func read(_ work: Work, into accumulator: inout Accumulator) {
+        let follow = options.followsSymbolicLinks
+        let stream: DirectoryStream
+        do {
+            stream = try DirectoryStream(path: work.path, followingLinks: follow || work.depth == 0)
+        } catch let error as SystemCallError {
+            record(UsageIssue(path: work.path, errno: error.errno,
+                              message: StowageError.describe(errno: error.errno) + "; its contents were skipped"))
+            return
+        } catch {
+            return
+        }
+        var subfolders: [Work] = []
+        let childDepth = work.depth + 1
+        do {
+            try stream.forEach { name, _ in
+                if !options.includesHiddenEntries && name[0] == 0x2E { return true }
+                if !options.excludedPatterns.isEmpty && isExcluded(name, relativeTo: work) { return true }
+                guard var status = try stream.status(of: name, followingLinks: follow) else { return true }
+                if follow && status.kind == .symbolicLink {
+                    // A dangling link: count the link itself.
+                    guard let own = try stream.status(of: name, followingLinks: false) else { return true }
+                    status = own
+                }
+                if status.kind == .folder {
+                    if options.staysOnOneFileSystem && status.device != work.rootDevice { return true }
+                    if follow, !condition.withLock({ visitedFolders.insert(FileIdentity(device: status.device, inode: status.inode)).inserted }) {
+                        return true
+                    }
+                } else if status.linkCount > 1 {
+                    let first = condition.withLock { () -> Bool in
+                        let inserted = hardLinked.insert(FileIdentity(device: status.device, inode: status.inode)).inserted
+                        if !inserted { hardLinksSkipped += 1 }
+                        return inserted
+                    }
+                    if !first { return true }
+                }
+                accumulator.roots[work.root].add(status)
+                accumulator.entries += 1
+                accumulator.allocated += status.allocatedSize
+                for item in work.items { accumulator.items[item, default: UsageTotals()].add(status) }
+
+                let needsName = status.kind == .folder || childDepth <= options.breakdownDepth
+                    || (status.kind == .file && accumulator.largest.wouldKeep(status))
+                guard needsName else { return true }
+                let childName = String(cString: name)
+                let childPath = work.path.hasSuffix("/") ? work.path + childName : work.path + "/" + childName
+                var childItems = work.items
+                if childDepth <= options.breakdownDepth {
+                    childItems.append(register(UsageItem(path: childPath, depth: childDepth, isFolder: status.kind == .folder,
+                                                         logicalBytes: status.size, allocatedBytes: status.allocatedSize,
+                                                         files: status.kind == .file ? 1 : 0)))
+                }
+                if status.kind == .file {
+                    accumulator.largest.offer(path: childPath, status: status)
+                } else if status.kind == .folder {
+                    let relative = work.relativePath.isEmpty ? childName : work.relativePath + "/" + childName
+                    subfolders.append(Work(path: childPath, relativePath: relative, root: work.root, depth: childDepth,
+                                           items: childItems, rootDevice: work.rootDevice))
+                }
+                return true
+            }
+        } catch let error as SystemCallError {
+            record(UsageIssue(path: work.path, errno: error.errno, message: StowageError.describe(errno: error.errno)))
+        } catch {}
+        if !subfolders.isEmpty {
+            condition.lock()
+            pending.append(contentsOf: subfolders)
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    private func isExcluded(_ name: UnsafePointer<CChar>, relativeTo work: Work) -> Bool {
+        for pattern in options.excludedPatterns {
+            if NamePattern.matches(pattern, name) { return true }
+            if pattern.contains("/") {
+                let relative = (work.relativePath.isEmpty ? "" : work.relativePath + "/") + String(cString: name)
+                if relative.withCString({ NamePattern.matches(pattern, $0, path: true) }) { return true }
+            }
+        }
+        return false
+    }
+
+    private func register(_ item: UsageItem) -> Int {
+        condition.withLock {
+            items.append(item)
+            return items.count - 1
+        }
+    }
+
+    private func record(_ issue: UsageIssue) {
+        condition.withLock { issues.append(issue) }
+    }
+}
+
+/// The N largest files seen, kept in a small array (N is small; no full sort of all files).
+struct LargestFiles {
+    typealias Entry = (path: String, logical: Int64, allocated: Int64)
+
+    let limit: Int
+    let byLogical: Bool
+    private(set) var entries: [Entry] = []
+    /// The smallest kept key once the list is full, -1 before.
+    private var threshold: Int64 = -1
+
+    init(limit: Int, byLogical: Bool) {
+        self.limit = limit
+        self.byLogical = byLogical
+    }
+
+    private func key(_ entry: Entry) -> Int64 { byLogical ? entry.logical : entry.allocated }
+
+    /// Whether a file of this size would enter the list (so its path is worth building).
+    func wouldKeep(_ status: FileStatus) -> Bool {
+        limit > 0 && (entries.count < limit || (byLogical ? status.size : status.allocatedSize) > threshold)
+    }
+
+    mutating func offer(path: String, status: FileStatus) {
+        insert((path, status.size, status.allocatedSize))
+    }
+
+    private mutating func insert(_ entry: Entry) {
+        guard limit > 0 else { return }
+        if entries.count < limit {
+            entries.append(entry)
+        } else if key(entry) > threshold, let index = entries.indices.min(by: { key(entries[$0]) < key(entries[$1]) }) {
+            entries[index] = entry
+        } else {
+            return
+        }
+        threshold = entries.count < limit ? -1 : entries.map(key).min() ?? -1
+    }
+
+    mutating func merge(_ other: LargestFiles) {
+        for entry in other.entries { insert(entry) }
+    }
+
+    /// Largest first; ties by path, so reports are stable.
+    func sorted() -> [UsageItem] {
+        entries.sorted { key($0) != key($1) ? key($0) > key($1) : $0.path < $1.path }
+            .map { UsageItem(path: $0.path, depth: 0, isFolder: false, logicalBytes: $0.logical, allocatedBytes: $0.allocated, files: 1) }
+    }
+}
+
+/// A file's identity on its device, to count hard links once.
+struct FileIdentity: Hashable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+}

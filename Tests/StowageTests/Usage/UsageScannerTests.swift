@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+@testable import Stowage
+
+@Suite("UsageScanner")
+struct UsageScannerTests {
+    /// `du -s` of `path` with `flags`, in bytes.
+    static func du(_ flags: [String], _ path: String) throws -> Int64 {
+        let result = try runProcess(URL(filePath: "/usr/bin/du"), ["-s"] + flags + [path])
+        return try #require(Int64(result.output.split(separator: "\t").first ?? ""), "du said: \(result.error)")
+    }
+
+    /// A tree with everything du has opinions about: nesting, a hard link within and across
+    /// folders, a sparse file, links to files, to folders, dangling and looping, and names with
+    /// spaces, newlines, Unicode and a leading dot.
+    static func makeTree(in folder: TestFolder) throws -> String {
+        let root = folder.path + "/tree"
+        let files = FileManager.default
+        try folder.write(String(repeating: "a", count: 10_000), to: "tree/a/one.txt")
+        try folder.write(String(repeating: "b", count: 5000), to: "tree/a/b/two.txt")
+        try folder.write(String(repeating: "c", count: 70_000), to: "tree/a/b/c/three.bin")
+        try folder.write("", to: "tree/empty")
+        try folder.write(String(repeating: "d", count: 1234), to: "tree/with space and\nnewline")
+        try folder.write(String(repeating: "e", count: 999), to: "tree/ünïcödé/.hidden")
+        try files.linkItem(atPath: root + "/a/one.txt", toPath: root + "/hard-link-1")
+        try files.linkItem(atPath: root + "/a/one.txt", toPath: root + "/a/b/hard-link-2")
+        _ = FileManager.default.createFile(atPath: root + "/sparse.img", contents: nil)
+        #expect(truncate(root + "/sparse.img", 50_000_000) == 0)
+        try files.createSymbolicLink(atPath: root + "/link-to-file", withDestinationPath: "a/one.txt")
+        try files.createSymbolicLink(atPath: root + "/link-to-folder", withDestinationPath: "a")
+        try files.createSymbolicLink(atPath: root + "/dangling", withDestinationPath: "/no/such/target")
+        try files.createSymbolicLink(atPath: root + "/a/b/loop", withDestinationPath: "..")
+        return root
+    }
+
+    @Test("logical and allocated totals match du -s -b and du -s -B1 exactly")
+    func matchesDu() throws {
+        let folder = TestFolder()
+        let root = try Self.makeTree(in: folder)
+        let report = UsageScanner().scan([URL(filePath: root)])
+        #expect(report.allocatedBytes == (try Self.du(["-B1"], root)))
+        #expect(report.logicalBytes == (try Self.du(["-b"], root)))
+        #expect(report.total.files == 7, "hard links count once")
+        #expect(report.hardLinksCountedOnce == 2)
+        #expect(report.total.folders == 5)
+        #expect(report.total.symbolicLinks == 4)
+        #expect(report.issues.isEmpty)
+        #expect(report.logicalBytes > 50_000_000 && report.allocatedBytes < 1_000_000, "the sparse file is logical only")
+    }
+
+    @Test("following links matches du -L, and a link loop ends")
+    func followingLinks() throws {
+        let folder = TestFolder()
+        let root = try Self.makeTree(in: folder)
+        var options = UsageOptions()
+        options.followsSymbolicLinks = true
+        let report = UsageScanner(options: options).scan([URL(filePath: root)])
+        #expect(report.allocatedBytes == (try Self.du(["-L", "-B1"], root)))
+        #expect(report.logicalBytes == (try Self.du(["-L", "-b"], root)))
+    }
+
+    @Test("leaving out hidden entries and patterns matches du --exclude")
+    func exclusions() throws {
+        let folder = TestFolder()
+        let root = try Self.makeTree(in: folder)
+        var options = UsageOptions()
+        options.excludedPatterns = ["*.bin", "b"]
+        let report = UsageScanner(options: options).scan([URL(filePath: root)])
+        #expect(report.allocatedBytes == (try Self.du(["-B1", "--exclude=*.bin", "--exclude=b"], root)))
+        var hidden = UsageOptions()
+        hidden.includesHiddenEntries = false
+        let withoutHidden = UsageScanner(options: hidden).scan([URL(filePath: root)])
+        #expect(withoutHidden.logicalBytes == (try Self.du(["-b", "--exclude=.*"], root)))
+    }
+
+    @Test("staying on one file system matches du -x")
+    func oneFileSystem() throws {
+        let folder = TestFolder()
+        let root = try Self.makeTree(in: folder)
+        try FileManager.default.createDirectory(atPath: root + "/mnt", withIntermediateDirectories: true)
+        let volume = try ScratchVolume.mount(size: "4m", in: folder)
+        // Mount a second tmpfs inside the tree by binding the scratch volume onto tree/mnt.
+        let bind = try runProcess(URL(filePath: "/bin/mount"), ["--bind", volume.path, root + "/mnt"])
+        #expect(bind.status == 0, "\(bind.error)")
+        defer { _ = try? runProcess(URL(filePath: "/bin/umount"), ["-l", root + "/mnt"]) }
+        try Data(repeating: 1, count: 300_000).write(to: URL(filePath: root + "/mnt/big"))
+        var options = UsageOptions()
+        options.staysOnOneFileSystem = true
+        let staying = UsageScanner(options: options).scan([URL(filePath: root)])
+        #expect(staying.allocatedBytes == (try Self.du(["-x", "-B1"], root)))
+        let crossing = UsageScanner().scan([URL(filePath: root)])
+        #expect(crossing.allocatedBytes == (try Self.du(["-B1"], root)))
+        #expect(crossing.allocatedBytes > staying.allocatedBytes + 290_000)
+    }
+
+    @Test("lists the largest files and a breakdown per child, largest first")
+    func largestAndBreakdown() throws {
+        let folder = TestFolder()
+        let root = try Self.makeTree(in: folder)
+        // Which name of a hard-linked file counts depends on the order of the walk: keep one name.
+        try FileManager.default.removeItem(atPath: root + "/hard-link-1")
+        try FileManager.default.removeItem(atPath: root + "/a/b/hard-link-2")
+        var options = UsageOptions()
+        options.largestFileCount = 2
+        options.breakdownDepth = 2
+        let report = UsageScanner(options: options).scan([URL(filePath: root)])
+        #expect(report.largestFiles.map(\.path) == [root + "/a/b/c/three.bin", root + "/a/one.txt"])
+        let a = try #require(report.breakdown.first { $0.path == root + "/a" })
+        #expect(a.isFolder && a.depth == 1)
+        #expect(a.allocatedBytes == (try Self.du(["-B1"], root + "/a")), "a folder's item holds everything inside it")
+        #expect(report.breakdown.contains { $0.path == root + "/a/b" && $0.depth == 2 })
+        #expect(!report.breakdown.contains { $0.depth > 2 })
+        let sizes = report.breakdown.map(\.allocatedBytes)
+        #expect(sizes == sizes.sorted(by: >))
+        var logical = options
+        logical.ranksByLogicalSize = true
+        #expect(UsageScanner(options: logical).scan([URL(filePath: root)]).largestFiles.first?.path == root + "/sparse.img")
+    }
+
+    @Test("several roots sum with hard links across them counted once; a missing root is an issue")
+    func severalRoots() throws {
+        let folder = TestFolder()
+        let root = try Self.makeTree(in: folder)
+        let report = UsageScanner().scan([URL(filePath: root + "/a"), URL(filePath: root + "/hard-link-1"),
+                                          URL(filePath: folder.path + "/missing")])
+        #expect(report.roots.count == 3)
+        #expect(report.roots[1].allocatedBytes == 0, "the second name of a file already counted")
+        #expect(report.allocatedBytes == (try Self.du(["-B1"], root + "/a")))
+        #expect(report.issues.map(\.path) == [folder.path + "/missing"])
+        #expect(report.issues.first?.errno == ENOENT)
+    }
+
+    @Test("the async scan reports progress, gives the same result, and stops when cancelled")
+    func asyncScan() async throws {
+        let folder = TestFolder()
+        for part in 0..<30 { try FileManager.default.createDirectory(atPath: folder.path + "/many/\(part)", withIntermediateDirectories: true) }
+        for index in 0..<3000 { _ = FileManager.default.createFile(atPath: folder.path + "/many/\(index % 30)/\(index)", contents: Data("x".utf8)) }
+        let counter = ProgressCounter()
+        let report = try await UsageScanner().scan([folder.file("many")], progressInterval: .milliseconds(1)) { progress in
+            counter.record(progress.entries)
+        }
+        #expect(report.total.files == 3000)
+        let synchronous = try await UsageScanner().scan([folder.file("many")])
+        #expect(report.total == synchronous.total)
+        let task = Task { try await UsageScanner().scan([folder.file("many")]) }
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(counter.maximum <= 3030)
+    }
+
+    @Test("a container reports the usage of each location")
+    func locationUsage() throws {
+        let folder = TestFolder()
+        let store = folder.store()
+        try store.save(Data(count: 10_000), to: "a", in: .caches)
+        let usage = try store.container.usage()
+        #expect(usage.map(\.location) == Location.standard)
+        let caches = try #require(usage.first { $0.location == .caches })
+        #expect(caches.totals.allocatedBytes == (try Self.du(["-B1"], folder.path + "/container/Library/Caches")))
+        #expect(usage.first { $0.location == .documents }?.totals.allocatedBytes == 0)
+    }
+}
+
+/// Progress values seen, from any thread.
+final class ProgressCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [Int] = []
+    func record(_ value: Int) { lock.withLock { values.append(value) } }
+    var maximum: Int { lock.withLock { values.max() ?? 0 } }
+}
