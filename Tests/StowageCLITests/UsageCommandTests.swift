@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+@Suite("stowage usage")
+struct UsageCommandTests {
+    static func du(_ arguments: [String], as user: [String] = []) throws -> Int64 {
+        let process = Process()
+        process.executableURL = URL(filePath: user.isEmpty ? "/usr/bin/du" : "/usr/bin/setpriv")
+        process.arguments = user.isEmpty ? ["-s"] + arguments : user + ["/usr/bin/du", "-s"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return try #require(Int64(String(decoding: data, as: UTF8.self).split(separator: "\t").first ?? ""))
+    }
+
+    func makeTree(_ runner: CommandRunner) throws -> String {
+        let root = runner.folderPath + "/tree"
+        for (path, size) in [("a/one", 10_000), ("a/b/two", 300_000), ("with space/and\nnewline", 5_000), (".hidden", 70_000)] {
+            let url = URL(filePath: root + "/" + path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(count: size).write(to: url)
+        }
+        try FileManager.default.linkItem(atPath: root + "/a/one", toPath: root + "/one-again")
+        try FileManager.default.createSymbolicLink(atPath: root + "/loop", withDestinationPath: ".")
+        return root
+    }
+
+    @Test("--summarize --json gives exact totals equal to du")
+    func summarizeJSON() throws {
+        let runner = try CommandRunner()
+        let root = try makeTree(runner)
+        let result = try runner.run("usage", "--summarize", "--json", root)
+        #expect(result.status == 0, "\(result.error)")
+        let json = try result.json()
+        #expect(json["allocatedBytes"] as? Int64 == (try Self.du(["-B1", root])))
+        #expect(json["logicalBytes"] as? Int64 == (try Self.du(["-b", root])))
+        #expect(json["hardLinksCountedOnce"] as? Int == 1)
+        let text = try runner.run("usage", "--summarize", root)
+        #expect(text.output.contains(root))
+        #expect(text.output.hasPrefix("ALLOCATED"))
+    }
+
+    @Test("shows the breakdown and the largest files, names with newlines kept exactly in JSON")
+    func breakdown() throws {
+        let runner = try CommandRunner()
+        let root = try makeTree(runner)
+        let result = try runner.run("usage", root, "--top", "2", "--iec")
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("Largest files:"))
+        #expect(result.output.contains(root + "/a/b/two"))
+        #expect(result.output.contains("KiB"))
+        #expect(!result.output.contains(" kB"))
+        let json = try runner.run("usage", root, "--json", "--depth", "2").json()
+        let items = try #require(json["breakdown"] as? [[String: Any]])
+        #expect(items.contains { $0["path"] as? String == root + "/with space/and\nnewline" })
+        #expect(items.contains { $0["path"] as? String == root + "/a/b" && $0["depth"] as? Int == 2 })
+        let excluded = try runner.run("usage", "--summarize", "--json", "--exclude", "b", "--no-hidden", root).json()
+        #expect(excluded["allocatedBytes"] as? Int64 == (try Self.du(["-B1", "--exclude=b", "--exclude=.*", root])))
+    }
+
+    @Test("an unreadable folder is reported on standard error and skipped, as du does")
+    func unreadable() throws {
+        let runner = try CommandRunner()
+        let root = try makeTree(runner)
+        // An unprivileged user who may read everything in the test's folder but one sub-folder
+        // (the system's temporary folder above it is world-traversable already).
+        _ = try runProcessForTest("/bin/chmod", ["-R", "a+rX", runner.folderPath])
+        _ = try runProcessForTest("/bin/chmod", ["000", root + "/a/b"])
+        defer { _ = try? runProcessForTest("/bin/chmod", ["755", root + "/a/b"]) }
+        let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+        let check = try runProcessForTest("/usr/bin/setpriv", nobody + ["/usr/bin/true"])
+        if check.status != 0 {
+            print("SKIPPED: cannot run as an unprivileged user: \(check.error)")
+            try Test.cancel("setpriv to an unprivileged user is refused here")
+        }
+        let binary = try CommandRunner.binary().path(percentEncoded: false)
+        let result = try runProcessForTest("/usr/bin/setpriv", nobody + [binary, "usage", "--summarize", "--json", root])
+        #expect(result.status == 0, "never fatal")
+        #expect(result.error.contains(root + "/a/b: permission denied; its contents were skipped"))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        #expect(json["allocatedBytes"] as? Int64 == (try Self.du(["-B1", root], as: nobody + [])))
+        let issues = try #require(json["issues"] as? [[String: Any]])
+        #expect(issues.count == 1)
+    }
+
+    @Test("bad arguments are usage errors")
+    func badArguments() throws {
+        let runner = try CommandRunner()
+        #expect(try runner.run("usage").status == 64)
+        #expect(try runner.run("usage", ".", "--top", "-1").status == 64)
+    }
+}
+
+func runProcessForTest(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+    let process = Process()
+    process.executableURL = URL(filePath: executable)
+    process.arguments = arguments
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+}
