@@ -17,35 +17,50 @@ struct LocationsReport: Encodable {
         var purgePriority: String
         var userVisible: Bool
         var exists: Bool
+        /// Allocated bytes of everything in the folder (0 when it does not exist).
+        var allocatedBytes: Int64
+        /// Logical bytes of everything in the folder.
+        var logicalBytes: Int64
+        var files: Int
     }
 
     var container: ContainerInfo
     var locations: [LocationInfo]
 
-    init(container: Container, groups: [String]) throws {
+    var style: ByteCountStyle = .decimal
+
+    init(container: Container, groups: [String], style: ByteCountStyle) throws {
         self.container = ContainerInfo(kind: container.kind.description, appIdentifier: container.appIdentifier,
                                        root: container.root.map(DisplayPath.of))
+        self.style = style
         let all = Location.standard + groups.map(Location.sharedContainer)
-        locations = try all.map { location in
+        let usage = try container.usage(of: all, options: .totalsOnly)
+        locations = try zip(all, usage).map { location, usage in
             let policy = location.policy
             return LocationInfo(
                 identifier: location.identifier, name: location.displayName,
                 path: DisplayPath.of(try container.url(for: location)),
                 backedUp: policy.isBackedUp, purgePriority: policy.purgePriority.description,
-                userVisible: policy.isUserVisible, exists: try container.folderExists(for: location))
+                userVisible: policy.isUserVisible, exists: try container.folderExists(for: location),
+                allocatedBytes: usage.totals.allocatedBytes, logicalBytes: usage.totals.logicalBytes,
+                files: usage.totals.files)
         }
     }
+
+    private enum CodingKeys: String, CodingKey { case container, locations }
 
     func renderHuman() -> String {
         var text = "Container: \(container.kind)"
         if let app = container.appIdentifier { text += " for \(app)" }
         if let root = container.root { text += " at \(root)" }
         text += "\n\n"
-        var table = TextTable(header: ["LOCATION", "BACKED UP", "PURGED", "VISIBLE", "EXISTS", "PATH"])
+        var table = TextTable(header: ["LOCATION", "SIZE", "FILES", "BACKED UP", "PURGED", "VISIBLE", "PATH"])
         for location in locations {
             table.rows.append([
-                location.name, location.backedUp ? "yes" : "no", Self.purgeText(location.purgePriority),
-                location.userVisible ? "yes" : "no", location.exists ? "yes" : "no", location.path,
+                location.name, location.exists ? ByteCount(location.allocatedBytes).formatted(style) : "-",
+                location.exists ? String(location.files) : "-",
+                location.backedUp ? "yes" : "no", Self.purgeText(location.purgePriority),
+                location.userVisible ? "yes" : "no", location.path,
             ])
         }
         return text + table.render()

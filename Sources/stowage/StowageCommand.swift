@@ -23,9 +23,9 @@ struct StowageCommand: AsyncParsableCommand {
     mutating func run() async throws {
         try output.run {
             let container = try self.container.resolve()
-            let report = try LocationsReport(container: container, groups: self.container.groups)
-            let capacity = try container.capacity(of: .documents)
             let style = units.style
+            let report = try LocationsReport(container: container, groups: self.container.groups, style: style)
+            let capacity = try container.capacity(of: .documents)
             let json = OverviewJSON(container: report.container, capacity: CapacityJSON(capacity), locations: report.locations)
             return Rendered(json: json) {
                 CapacityView(capacity: capacity, style: style).render() + "\n" + report.renderHuman()
@@ -74,16 +74,17 @@ struct ContainerOptions: ParsableArguments {
 struct LocationsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "locations",
-        abstract: "Print every location's folder, policy, and whether it exists."
+        abstract: "Print every location's folder, size and policy."
     )
 
     @OptionGroup var container: ContainerOptions
+    @OptionGroup var units: UnitOptions
     @OptionGroup var output: OutputOptions
 
     mutating func run() throws {
         try output.run {
             let container = try self.container.resolve()
-            let report = try LocationsReport(container: container, groups: self.container.groups)
+            let report = try LocationsReport(container: container, groups: self.container.groups, style: units.style)
             return Rendered(json: report) { report.renderHuman() }
         }
     }
