@@ -110,6 +110,13 @@ struct UsageView {
         ByteCount(apparent ? logical : allocated).formatted(style)
     }
 
+    /// `path` below its root (`photos/2024`), or as it is when it is a root or several roots were scanned.
+    func relative(_ path: String) -> String {
+        guard report.roots.count == 1, let root = report.roots.first?.path else { return path }
+        let prefix = root.hasSuffix("/") ? root : root + "/"
+        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+    }
+
     func render() -> String {
         if summarize {
             var table = TextTable(header: [apparent ? "LOGICAL" : "ALLOCATED", "PATH"])
@@ -135,7 +142,7 @@ struct UsageView {
                 let share = Double(bytes) / Double(whole)
                 table.rows.append([size(item.allocatedBytes, item.logicalBytes), Bar.render(fraction: share, width: 20),
                                    String(format: "%3.0f%%", share * 100),
-                                   String(repeating: "  ", count: max(0, item.depth - 1)) + item.path + (item.isFolder ? "/" : "")])
+                                   String(repeating: "  ", count: max(0, item.depth - 1)) + relative(item.path) + (item.isFolder ? "/" : "")])
             }
             lines.append(table.render().trimmingCharacters(in: .newlines))
         }
