@@ -3,7 +3,7 @@
 # and against UsageBaseline, the common Foundation way (FileManager.enumerator plus per-file
 # resource values), after checking that its totals agree with du's.
 #
-#   bash Benchmarks/usage.sh                   # 200,000 files: about 3 minutes on 2 cores
+#   bash Benchmarks/usage.sh                   # 200,000 files: about 2 minutes on 2 cores
 #   bash Benchmarks/usage.sh --files 20000     # a quicker run
 #   bash Benchmarks/usage.sh --keep            # keep the tree and hyperfine's JSON afterwards
 #   STOWAGE_BIN=/path/to/stowage bash Benchmarks/usage.sh    # time this binary instead
@@ -91,7 +91,7 @@ else
     if swift build -c release --package-path "$here" --product stowage >"$scratch/build-stowage.log" 2>&1; then
         stowage="$bin/stowage"
     else
-        stowage_missing="the stowage build failed: $(grep -m1 -E 'error:' "$scratch/build-stowage.log" || tail -n1 "$scratch/build-stowage.log")"
+        stowage_missing="stowage usage not available (the stowage build failed: $(grep -m1 -E 'error:' "$scratch/build-stowage.log" || tail -n1 "$scratch/build-stowage.log"))"
     fi
 fi
 
@@ -100,6 +100,12 @@ fi
 echo
 "$bin/MakeTree" "$tree" --files "$files" --seed "$seed" | tee "$scratch/tree.txt"
 echo
+# Otherwise the kernel writes the new tree back (about 30 s after it was written) while the
+# commands are being timed, which slows them unevenly.
+echo "Flushing the tree to disk (sync)..."
+sync_started=$SECONDS
+sync -f "$tree"
+echo "  took $((SECONDS - sync_started)) s"
 echo "Warming the cache (du -s once)..."
 du -s "$tree" >/dev/null
 
@@ -118,7 +124,14 @@ measure() {
     return "$status"
 }
 
-measure du du -s -B1 "$tree"
+# `fail NAME`: stops the run on a command that must work, with what it printed.
+fail() {
+    cat "$scratch/$1.err" >&2
+    echo "error: $1 failed" >&2
+    exit 1
+}
+
+measure du du -s -B1 "$tree" || fail du
 du_allocated="$(cut -f1 "$scratch/du.out")"
 du_peak_kb="$peak_kb"
 du_logical="$(du -s -b "$tree" | cut -f1)"
@@ -139,12 +152,12 @@ if [[ -n "$stowage" ]]; then
             read -r stowage_allocated stowage_logical <<<"$totals" || true
         fi
     else
-        stowage_missing="stowage usage not available: '$stowage usage --summarize DIR' failed: $(head -n1 "$scratch/stowage.err")"
+        stowage_missing="stowage usage not available ('$stowage usage --summarize DIR' failed: $(head -n1 "$scratch/stowage.err"))"
         stowage=""
     fi
 fi
 
-measure baseline "$bin/UsageBaseline" "$tree"
+measure baseline "$bin/UsageBaseline" "$tree" || fail baseline
 baseline_peak_kb="$peak_kb"
 baseline_allocated="$(jq .allocatedBytes "$scratch/baseline.out")"
 baseline_logical="$(jq .logicalBytes "$scratch/baseline.out")"
@@ -162,6 +175,28 @@ compare() {
         printf 'DIFFERENT (%+d bytes from du)\n' $((value - du))
     fi
 }
+
+echo
+echo "Totals in bytes, before timing (du counts the root folder's own blocks and size too:"
+echo "$root_allocated allocated, $root_logical logical)"
+row() { printf '  %-34s %16s %16s  %s\n' "$@" | sed 's/ *$//'; }
+row "" "allocated" "logical" ""
+row "du -s -B1 / du -s -b" "$du_allocated" "$du_logical" ""
+row "  the same, less the root folder" "$((du_allocated - root_allocated))" "$((du_logical - root_logical))" ""
+if [[ -z "$stowage" ]]; then
+    row "stowage usage" "-" "-" "$stowage_missing"
+elif [[ -z "$stowage_allocated" ]]; then
+    row "stowage usage --summarize --json" "-" "-" "(no allocatedBytes and logicalBytes in its JSON; it printed:)"
+    cat "$scratch/stowage.json" "$scratch/stowage-json.err" | head -n 20 | sed 's/^/    /'
+else
+    row "stowage usage --summarize --json" "$stowage_allocated" "$stowage_logical" ""
+    stowage_totals="allocated $(compare "$stowage_allocated" "$du_allocated" "$root_allocated"), logical $(compare "$stowage_logical" "$du_logical" "$root_logical")"
+    echo "  stowage: $stowage_totals"
+fi
+row "UsageBaseline (Foundation)" "$baseline_allocated" "$baseline_logical" ""
+echo "  UsageBaseline is not expected to match: it counts each hard link's name, skips the"
+echo "  folders' own size, and Foundation on Linux reports allocated size as st_blocks x st_blksize"
+echo "  rather than st_blocks x 512 ($(($(stat -c %o "$tree") / 512))x too much here). $(jq -r '"It saw \(.files) files, \(.folders) folders, \(.symbolicLinks) links."' "$scratch/baseline.out")"
 
 # MARK: Timing
 
@@ -195,50 +230,31 @@ megabytes() { [[ -n "$1" ]] && calc '%.1f MB' "$1 / 1024" || echo "-"; }
 verdict() { awk "BEGIN { exit !($1) }" && echo PASS || echo MISS; }
 
 echo
-echo "================ stowage usage benchmark ================"
-echo "Machine: $(nproc) cores, $(uname -sr); tree on $(df -T "$tree" | awk 'NR == 2 { print $2 " (" $1 ")" }')"
-sed 's/^MakeTree: //' "$scratch/tree.txt"
+echo "Summary"
+echo "  Machine: $(nproc) cores, $(uname -sr); tree on $(df -T "$tree" | awk 'NR == 2 { print $2 " (" $1 ")" }')"
+echo "  Tree: $(head -n1 "$scratch/tree.txt" | sed 's/^MakeTree: made //'), $du_allocated bytes allocated (du)"
 echo
-echo "Totals in bytes (du counts the root folder's own blocks and size: $root_allocated allocated, $root_logical logical)"
-printf '  %-34s %16s %16s\n' "" "allocated" "logical"
-printf '  %-34s %16s %16s\n' "du -s -B1 / du -s -b" "$du_allocated" "$du_logical"
-printf '  %-34s %16s %16s\n' "  the same, less the root folder" "$((du_allocated - root_allocated))" "$((du_logical - root_logical))"
+echo "  Times (hyperfine mean, warm cache) and peak memory (GNU time, maximum resident set; MB = 2^20 bytes)"
+printf '    %-16s %10s %12s\n' "" "mean" "peak memory"
+printf '    %-16s %10s %12s\n' "du -s" "$(seconds "$du_mean")" "$(megabytes "$du_peak_kb")"
+printf '    %-16s %10s %12s\n' "stowage usage" "$(seconds "$stowage_mean")" "$(megabytes "$stowage_peak_kb")"
+printf '    %-16s %10s %12s\n' "UsageBaseline" "$(seconds "$baseline_mean")" "$(megabytes "$baseline_peak_kb")"
+echo
+echo "  Targets"
+target() { printf '    %-24s %-9s %-22s %s\n' "$@" | sed 's/ *$//'; }
+target "UsageBaseline / du" "$(calc '%.1fx' "$baseline_mean / $du_mean")" "(for reference)" ""
 if [[ -n "$stowage" ]]; then
-    printf '  %-34s %16s %16s\n' "stowage usage --summarize --json" "${stowage_allocated:--}" "${stowage_logical:--}"
+    target "stowage / du" "$(calc '%.2fx' "$stowage_mean / $du_mean")" "(target at most 0.5x)" "$(verdict "$stowage_mean <= 0.5 * $du_mean")"
+    target "UsageBaseline / stowage" "$(calc '%.1fx' "$baseline_mean / $stowage_mean")" "(target at least 10x)" "$(verdict "$baseline_mean >= 10 * $stowage_mean")"
+    target "stowage peak memory" "$(megabytes "$stowage_peak_kb")" "(target under 64 MB)" "$(verdict "$stowage_peak_kb < 64 * 1024")"
     if [[ -z "$stowage_allocated" ]]; then
-        echo "  stowage: no allocatedBytes/logicalBytes in its JSON; it printed:"
-        sed 's/^/    /' "$scratch/stowage.json" "$scratch/stowage-json.err" | head -n 20
+        target "stowage totals vs du" "-" "(no totals in its JSON)" "MISS"
+    elif [[ "$stowage_totals" == *DIFFERENT* ]]; then
+        target "stowage totals vs du" "differ" "(see the totals above)" "MISS"
     else
-        echo "  stowage allocated: $(compare "$stowage_allocated" "$du_allocated" "$root_allocated")"
-        echo "  stowage logical:   $(compare "$stowage_logical" "$du_logical" "$root_logical")"
+        target "stowage totals vs du" "match" "" "PASS"
     fi
 else
-    printf '  %-34s %16s %16s\n' "stowage usage" "-" "-"
+    echo "    $stowage_missing"
 fi
-printf '  %-34s %16s %16s\n' "UsageBaseline (Foundation)" "$baseline_allocated" "$baseline_logical"
-echo "  (UsageBaseline is not expected to match: it counts each hard link's name, skips the folders'"
-echo "  own size, and on Linux Foundation reports allocated size as st_blocks x st_blksize rather"
-echo "  than st_blocks x 512, $(($(stat -c %o "$tree") / 512))x too much here. $(jq -r '"It saw \(.files) files, \(.folders) folders, \(.symbolicLinks) links."' "$scratch/baseline.out"))"
-echo
-echo "Times (hyperfine mean, warm cache) and peak memory (GNU time, maximum resident set; MB = 2^20 bytes)"
-printf '  %-16s %12s %12s\n' "" "mean" "peak memory"
-printf '  %-16s %12s %12s\n' "du -s" "$(seconds "$du_mean")" "$(megabytes "$du_peak_kb")"
-printf '  %-16s %12s %12s\n' "stowage usage" "$(seconds "$stowage_mean")" "$(megabytes "$stowage_peak_kb")"
-printf '  %-16s %12s %12s\n' "UsageBaseline" "$(seconds "$baseline_mean")" "$(megabytes "$baseline_peak_kb")"
-echo
-echo "Targets"
-echo "  UsageBaseline / du:     $(calc '%.1fx' "$baseline_mean / $du_mean") (for reference)"
-if [[ -n "$stowage" ]]; then
-    echo "  stowage / du:           $(calc '%.2fx' "$stowage_mean / $du_mean")  (target at most 0.5x)  $(verdict "$stowage_mean <= 0.5 * $du_mean")"
-    echo "  UsageBaseline / stowage: $(calc '%.1fx' "$baseline_mean / $stowage_mean")  (target at least 10x)  $(verdict "$baseline_mean >= 10 * $stowage_mean")"
-    echo "  stowage peak memory:    $(megabytes "$stowage_peak_kb")  (target under 64 MB)  $(verdict "$stowage_peak_kb < 64 * 1024")"
-    if [[ -n "$stowage_allocated" ]]; then
-        matches="$(compare "$stowage_allocated" "$du_allocated" "$root_allocated") $(compare "$stowage_logical" "$du_logical" "$root_logical")"
-        [[ "$matches" == *DIFFERENT* ]] && echo "  totals:                 MISS (see above)" || echo "  totals:                 PASS (match du)"
-    else
-        echo "  totals:                 MISS (no totals in the JSON)"
-    fi
-else
-    echo "  stowage usage not run: $stowage_missing"
-fi
-echo "Total time of this run: $((SECONDS - started)) s (before removing the tree)"
+echo "  This run took $((SECONDS - started)) s$( ((keep)) || echo ", before removing the tree")."

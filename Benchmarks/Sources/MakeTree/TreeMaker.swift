@@ -103,13 +103,8 @@ struct TreeMaker {
         while stats.files < fileCount {
             if pending.isEmpty {
                 // Every folder made is full and files are still missing (the estimate in
-                // `needsMoreFolders` was short): open one more folder somewhere not too deep.
-                var parent = Folder(relativePath: "", depth: 0)
-                if let path = folderPaths.isEmpty ? nil : random.element(of: folderPaths) {
-                    parent = Folder(relativePath: path, depth: path.split(separator: "/").count)
-                }
-                if parent.depth >= Shape.maximumDepth { parent = Folder(relativePath: "", depth: 0) }
-                pending.append(try makeFolder(in: parent, name: "more-\(stats.folders)"))
+                // `needsMoreFolders` fell short): add a folder to the root.
+                pending.append(try makeFolder(in: Folder(relativePath: "", depth: 0), name: "more-\(stats.folders)"))
             }
             let folder = pending.remove(at: random.below(pending.count))
             try fill(folder)

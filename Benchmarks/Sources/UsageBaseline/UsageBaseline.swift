@@ -8,7 +8,11 @@ import Foundation
 /// `totalFileAllocatedSize` (allocated) over regular files, as apps and answers on the web
 /// usually do. Like them, it counts a file once per hard link, ignores the space taken by
 /// folders themselves, and does not follow symbolic links; so its totals are close to, not
-/// equal to, `du`'s. It is here for its speed and memory, not as a reference for the totals.
+/// equal to, `du`'s. It is here for its speed and memory, not as a reference for the totals:
+/// on Linux, swift-corelibs-foundation even reports allocated sizes as `st_blocks * st_blksize`
+/// instead of `st_blocks * 512` (8 times too much on ext4, whose `st_blksize` is 4096).
+///
+/// Prints one line of JSON: `allocatedBytes`, `logicalBytes` and the counts it saw.
 @main
 struct UsageBaseline {
     static let keys: [URLResourceKey] = [
@@ -21,6 +25,11 @@ struct UsageBaseline {
             FileHandle.standardError.write(Data("USAGE: UsageBaseline DIR\n".utf8))
             exit(2)
         }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
+            FileHandle.standardError.write(Data("error: \(path) is not a folder\n".utf8))
+            exit(1)
+        }
         let root = URL(filePath: path, directoryHint: .isDirectory)
         let keySet = Set(keys)
 
@@ -29,11 +38,13 @@ struct UsageBaseline {
         var files = 0
         var folders = 0
         var symbolicLinks = 0
+        /// Entries that could not be read (reported on standard error) or given resource values.
         var failures = 0
 
         guard let enumerator = FileManager.default.enumerator(
             at: root, includingPropertiesForKeys: keys, options: [],
             errorHandler: { url, error in
+                failures += 1
                 FileHandle.standardError.write(Data("warning: \(url.path(percentEncoded: false)): \(error)\n".utf8))
                 return true  // go on with the rest of the tree
             }
