@@ -40,12 +40,16 @@ struct UsageCommand: AsyncParsableCommand {
     @Flag(help: "Print only the totals, as du -s does.")
     var summarize = false
 
+    @Option(help: "Worker threads (default: one per core, at least two; on a cold cache more pay off).")
+    var threads: Int?
+
     @OptionGroup var units: UnitOptions
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
         if top < 0 { throw ValidationError("--top must be 0 or more.") }
         if depth < 0 { throw ValidationError("--depth must be 0 or more.") }
+        if let threads, threads < 1 || threads > 256 { throw ValidationError("--threads must be from 1 to 256.") }
     }
 
     mutating func run() async throws {
@@ -57,6 +61,7 @@ struct UsageCommand: AsyncParsableCommand {
         options.breakdownDepth = summarize ? 0 : depth
         options.largestFileCount = summarize ? 0 : top
         options.ranksByLogicalSize = apparent
+        options.threads = threads
         let base = URL(filePath: FileManager.default.currentDirectoryPath, directoryHint: .isDirectory)
         let urls = paths.map { URL(filePath: $0, relativeTo: base).standardizedFileURL }
         let progress = ProgressLine(enabled: !output.json && Terminal.standardErrorIsTerminal)

@@ -16,8 +16,12 @@ final class DirectoryStream {
     let descriptor: Int32
 
     /// Opens the folder at `path`, never through a final symbolic link unless `followingLinks`.
-    init(path: String, followingLinks: Bool) throws {
-        let fd = try Sys.open(path, O_RDONLY | O_DIRECTORY | (followingLinks ? 0 : O_NOFOLLOW))
+    convenience init(path: String, followingLinks: Bool) throws {
+        try self.init(adopting: try Sys.open(path, O_RDONLY | O_DIRECTORY | (followingLinks ? 0 : O_NOFOLLOW)))
+    }
+
+    /// Reads the folder open as `fd`, which the stream then owns.
+    init(adopting fd: Int32) throws {
         guard let stream = fdopendir(fd) else {
             let code = Sys.currentErrno
             try? Sys.close(fd)  // best effort: the stream failed, its descriptor is useless
@@ -56,6 +60,20 @@ final class DirectoryStream {
             if !keepGoing { return }
         }
     }
+
+    /// Opens the sub-folder `name` with `openat` (no path walk from the root, unlike opening by
+    /// path); `nil` when it cannot be opened now (the caller opens it by path later, and reports
+    /// the error then).
+    func openFolder(_ name: UnsafePointer<CChar>, followingLinks: Bool) -> Int32? {
+        while true {
+            let fd = openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
+            if fd >= 0 { return fd }
+            if Sys.currentErrno != EINTR { return nil }
+        }
+    }
+
+    /// Closes a descriptor from ``openFolder(_:followingLinks:)`` that will not be read.
+    static func discard(_ fd: Int32) { try? Sys.close(fd) }  // best effort: nothing was read from it
 
     /// `fstatat` of an entry by its C name; `nil` when it vanished meanwhile.
     func status(of name: UnsafePointer<CChar>, followingLinks: Bool) throws -> FileStatus? {

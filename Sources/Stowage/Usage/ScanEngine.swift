@@ -14,6 +14,9 @@ import Foundation
 final class ScanEngine: @unchecked Sendable {
     struct Work {
         var path: String
+        /// The folder already opened by `openat` on its parent, when the descriptor budget
+        /// allowed; otherwise the folder is opened by path.
+        var descriptor: Int32?
         var relativePath: String
         var root: Int
         var depth: Int
@@ -41,6 +44,9 @@ final class ScanEngine: @unchecked Sendable {
     private var items: [UsageItem] = []
     private var issues: [UsageIssue] = []
     private var merged: [Accumulator] = []
+    /// Descriptors held by pending work; kept under a budget far below the descriptor limit.
+    private var openPending = 0
+    private static let descriptorBudget = 256
     private var progressEntries = 0
     private var progressAllocated: Int64 = 0
 
@@ -79,6 +85,7 @@ final class ScanEngine: @unchecked Sendable {
                 condition.withLock { merged.append(accumulator) }
             }
         }
+        closeLeftovers()
 
         var largest = seed.largest
         var itemTotals = seed.items
@@ -120,7 +127,8 @@ final class ScanEngine: @unchecked Sendable {
                 visitedFolders.insert(FileIdentity(device: status.device, inode: status.inode))
             }
             accumulator.roots[index].add(status)
-            pending.append(Work(path: root, relativePath: "", root: index, depth: 0, items: [], rootDevice: status.device))
+            pending.append(Work(path: root, descriptor: nil, relativePath: "", root: index, depth: 0, items: [],
+                                rootDevice: status.device))
         } else {
             if status.linkCount > 1 {
                 guard hardLinked.insert(FileIdentity(device: status.device, inode: status.inode)).inserted else {
@@ -144,7 +152,18 @@ final class ScanEngine: @unchecked Sendable {
             return nil
         }
         busy += 1
-        return pending.removeLast()
+        let work = pending.removeLast()
+        if work.descriptor != nil { openPending -= 1 }
+        return work
+    }
+
+    /// Closes the descriptors of work left over after a cancelled scan.
+    private func closeLeftovers() {
+        condition.withLock {
+            for work in pending { if let fd = work.descriptor { DirectoryStream.discard(fd) } }
+            pending.removeAll()
+            openPending = 0
+        }
     }
 
     private func finished(accumulator: inout Accumulator) {
@@ -164,7 +183,11 @@ final class ScanEngine: @unchecked Sendable {
         let follow = options.followsSymbolicLinks
         let stream: DirectoryStream
         do {
-            stream = try DirectoryStream(path: work.path, followingLinks: follow || work.depth == 0)
+            if let fd = work.descriptor {
+                stream = try DirectoryStream(adopting: fd)
+            } else {
+                stream = try DirectoryStream(path: work.path, followingLinks: follow || work.depth == 0)
+            }
         } catch let error as SystemCallError {
             record(UsageIssue(path: work.path, errno: error.errno,
                               message: StowageError.describe(errno: error.errno) + "; its contents were skipped"))
@@ -173,6 +196,8 @@ final class ScanEngine: @unchecked Sendable {
             return
         }
         var subfolders: [Work] = []
+        var opened = 0
+        let budget = condition.withLock { max(0, Self.descriptorBudget - openPending) }
         let childDepth = work.depth + 1
         do {
             try stream.forEach { name, _ in
@@ -217,8 +242,13 @@ final class ScanEngine: @unchecked Sendable {
                     accumulator.largest.offer(path: childPath, status: status)
                 } else if status.kind == .folder {
                     let relative = work.relativePath.isEmpty ? childName : work.relativePath + "/" + childName
-                    subfolders.append(Work(path: childPath, relativePath: relative, root: work.root, depth: childDepth,
-                                           items: childItems, rootDevice: work.rootDevice))
+                    var descriptor: Int32?
+                    if opened < budget, let fd = stream.openFolder(name, followingLinks: follow) {
+                        descriptor = fd
+                        opened += 1
+                    }
+                    subfolders.append(Work(path: childPath, descriptor: descriptor, relativePath: relative, root: work.root,
+                                           depth: childDepth, items: childItems, rootDevice: work.rootDevice))
                 }
                 return true
             }
@@ -227,6 +257,7 @@ final class ScanEngine: @unchecked Sendable {
         } catch {}
         if !subfolders.isEmpty {
             condition.lock()
+            openPending += opened
             pending.append(contentsOf: subfolders)
             condition.broadcast()
             condition.unlock()
