@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #if defined(__linux__)
 #include <sys/syscall.h>
 #include <sys/xattr.h>
@@ -68,5 +69,18 @@ int cstowage_fremovexattr(int fd, const char *name) {
     return -1;
 #endif
 }
+
+ssize_t cstowage_lgetxattr(const char *path, const char *name, void *value, size_t size) {
+#if defined(__linux__)
+    return lgetxattr(path, name, value, size);
+#else
+    (void)path; (void)name; (void)value; (void)size;
+    errno = ENOTSUP;
+    return -1;
+#endif
+}
+
+long cstowage_utime_now(void) { return UTIME_NOW; }
+long cstowage_utime_omit(void) { return UTIME_OMIT; }
 
 int cstowage_errno(void) { return errno; }

@@ -28,6 +28,13 @@ do {
         for index in 0..<count {
             try store.append(Data("\(tag)-\(index)".utf8), to: path, in: .documents)
         }
+    case "sweep":
+        // stowage-test-helper sweep FOLDER MAX-BYTES COUNT TAG: sweeps FOLDER down to MAX-BYTES, COUNT times.
+        for _ in 0..<count {
+            let report = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: Int64(arguments[3])!, lowWatermark: 1))
+                .sweep(URL(filePath: arguments[2], directoryHint: .isDirectory))
+            if !report.issues.isEmpty { print(report.issues) }
+        }
     default:
         FileHandle.standardError.write(Data("unknown command \(arguments[1])\n".utf8))
         exit(64)

@@ -28,6 +28,13 @@ ssize_t cstowage_fgetxattr(int fd, const char *name, void *value, size_t size);
 int cstowage_fsetxattr(int fd, const char *name, const void *value, size_t size, int flags);
 int cstowage_fremovexattr(int fd, const char *name);
 
+/// `lgetxattr(2)`: an attribute of a path, not following a final link; ENOTSUP elsewhere.
+ssize_t cstowage_lgetxattr(const char *path, const char *name, void *value, size_t size);
+
+/// `UTIME_NOW` and `UTIME_OMIT`, whose values differ between systems.
+long cstowage_utime_now(void);
+long cstowage_utime_omit(void);
+
 /// The value of `errno` for the calling thread.
 int cstowage_errno(void);
 

@@ -135,8 +135,11 @@ extension Container {
                 throw StowageError(error, operation: .measureCapacity, location: purgeable, path: "")
             }
             guard own.device == statistics.device else { continue }
-            // What clearing the location would free: everything inside, not the folder itself.
-            let report = UsageScanner(options: UsageOptions.totalsOnly).scan([try url(for: purgeable)])
+            // What clearing the location would free: everything inside, not the folder itself,
+            // nor the CACHEDIR.TAG that clearing keeps.
+            var options = UsageOptions.totalsOnly
+            options.excludedPatterns = [CacheDirectoryTag.name]
+            let report = UsageScanner(options: options).scan([try url(for: purgeable)])
             reclaimable += report.allocatedBytes - own.allocatedSize
         }
         return VolumeCapacity(statistics: statistics, path: path, reclaimable: reclaimable,

@@ -28,7 +28,9 @@ extension Container {
                 }
                 return folder
             }
-            return try OpenFile.openFolder(atPath: path, followingLinks: true)
+            let folder = try OpenFile.openFolder(atPath: path, followingLinks: true)
+            if create && location == .caches { try CacheDirectoryTag.ensure(in: folder) }
+            return folder
         } catch let error as SystemCallError where error.errno == Sys.noSuchEntry && !create {
             return nil
         } catch let error as SystemCallError {

@@ -21,6 +21,20 @@ extension ExtendedAttributes {
         return Array(buffer.prefix(count))
     }
 
+    /// Stowage's own attributes, in reverse-DNS style as Darwin attributes are named.
+    static let stowagePrefix = "org.stowage."
+
+    static func platformHas(_ name: String, value: [UInt8], atPath path: String) throws -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let count = buffer.withUnsafeMutableBytes { raw in
+            path.withCString { p in name.withCString { getxattr(p, $0, raw.baseAddress, raw.count, 0, XATTR_NOFOLLOW) } }
+        }
+        if count >= 0 { return Array(buffer.prefix(count)) == value }
+        let code = Sys.currentErrno
+        if code == ENOATTR || code == ENOTSUP || code == ERANGE { return false }
+        throw SystemCallError(errno: code, call: "getxattr")
+    }
+
     static func platformSet(_ name: String, to value: [UInt8], on fd: Int32) throws {
         _ = try Sys.retrying("fsetxattr") {
             value.withUnsafeBytes { raw in name.withCString { fsetxattr(fd, $0, raw.baseAddress, raw.count, 0, 0) } }

@@ -24,6 +24,25 @@ extension ExtendedAttributes {
         }
     }
 
+    /// Stowage's own attributes live in the `user.` namespace on Linux.
+    static let stowagePrefix = "user.stowage."
+
+    static func platformHas(_ name: String, value: [UInt8], atPath path: String) throws -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { raw in
+                path.withCString { p in name.withCString { cstowage_lgetxattr(p, $0, raw.baseAddress, raw.count) } }
+            }
+            if count >= 0 { return Array(buffer.prefix(count)) == value }
+            let code = Sys.currentErrno
+            switch code {
+            case ENODATA, ENOTSUP, ERANGE: return false  // absent, unsupported, or longer than any value we write
+            case EINTR: continue
+            default: throw SystemCallError(errno: code, call: "lgetxattr")
+            }
+        }
+    }
+
     static func platformSet(_ name: String, to value: [UInt8], on fd: Int32) throws {
         _ = try Sys.retrying("fsetxattr") {
             value.withUnsafeBytes { raw in name.withCString { cstowage_fsetxattr(fd, $0, raw.baseAddress, raw.count, 0) } }

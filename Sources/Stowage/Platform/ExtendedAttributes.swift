@@ -13,6 +13,12 @@ enum ExtendedAttributes {
         try platformSet(name, to: value, on: fd)
     }
 
+    /// Whether the item at `path` (not following a final link) has the attribute with `value`.
+    /// A file system without attributes has none: `false`, not an error, since this only reads.
+    static func has(_ name: String, value: [UInt8], atPath path: String) throws -> Bool {
+        try platformHas(name, value: value, atPath: path)
+    }
+
     /// Removes the attribute; removing one that is absent is not an error.
     static func remove(_ name: String, from fd: Int32) throws {
         try platformRemove(name, from: fd)

@@ -275,6 +275,7 @@ extension Sys {
 
 extension Sys {
     static let readWrite: Int32 = O_RDWR
+    static let folderReadOnly: Int32 = O_RDONLY | O_DIRECTORY
     static let isFolder: Int32 = EISDIR
 }
 
@@ -290,5 +291,25 @@ extension Sys {
             done += count
         }
         return done
+    }
+}
+
+extension Sys {
+    /// Sets the access time of an open file to now, leaving the modification time alone
+    /// (`futimens` with `UTIME_OMIT`). Explicit updates work whatever the mount's atime policy
+    /// (`relatime`, `noatime` only limit the implicit ones).
+    static func touchAccessTime(_ fd: Int32) throws {
+        var times = [timespec(tv_sec: 0, tv_nsec: cstowage_utime_now()), timespec(tv_sec: 0, tv_nsec: cstowage_utime_omit())]
+        _ = try retrying("futimens") { futimens(fd, &times) }
+    }
+
+    /// Sets access and modification times of `name` in a folder, not following a link.
+    static func setTimes(_ directory: Int32, _ name: String, access: Double, modification: Double) throws {
+        func spec(_ seconds: Double) -> timespec {
+            let whole = seconds.rounded(.down)
+            return timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1e9))
+        }
+        var times = [spec(access), spec(modification)]
+        _ = try retrying("utimensat") { name.withCString { utimensat(directory, $0, &times, AT_SYMLINK_NOFOLLOW) } }
     }
 }

@@ -65,7 +65,8 @@ extension Store {
         try relocate(path, from: location, to: newPath, in: location, options: options, operation: .rename)
     }
 
-    /// Removes everything in `location`, keeping the location's folder itself.
+    /// Removes everything in `location`, keeping the location's folder itself (and, in Caches,
+    /// its `CACHEDIR.TAG`).
     ///
     /// Only the location's own folder is emptied: in the default container on Linux that is a
     /// folder of the app's own (`$XDG_CACHE_HOME/<app>`, `$TMPDIR/<app>`, ...), never `~/.cache`
@@ -76,7 +77,7 @@ extension Store {
     public func clear(_ location: Location) throws {
         try perform(.clear, location, "") {
             guard let folder = try container.openFolder(of: location, create: false, operation: .clear) else { return }
-            try TreeOperations.removeContents(of: folder)
+            try TreeOperations.removeContents(of: folder, keeping: location == .caches ? [CacheDirectoryTag.name] : [])
         }
     }
 

@@ -101,9 +101,28 @@ extension Store {
                 writable.unlock()
                 try file.lock(exclusive: false)
             }
-            return try file.readAll()
+            let data = try file.readAll()
+            try Self.recordAccess(to: file)
+            return data
         }
     }
+
+    /// Records that `file` was just read, for least-recently-used sweeps that must not depend on
+    /// the mount's atime policy. Coalesced: only when the recorded time is over a minute old, so
+    /// repeated reads cost one `fstat` (already made by the read) and no write.
+    static func recordAccess(to file: OpenFile) throws {
+        let status = try file.status()
+        if Date().timeIntervalSince1970 - status.accessTime > accessRecordingInterval {
+            do {
+                try Sys.touchAccessTime(file.descriptor)
+            } catch let error as SystemCallError where StowageError.Code(errno: error.errno) == .permissionDenied {
+                return  // a read-only file or volume: reading still succeeds, the time stays as it was
+            }
+        }
+    }
+
+    /// How stale a recorded access time may be before a read updates it.
+    static let accessRecordingInterval: Double = 60
 
     /// Opens an existing regular file, with a precise error for links and folders.
     func openExistingFile(_ name: String, in folder: OpenFile, operation: StowageError.Operation,

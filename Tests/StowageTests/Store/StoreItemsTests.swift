@@ -96,7 +96,7 @@ struct StoreItemsTests {
         try store.save(Data("d".utf8), to: "d", in: .documents)
         try store.clear(.caches)
         try store.clear(.temporary)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path + "/container/Library/Caches").isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path + "/container/Library/Caches") == ["CACHEDIR.TAG"])
         #expect(try store.retrieve(Data.self, from: "d", in: .documents) == Data("d".utf8))
     }
 }

@@ -1,0 +1,345 @@
+import Foundation
+
+/// The walk and victim selection behind ``Sweeper``.
+///
+/// Two walks, both through file descriptors, never following links or leaving the file system:
+/// the first totals the files, the second offers each to a ``VictimHeap`` that keeps only the
+/// files that must go (the least deserving on top, dropped as soon as the others cover the
+/// need). Memory grows with the victims, which the report lists anyway, and with the number of
+/// folders (to know which ones the sweep empties), never with all the files.
+final class SweepEngine {
+    /// What the sweep is for.
+    enum Goal {
+        /// Keep the policy's limits.
+        case limits
+        /// Free at least this many allocated bytes (pressure relief), from files that pass the filter.
+        case free(Int64, purgeableOnly: Bool)
+    }
+
+    struct Candidate {
+        var path: String
+        var folder: String
+        var device: UInt64
+        var inode: UInt64
+        var logical: Int64
+        var allocated: Int64
+        var access: Double
+        var modification: Double
+        var isFolder: Bool
+        var reason: SweepReason
+    }
+
+    let rootPath: String
+    let root: OpenFile
+    let rootDevice: UInt64
+    let policy: SweepPolicy
+    let goal: Goal
+    let now: Double
+    private(set) var issues: [UsageIssue] = []
+    /// Entries per folder (relative path), to predict which folders the sweep empties.
+    private var entriesPerFolder: [String: Int] = [:]
+
+    init(rootPath: String, root: OpenFile, policy: SweepPolicy, goal: Goal, now: Date) throws {
+        self.rootPath = rootPath
+        self.root = root
+        rootDevice = try root.status().device
+        self.policy = policy
+        self.goal = goal
+        self.now = now.timeIntervalSince1970
+    }
+
+    // MARK: Selection
+
+    /// Chooses the victims; nothing is removed.
+    func select() throws -> (victims: [Candidate], keptFiles: Int, keptAllocated: Int64, pinned: Int) {
+        var totalFiles = 0
+        var totalAllocated: Int64 = 0
+        if case .limits = goal, policy.maximumAllocatedSize != nil || policy.maximumCount != nil {
+            try walk(countingFolders: false) { _, _, status, kind in
+                if kind == .ordinary {
+                    totalFiles += 1
+                    totalAllocated += status.allocatedSize
+                }
+            }
+        }
+        var bytesToFree: Int64 = 0
+        var countToFree = 0
+        var heapReason = SweepReason.size
+        switch goal {
+        case .limits:
+            if let limit = policy.maximumAllocatedSize, totalAllocated > limit {
+                bytesToFree = totalAllocated - Int64((Double(limit) * policy.lowWatermark).rounded(.down))
+            }
+            if let limit = policy.maximumCount, totalFiles > limit {
+                countToFree = totalFiles - Int((Double(limit) * policy.lowWatermark).rounded(.down))
+                if bytesToFree == 0 { heapReason = .count }
+            }
+        case .free(let bytes, _):
+            bytesToFree = bytes
+            heapReason = .pressure
+        }
+
+        var forced: [Candidate] = []
+        var forcedAllocated: Int64 = 0
+        var forcedCount = 0
+        var pinned = 0
+        var heap = VictimHeap(order: policy.order)
+        var seenFiles = 0
+        var seenAllocated: Int64 = 0
+        try walk(countingFolders: true) { folder, name, status, kind in
+            switch kind {
+            case .leftover:
+                guard now - status.modificationTime >= policy.leftoverGracePeriod else { return }
+                forced.append(candidate(folder, name, status, reason: .leftover))
+                return
+            case .ordinary:
+                break
+            }
+            seenFiles += 1
+            seenAllocated += status.allocatedSize
+            let absolute = { self.absolutePath(folder, name) }
+            if case .limits = goal, let maximumAge = policy.maximumAge, now - timestamp(of: status) > maximumAge {
+                if try Marker.pinned.isSet(atPath: absolute()) {
+                    pinned += 1
+                    return
+                }
+                forced.append(candidate(folder, name, status, reason: .age))
+                forcedAllocated += status.allocatedSize
+                forcedCount += 1
+                return
+            }
+            guard bytesToFree > 0 || countToFree > 0 else { return }
+            if heap.isSatisfied(bytes: bytesToFree - forcedAllocated, count: countToFree - forcedCount),
+               !heap.deserves(status, over: heap.top) {
+                return
+            }
+            if case .free(_, let purgeableOnly) = goal, purgeableOnly, !(try Marker.purgeable.isSet(atPath: absolute())) {
+                return
+            }
+            if try Marker.pinned.isSet(atPath: absolute()) {
+                pinned += 1
+                return
+            }
+            heap.insert(candidate(folder, name, status, reason: heapReason))
+            heap.trim(bytes: bytesToFree - forcedAllocated, count: countToFree - forcedCount)
+        }
+        heap.trim(bytes: bytesToFree - forcedAllocated, count: countToFree - forcedCount)
+        var victims = forced + heap.items
+        victims.sort { $0.path < $1.path }
+        let removedAllocated = victims.filter { $0.reason != .leftover }.reduce(0) { $0 + $1.allocated }
+        let removedCount = victims.filter { $0.reason != .leftover }.count
+        return (victims, seenFiles - removedCount, seenAllocated - removedAllocated, pinned)
+    }
+
+    private func timestamp(of status: FileStatus) -> Double {
+        policy.order == .leastRecentlyUsed ? status.accessTime : status.modificationTime
+    }
+
+    private func candidate(_ folder: String, _ name: String, _ status: FileStatus, reason: SweepReason) -> Candidate {
+        Candidate(path: folder.isEmpty ? name : folder + "/" + name, folder: folder, device: status.device,
+                  inode: status.inode, logical: status.size, allocated: status.allocatedSize,
+                  access: status.accessTime, modification: status.modificationTime,
+                  isFolder: status.isFolder, reason: reason)
+    }
+
+    private func absolutePath(_ folder: String, _ name: String) -> String {
+        folder.isEmpty ? rootPath + "/" + name : rootPath + "/" + folder + "/" + name
+    }
+
+    /// The folders (relative paths) that would be empty once `victims` are gone, deepest first.
+    func emptiedFolders(by victims: [Candidate]) -> [String] {
+        var removedPerFolder: [String: Int] = [:]
+        for victim in victims { removedPerFolder[victim.folder, default: 0] += 1 }
+        var emptied: [String] = []
+        for folder in entriesPerFolder.keys.sorted(by: { $0.split(separator: "/").count > $1.split(separator: "/").count || ($0.split(separator: "/").count == $1.split(separator: "/").count && $0 < $1) }) where !folder.isEmpty {
+            guard removedPerFolder[folder, default: 0] == entriesPerFolder[folder] else { continue }
+            emptied.append(folder)
+            let parent = folder.contains("/") ? String(folder[..<folder.lastIndex(of: "/")!]) : ""
+            removedPerFolder[parent, default: 0] += 1
+        }
+        return emptied
+    }
+
+    // MARK: The walk
+
+    enum EntryKind { case ordinary, leftover }
+
+    /// Calls `body` for every regular file (and leftover temporary item) below the root, by
+    /// folder path and name. Stowage's own bookkeeping files are skipped; links are never
+    /// followed; folders on other file systems are not entered.
+    private func walk(countingFolders: Bool, _ body: (String, String, FileStatus, EntryKind) throws -> Void) throws {
+        // A new open description of the root (not a dup, which would share the read offset
+        // with the previous walk).
+        try visit(Sys.openat(root.descriptor, ".", Sys.folderReadOnly), folder: "", countingFolders: countingFolders, body)
+    }
+
+    private func visit(_ descriptor: Int32, folder: String, countingFolders: Bool,
+                       _ body: (String, String, FileStatus, EntryKind) throws -> Void) throws {
+        let stream: DirectoryStream
+        do {
+            stream = try DirectoryStream(adopting: descriptor)
+        } catch let error as SystemCallError {
+            try? Sys.close(descriptor)  // best effort: the stream could not take it over
+            issues.append(UsageIssue(path: folder, errno: error.errno, message: StowageError.describe(errno: error.errno)))
+            return
+        }
+        var entries = 0
+        var subfolders: [(String, Int32)] = []
+        try stream.forEach { cName, _ in
+            guard let status = try stream.status(of: cName, followingLinks: false) else { return true }
+            entries += 1
+            let name = String(cString: cName)
+            if name.hasPrefix(RelativePath.reservedPrefix) {
+                if TemporaryItem.isTemporary(name) { try body(folder, name, status, .leftover) }
+                return true
+            }
+            if folder.isEmpty && (name == CacheDirectoryTag.name) { return true }
+            switch status.kind {
+            case .file:
+                try body(folder, name, status, .ordinary)
+            case .folder where status.device == rootDevice:
+                if let fd = stream.openFolder(cName, followingLinks: false) {
+                    subfolders.append((name, fd))
+                }
+            default:
+                break  // links are never followed nor removed; devices, sockets and pipes are left alone
+            }
+            return true
+        }
+        if countingFolders { entriesPerFolder[folder] = entries }
+        for (name, fd) in subfolders {
+            try visit(fd, folder: folder.isEmpty ? name : folder + "/" + name, countingFolders: countingFolders, body)
+        }
+    }
+
+    // MARK: Removal
+
+    /// Removes `victims`, each only if it is still the file that was chosen (same inode, same
+    /// modification time); returns those removed.
+    func remove(_ victims: [Candidate]) -> [Candidate] {
+        var removed: [Candidate] = []
+        var currentFolder: String?
+        var parent: OpenFile?
+        for victim in victims {
+            do {
+                if currentFolder != victim.folder {
+                    parent = try open(folder: victim.folder)
+                    currentFolder = victim.folder
+                }
+                guard let parent else { continue }
+                let name = victim.folder.isEmpty ? victim.path : String(victim.path.dropFirst(victim.folder.count + 1))
+                guard let status = try parent.statusIfPresent(of: name) else { continue }
+                guard status.inode == victim.inode, status.device == victim.device,
+                      status.modificationTime == victim.modification else {
+                    issues.append(UsageIssue(path: victim.path, errno: 0, message: "changed since it was chosen; kept"))
+                    continue
+                }
+                if status.isFolder {
+                    try TreeOperations.remove(name, in: parent)
+                } else {
+                    try parent.removeEntry(name, folder: false)
+                }
+                removed.append(victim)
+            } catch let error as SystemCallError {
+                issues.append(UsageIssue(path: victim.path, errno: error.errno, message: StowageError.describe(errno: error.errno)))
+            } catch {
+                issues.append(UsageIssue(path: victim.path, errno: 0, message: String(describing: error)))
+            }
+        }
+        return removed
+    }
+
+    /// Removes the folders named (deepest first) if they are empty; returns those removed.
+    func removeFolders(_ folders: [String]) -> [String] {
+        folders.filter { folder in
+            let parentPath = folder.contains("/") ? String(folder[..<folder.lastIndex(of: "/")!]) : ""
+            let name = folder.contains("/") ? String(folder[folder.index(after: folder.lastIndex(of: "/")!)...]) : folder
+            do {
+                try open(folder: parentPath).removeEntry(name, folder: true)
+                return true
+            } catch {
+                return false  // not empty any more (something was written meanwhile) or gone: keep quiet, it is not an error
+            }
+        }
+    }
+
+    /// Opens a folder below the root by walking name by name, never through a link.
+    private func open(folder: String) throws -> OpenFile {
+        var current = OpenFile(adopting: try Sys.dup(root.descriptor))
+        for name in folder.split(separator: "/") where !folder.isEmpty {
+            current = try current.openFolder(String(name))
+        }
+        return current
+    }
+}
+
+/// The victims chosen so far, least deserving of removal on top, so the set can shrink to the
+/// smallest that covers the need.
+struct VictimHeap {
+    let order: SweepOrder
+    private(set) var items: [SweepEngine.Candidate] = []
+    private(set) var allocated: Int64 = 0
+
+    init(order: SweepOrder) { self.order = order }
+
+    var top: SweepEngine.Candidate? { items.first }
+
+    /// Whether `a` should be kept rather than `b` (so `a` sits above `b` in the heap).
+    private func keeps(_ a: SweepEngine.Candidate, over b: SweepEngine.Candidate) -> Bool {
+        switch order {
+        case .largestFirst: (a.allocated, b.path) < (b.allocated, a.path)
+        case .oldestModified: (a.modification, a.path) > (b.modification, b.path)
+        default: (a.access, a.path) > (b.access, b.path)
+        }
+    }
+
+    /// Whether a file with `status` deserves removal more than the current top.
+    func deserves(_ status: FileStatus, over top: SweepEngine.Candidate?) -> Bool {
+        guard let top else { return true }
+        switch order {
+        case .largestFirst: return status.allocatedSize > top.allocated
+        case .oldestModified: return status.modificationTime < top.modification
+        default: return status.accessTime < top.access
+        }
+    }
+
+    /// Whether the heap, less its top, still covers the need.
+    func isSatisfied(bytes: Int64, count: Int) -> Bool {
+        guard let top else { return bytes <= 0 && count <= 0 }
+        return allocated - top.allocated >= bytes && items.count - 1 >= count
+    }
+
+    mutating func insert(_ candidate: SweepEngine.Candidate) {
+        items.append(candidate)
+        allocated += candidate.allocated
+        var child = items.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard keeps(items[child], over: items[parent]) else { break }
+            items.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    /// Drops the least deserving victims while the rest still cover the need.
+    mutating func trim(bytes: Int64, count: Int) {
+        while !items.isEmpty, isSatisfied(bytes: bytes, count: count) { removeTop() }
+    }
+
+    private mutating func removeTop() {
+        allocated -= items[0].allocated
+        items.swapAt(0, items.count - 1)
+        items.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var best = parent
+            if left < items.count, keeps(items[left], over: items[best]) { best = left }
+            if right < items.count, keeps(items[right], over: items[best]) { best = right }
+            if best == parent { return }
+            items.swapAt(parent, best)
+            parent = best
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// Limits a sweep keeps a folder within, and which files go first.
+///
+/// Each limit is optional. When a size or count limit is exceeded, the sweep goes down to
+/// ``lowWatermark`` of it (80% by default), so that the next few writes do not trigger another
+/// sweep at once. Files older than ``maximumAge`` go whatever the other limits say.
+///
+/// ```swift
+/// let policy = SweepPolicy(maximumAllocatedSize: 100_000_000, maximumAge: 7 * 86_400)
+/// let report = try Sweeper(policy: policy).sweep(cachesURL)
+/// ```
+public struct SweepPolicy: Sendable, Hashable {
+    /// The most allocated bytes the folder's files may take.
+    public var maximumAllocatedSize: Int64?
+    /// The most files the folder may hold.
+    public var maximumCount: Int?
+    /// The oldest a file may be, in seconds, measured from its last access for
+    /// ``SweepOrder/leastRecentlyUsed`` and from its last modification otherwise.
+    public var maximumAge: TimeInterval?
+    /// Which files go first.
+    public var order: SweepOrder
+    /// The fraction of a size or count limit to sweep down to once it is exceeded (0 < x ≤ 1).
+    public var lowWatermark: Double
+    /// How old a leftover temporary file of an interrupted atomic write must be before a sweep
+    /// reclaims it (younger ones may belong to a write in progress).
+    public var leftoverGracePeriod: TimeInterval
+
+    /// A policy; every limit is off unless given.
+    public init(maximumAllocatedSize: Int64? = nil, maximumCount: Int? = nil, maximumAge: TimeInterval? = nil,
+                order: SweepOrder = .leastRecentlyUsed, lowWatermark: Double = 0.8, leftoverGracePeriod: TimeInterval = 3600) {
+        self.maximumAllocatedSize = maximumAllocatedSize
+        self.maximumCount = maximumCount
+        self.maximumAge = maximumAge
+        self.order = order
+        self.lowWatermark = lowWatermark
+        self.leftoverGracePeriod = leftoverGracePeriod
+    }
+}
+
+/// Which files a sweep removes first.
+public struct SweepOrder: Hashable, Sendable, CustomStringConvertible {
+    let name: String
+    private init(_ name: String) { self.name = name }
+
+    /// Least recently used first, by the access time Stowage records on every read (not by
+    /// the system's atime updates, which `relatime` and `noatime` mounts hold back).
+    public static let leastRecentlyUsed = SweepOrder("lru")
+    /// Oldest modification first.
+    public static let oldestModified = SweepOrder("oldest")
+    /// Largest allocated size first.
+    public static let largestFirst = SweepOrder("largest")
+
+    /// `lru`, `oldest` or `largest`.
+    public var description: String { name }
+
+    /// The order named `lru`, `oldest` or `largest`.
+    public init?(name: String) {
+        switch name.lowercased() {
+        case "lru", "least-recently-used": self = .leastRecentlyUsed
+        case "oldest", "oldest-modified": self = .oldestModified
+        case "largest", "largest-first": self = .largestFirst
+        default: return nil
+        }
+    }
+}
+
+/// Why a sweep removed a file.
+public struct SweepReason: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// `size`, `count`, `age`, `leftover` or `pressure`.
+    public let name: String
+    private init(_ name: String) { self.name = name }
+
+    /// To bring the folder under its size limit.
+    public static let size = SweepReason("size")
+    /// To bring the folder under its count limit.
+    public static let count = SweepReason("count")
+    /// Older than the maximum age.
+    public static let age = SweepReason("age")
+    /// A temporary file left behind by an interrupted atomic write.
+    public static let leftover = SweepReason("leftover")
+    /// To relieve storage pressure.
+    public static let pressure = SweepReason("pressure")
+
+    /// The reason's name.
+    public var description: String { name }
+
+    /// Encodes as the name.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(name)
+    }
+
+    /// Decodes from the name.
+    public init(from decoder: any Decoder) throws {
+        name = try decoder.singleValueContainer().decode(String.self)
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+@testable import Stowage
+
+@Suite("Sweeper")
+struct SweeperTests {
+    static let block: Int64 = 4096
+    let base = Date(timeIntervalSince1970: 1_700_000_000)
+
+    /// A cache folder of files `f0` ... `fN-1`, each `sizes[i]` blocks, accessed at base + i hours
+    /// and modified at base - i hours (so access order and modification order are opposite).
+    func makeCache(_ folder: TestFolder, sizes: [Int], subfolders: Bool = false) throws -> URL {
+        let root = folder.url.appending(path: "cache", directoryHint: .isDirectory)
+        for (index, blocks) in sizes.enumerated() {
+            let relative = subfolders ? "cache/d\(index % 3)/f\(index)" : "cache/f\(index)"
+            try folder.write(String(repeating: "x", count: blocks * Int(Self.block)), to: relative)
+            let path = folder.file(relative)
+            let parent = try OpenFile.openFolder(atPath: path.deletingLastPathComponent().fileSystemPath, followingLinks: false)
+            try Sys.setTimes(parent.descriptor, path.lastPathComponent,
+                             access: base.timeIntervalSince1970 + Double(index) * 3600,
+                             modification: base.timeIntervalSince1970 - Double(index) * 3600)
+        }
+        return root
+    }
+
+    func names(_ report: SweepReport) -> [String] { report.removed.map(\.path).sorted() }
+
+    @Test("a size limit removes the least recently used files first, down to the low watermark")
+    func sizeLimitLRU() throws {
+        let folder = TestFolder()
+        let cache = try makeCache(folder, sizes: Array(repeating: 1, count: 10))
+        let policy = SweepPolicy(maximumAllocatedSize: 8 * Self.block, lowWatermark: 0.5)
+        let report = try Sweeper(policy: policy).sweep(cache, now: base.addingTimeInterval(86_400))
+        #expect(names(report) == ["f0", "f1", "f2", "f3", "f4", "f5"], "10 blocks down to 4: the six least recently used")
+        #expect(report.freedAllocatedBytes == 6 * Self.block)
+        #expect(report.keptFiles == 4)
+        #expect(report.keptAllocatedBytes == 4 * Self.block)
+        #expect(report.removed.allSatisfy { $0.reason == .size })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cache.fileSystemPath).sorted()
+            == [".stowage-last-sweep", "f6", "f7", "f8", "f9"])
+        let again = try Sweeper(policy: policy).sweep(cache, now: base.addingTimeInterval(86_400))
+        #expect(again.removed.isEmpty, "hysteresis: under the limit, the next sweep has nothing to do")
+        #expect(try Sweeper.lastSweep(of: cache)?.removedFiles == 0)
+    }
+
+    @Test("orders: oldest modified first, and largest first")
+    func orders() throws {
+        let folder = TestFolder()
+        let cache = try makeCache(folder, sizes: [1, 5, 2, 1, 3, 1])
+        let oldest = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: 10 * Self.block, order: .oldestModified, lowWatermark: 1))
+            .sweep(cache, dryRun: true)
+        #expect(names(oldest) == ["f4", "f5"], "modified earliest: the highest indices")
+        let largest = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: 9 * Self.block, order: .largestFirst, lowWatermark: 1))
+            .sweep(cache, dryRun: true)
+        #expect(names(largest) == ["f1"])
+        let largest2 = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: 6 * Self.block, order: .largestFirst, lowWatermark: 1))
+            .sweep(cache, dryRun: true)
+        #expect(names(largest2) == ["f1", "f4"])
+    }
+
+    @Test("a count limit and an age limit")
+    func countAndAge() throws {
+        let folder = TestFolder()
+        let cache = try makeCache(folder, sizes: Array(repeating: 1, count: 6))
+        let counted = try Sweeper(policy: SweepPolicy(maximumCount: 4, lowWatermark: 1)).sweep(cache, dryRun: true)
+        #expect(names(counted) == ["f0", "f1"])
+        #expect(counted.removed.allSatisfy { $0.reason == .count })
+        // Accessed at base + 0...5 hours; now is base + 10 h; older than 7 h: f0, f1, f2.
+        let aged = try Sweeper(policy: SweepPolicy(maximumAge: 7 * 3600)).sweep(cache, now: base.addingTimeInterval(10 * 3600))
+        #expect(names(aged) == ["f0", "f1", "f2"])
+        #expect(aged.removed.allSatisfy { $0.reason == .age })
+    }
+
+    @Test("a dry run reports exactly what the real run then removes, emptied folders included")
+    func dryRunEqualsRealRun() throws {
+        let folder = TestFolder()
+        let cache = try makeCache(folder, sizes: [2, 1, 3, 1, 1, 2, 1, 1, 4], subfolders: true)
+        let policy = SweepPolicy(maximumAllocatedSize: 6 * Self.block, lowWatermark: 0.5)
+        let dry = try Sweeper(policy: policy).sweep(cache, dryRun: true)
+        #expect(folder.exists("cache/d0/f0"), "a dry run removes nothing")
+        #expect(try Sweeper.lastSweep(of: cache) == nil)
+        let real = try Sweeper(policy: policy).sweep(cache)
+        #expect(real.removed == dry.removed)
+        #expect(real.removedFolders == dry.removedFolders)
+        #expect(real.freedAllocatedBytes == dry.freedAllocatedBytes)
+        #expect(!real.removedFolders.isEmpty)
+        for removedFolder in real.removedFolders { #expect(!folder.exists("cache/" + removedFolder)) }
+        #expect(folder.exists("cache"), "the swept folder itself stays")
+    }
+
+    @Test("pinned files, links to the outside and Stowage's own files are never removed")
+    func neverRemoved() throws {
+        let folder = TestFolder()
+        let store = folder.store()
+        for index in 0..<6 { try store.save(Data(count: 4096), to: "f\(index)", in: .caches) }
+        try store.mark("f0", in: .caches, .pinned)
+        try folder.write("outside", to: "outside/keep")
+        let caches = folder.path + "/container/Library/Caches"
+        try FileManager.default.createSymbolicLink(atPath: caches + "/link", withDestinationPath: folder.path + "/outside")
+        try FileManager.default.createSymbolicLink(atPath: caches + "/file-link", withDestinationPath: folder.path + "/outside/keep")
+        let report = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: 0)).sweep(folder.file("container/Library/Caches"))
+        #expect(report.removed.count == 5)
+        #expect(report.pinnedFiles == 1)
+        #expect(try store.exists("f0", in: .caches))
+        #expect(try folder.read("outside/keep") == "outside")
+        #expect(folder.exists("container/Library/Caches/link") && folder.exists("container/Library/Caches/file-link"))
+        #expect(try folder.read("container/Library/Caches/CACHEDIR.TAG").hasPrefix("Signature: 8a477f597d28d172789f06886806bc55"))
+    }
+
+    @Test("reclaims leftover temporary files of interrupted writes, once they are old enough")
+    func leftovers() throws {
+        let folder = TestFolder()
+        let cache = try makeCache(folder, sizes: [1])
+        try folder.write("torn", to: "cache/sub/.stowage-tmp-1234abcd")
+        try folder.write("in progress", to: "cache/.stowage-tmp-99")
+        let parent = try OpenFile.openFolder(atPath: cache.fileSystemPath + "/sub", followingLinks: false)
+        try Sys.setTimes(parent.descriptor, ".stowage-tmp-1234abcd", access: 0, modification: Date().timeIntervalSince1970 - 7200)
+        let report = try Sweeper(policy: SweepPolicy()).sweep(cache)
+        #expect(report.removed.map(\.path) == ["sub/.stowage-tmp-1234abcd"])
+        #expect(report.removed.first?.reason == .leftover)
+        #expect(report.removedFolders == ["sub"])
+        #expect(folder.exists("cache/.stowage-tmp-99"), "a young temporary file may belong to a write in progress")
+        #expect(folder.exists("cache/f0"))
+    }
+
+    @Test("a bad low watermark is invalidArgument")
+    func badWatermark() throws {
+        let folder = TestFolder()
+        let cache = try makeCache(folder, sizes: [1])
+        expectStowageError(.invalidArgument) { try Sweeper(policy: SweepPolicy(lowWatermark: 0)).sweep(cache) }
+        expectStowageError(.notFound) { try Sweeper(policy: SweepPolicy()).sweep(folder.file("missing")) }
+    }
+
+    @Test("reads record access, so least recently used means least recently read")
+    func accessRecording() throws {
+        let folder = TestFolder()
+        let store = folder.store()
+        for index in 0..<4 { try store.save(Data(count: 4096), to: "f\(index)", in: .caches) }
+        let caches = try OpenFile.openFolder(atPath: folder.path + "/container/Library/Caches", followingLinks: false)
+        for index in 0..<4 {
+            try Sys.setTimes(caches.descriptor, "f\(index)", access: base.timeIntervalSince1970 + Double(index), modification: base.timeIntervalSince1970)
+        }
+        _ = try store.retrieve(Data.self, from: "f0", in: .caches)  // f0 becomes the most recently used
+        let report = try Sweeper(policy: SweepPolicy(maximumCount: 2, lowWatermark: 1)).sweep(folder.file("container/Library/Caches"), dryRun: true)
+        #expect(names(report) == ["f1", "f2"])
+    }
+
+    @Test("two processes sweeping one folder at once leave it consistent")
+    func twoProcesses() throws {
+        let folder = TestFolder()
+        let cache = try makeCache(folder, sizes: Array(repeating: 1, count: 300))
+        let helper = try builtProduct("stowage-test-helper")
+        let processes = try (0..<2).map { _ in
+            let process = Process()
+            process.executableURL = helper
+            process.arguments = ["sweep", cache.fileSystemPath, String(100 * Self.block), "3", "x"]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            return (process, output)
+        }
+        for (process, output) in processes {
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            #expect(output.fileHandleForReading.readDataToEndOfFile().isEmpty, "no issues reported")
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: cache.fileSystemPath).filter { $0.hasPrefix("f") }
+        #expect(left.count == 100)
+        #expect(Set(left) == Set((200..<300).map { "f\($0)" }), "exactly the 100 most recently used remain")
+    }
+}
