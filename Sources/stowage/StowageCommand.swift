@@ -13,7 +13,8 @@ struct StowageCommand: AsyncParsableCommand {
             volume, and where each location lives, its policy, and whether it exists yet.
             """,
         version: "0.1.0",
-        subcommands: [LocationsCommand.self, InfoCommand.self, UsageCommand.self]
+        subcommands: [LocationsCommand.self, InfoCommand.self, UsageCommand.self, SweepCommand.self, RelieveCommand.self,
+                      ClearCommand.self]
     )
 
     @OptionGroup var container: ContainerOptions

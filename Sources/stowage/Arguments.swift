@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import Stowage
+
+/// A size on the command line: `100MB`, `1.5GiB`, `4096`.
+struct SizeArgument: ExpressibleByArgument, Sendable {
+    var bytes: Int64
+
+    init?(argument: String) {
+        guard let count = try? ByteCount(parsing: argument) else { return nil }
+        bytes = count.bytes
+    }
+
+    static var defaultCompletionKind: CompletionKind { .default }
+}
+
+/// A span of time on the command line: `45s`, `30m`, `12h`, `7d`, `2w` (a bare number is seconds).
+struct AgeArgument: ExpressibleByArgument, Sendable {
+    var seconds: TimeInterval
+
+    init?(argument: String) {
+        let units: [(String, TimeInterval)] = [("w", 604_800), ("d", 86_400), ("h", 3600), ("m", 60), ("s", 1), ("", 1)]
+        let trimmed = argument.trimmingCharacters(in: .whitespaces).lowercased()
+        for (suffix, factor) in units where trimmed.hasSuffix(suffix) {
+            guard let value = Double(trimmed.dropLast(suffix.count)), value >= 0, value.isFinite else { continue }
+            seconds = value * factor
+            return
+        }
+        return nil
+    }
+}
+
+extension SweepOrder: ExpressibleByArgument {
+    public init?(argument: String) { self.init(name: argument) }
+
+    public static var allValueStrings: [String] { ["lru", "oldest", "largest"] }
+}
+
+extension Location: ExpressibleByArgument {
+    public init?(argument: String) { self.init(identifier: argument) }
+
+    public static var allValueStrings: [String] { ["documents", "applicationSupport", "caches", "preferences", "temporary", "shared:<group>"] }
+}

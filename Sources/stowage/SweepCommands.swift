@@ -1,0 +1,169 @@
+import ArgumentParser
+import Foundation
+import Stowage
+
+struct SweepCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sweep",
+        abstract: "Keep a folder within size, count and age limits, least recently used first.",
+        discussion: """
+            Never follows links, never leaves the folder or its file system, never removes \
+            pinned files; removes emptied folders and old leftovers of interrupted writes. Once a \
+            size or count limit is exceeded the folder is swept down to the low watermark.
+            """
+    )
+
+    @Argument(help: "The folder to sweep.")
+    var path: String
+
+    @Option(name: .customLong("max-size"), help: ArgumentHelp("Most allocated bytes, such as 100MB.", valueName: "size"))
+    var maxSize: SizeArgument?
+
+    @Option(name: .customLong("max-count"), help: "Most files.")
+    var maxCount: Int?
+
+    @Option(name: .customLong("max-age"), help: ArgumentHelp("Oldest a file may be: 45s, 30m, 12h, 7d, 2w.", valueName: "age"))
+    var maxAge: AgeArgument?
+
+    @Option(help: "Which files go first: lru (least recently used), oldest (modified), largest.")
+    var order: SweepOrder = .leastRecentlyUsed
+
+    @Option(name: .customLong("low-watermark"), help: "Fraction of a size or count limit to sweep down to (0 < x <= 1).")
+    var lowWatermark = 0.8
+
+    @Flag(name: .customLong("dry-run"), help: "Report what would be removed; remove nothing.")
+    var dryRun = false
+
+    @OptionGroup var units: UnitOptions
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        if let maxCount, maxCount < 0 { throw ValidationError("--max-count must be 0 or more.") }
+        if !(lowWatermark > 0 && lowWatermark <= 1) { throw ValidationError("--low-watermark must be more than 0 and at most 1.") }
+    }
+
+    mutating func run() throws {
+        let policy = SweepPolicy(maximumAllocatedSize: maxSize?.bytes, maximumCount: maxCount, maximumAge: maxAge?.seconds,
+                                 order: order, lowWatermark: lowWatermark)
+        let base = URL(filePath: FileManager.default.currentDirectoryPath, directoryHint: .isDirectory)
+        let folder = URL(filePath: path, directoryHint: .isDirectory, relativeTo: base)
+        let style = units.style
+        let dryRun = dryRun
+        try output.run {
+            let report = try Sweeper(policy: policy).sweep(folder, dryRun: dryRun)
+            for issue in report.issues { Terminal.standardError.write("stowage: \(issue)\n") }
+            return Rendered(json: report) { SweepView.render(report, style: style) }
+        }
+    }
+}
+
+enum SweepView {
+    static func render(_ report: SweepReport, style: ByteCountStyle, indent: String = "") -> String {
+        var lines: [String] = []
+        let verb = report.dryRun ? "Would remove" : "Removed"
+        lines.append("\(indent)\(verb) \(report.removed.count) files, \(ByteCount(report.freedAllocatedBytes).formatted(style)) "
+            + "from \(report.folder); kept \(report.keptFiles) files, \(ByteCount(report.keptAllocatedBytes).formatted(style))"
+            + (report.pinnedFiles > 0 ? "; \(report.pinnedFiles) pinned" : ""))
+        if !report.removed.isEmpty {
+            var table = TextTable(header: ["SIZE", "REASON", "LAST USED", "PATH"])
+            let formatter = ISO8601DateFormatter()
+            for file in report.removed.prefix(20) {
+                table.rows.append([ByteCount(file.allocatedBytes).formatted(style), file.reason.name,
+                                   formatter.string(from: file.lastAccess), file.path])
+            }
+            lines.append(table.render().split(separator: "\n").map { indent + "  " + $0 }.joined(separator: "\n"))
+            if report.removed.count > 20 { lines.append("\(indent)  ... and \(report.removed.count - 20) more (--json lists all)") }
+        }
+        if !report.removedFolders.isEmpty {
+            lines.append("\(indent)\(report.dryRun ? "Would remove" : "Removed") \(report.removedFolders.count) emptied folders")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+struct RelieveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "relieve",
+        abstract: "Free space until the volume has the given bytes available.",
+        discussion: """
+            In purge order: tmp (oldest first), then Caches (least recently used first), then \
+            files marked purgeable elsewhere; stops as soon as the target is met. Documents and \
+            other data are never touched otherwise; pinned files never.
+            """
+    )
+
+    @Option(help: ArgumentHelp("The available space wanted, such as 2GB.", valueName: "size"))
+    var available: SizeArgument
+
+    @Flag(name: .customLong("dry-run"), help: "Report what would be removed; remove nothing.")
+    var dryRun = false
+
+    @OptionGroup var container: ContainerOptions
+    @OptionGroup var units: UnitOptions
+    @OptionGroup var output: OutputOptions
+
+    mutating func run() throws {
+        let style = units.style
+        let target = available.bytes
+        let dryRun = dryRun
+        try output.run {
+            let report = try self.container.resolve().relieve(toAvailable: target, dryRun: dryRun)
+            return Rendered(json: report) { ReliefView.render(report, style: style) }
+        }
+    }
+}
+
+enum ReliefView {
+    static func render(_ report: ReliefReport, style: ByteCountStyle) -> String {
+        func size(_ bytes: Int64) -> String { ByteCount(bytes).formatted(style) }
+        var text = "Available: \(size(report.availableBytesBefore))\(report.isSimulated ? " (simulated)" : ""); "
+            + "wanted: \(size(report.targetAvailableBytes)).\n"
+        if report.neededBytes == 0 { return text + "Nothing to do.\n" }
+        text += "Needed \(size(report.neededBytes)); \(report.dryRun ? "would free" : "freed") \(size(report.freedAllocatedBytes))"
+            + (report.isSatisfied ? ".\n" : ": NOT ENOUGH could be freed.\n")
+        for step in report.steps where !step.report.removed.isEmpty {
+            text += "\(step.location):\n" + SweepView.render(step.report, style: style, indent: "  ")
+        }
+        return text
+    }
+}
+
+struct ClearCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clear",
+        abstract: "Remove everything in one location of the container (the settings screen's \"Clear cache\").",
+        discussion: "Only the location's own folder is emptied; in the default container on Linux that is always a folder of the app's own."
+    )
+
+    @Argument(help: ArgumentHelp("The location: documents, applicationSupport, caches, preferences, temporary, shared:<group>."))
+    var location: Location
+
+    @OptionGroup var container: ContainerOptions
+    @OptionGroup var units: UnitOptions
+    @OptionGroup var output: OutputOptions
+
+    struct Result: Encodable {
+        var location: String
+        var path: String
+        var freedAllocatedBytes: Int64
+        var removedFiles: Int
+    }
+
+    mutating func run() throws {
+        let location = location
+        let style = units.style
+        try output.run {
+            let container = try self.container.resolve()
+            let before = try container.usage(of: [location], options: .totalsOnly)[0]
+            try Store(container: container).clear(location)
+            let after = try container.usage(of: [location], options: .totalsOnly)[0]
+            let result = Result(location: location.identifier, path: DisplayPath.of(try container.url(for: location)),
+                                freedAllocatedBytes: before.totals.allocatedBytes - after.totals.allocatedBytes,
+                                removedFiles: before.totals.files - after.totals.files)
+            return Rendered(json: result) {
+                "Cleared \(location.displayName) (\(result.path)): \(result.removedFiles) files, "
+                    + "\(ByteCount(result.freedAllocatedBytes).formatted(style)) freed.\n"
+            }
+        }
+    }
+}
