@@ -14,7 +14,7 @@ struct StowageCommand: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [LocationsCommand.self, InfoCommand.self, UsageCommand.self, SweepCommand.self, RelieveCommand.self,
-                      ClearCommand.self]
+                      ClearCommand.self, AuditCommand.self, WatchCommand.self]
     )
 
     @OptionGroup var container: ContainerOptions

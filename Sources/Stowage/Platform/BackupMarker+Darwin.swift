@@ -10,6 +10,11 @@ enum BackupMarker {
         try target.setResourceValues(values)
     }
 
+    /// Whether the item at an absolute path is excluded.
+    static func isExcluded(atPath path: String) throws -> Bool {
+        try URL(filePath: path).resourceValues(forKeys: [.isExcludedFromBackupKey]).isExcludedFromBackup ?? false
+    }
+
     static func isExcluded(item: OpenFile, url: URL) throws -> Bool {
         try url.resourceValues(forKeys: [.isExcludedFromBackupKey]).isExcludedFromBackup ?? false
     }

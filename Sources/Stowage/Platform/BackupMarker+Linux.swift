@@ -16,6 +16,11 @@ enum BackupMarker {
         }
     }
 
+    /// Whether the item at an absolute path is excluded, without opening it.
+    static func isExcluded(atPath path: String) throws -> Bool {
+        try ExtendedAttributes.has(attribute, value: Array("false".utf8), atPath: path)
+    }
+
     static func isExcluded(item: OpenFile, url: URL) throws -> Bool {
         try ExtendedAttributes.value(attribute, of: item.descriptor) == Array("false".utf8)
     }

@@ -166,50 +166,28 @@ final class SweepEngine {
 
     /// Calls `body` for every regular file (and leftover temporary item) below the root, by
     /// folder path and name. Stowage's own bookkeeping files are skipped; links are never
-    /// followed; folders on other file systems are not entered.
+    /// followed nor removed; folders on other file systems are not entered.
     private func walk(countingFolders: Bool, _ body: (String, String, FileStatus, EntryKind) throws -> Void) throws {
-        // A new open description of the root (not a dup, which would share the read offset
-        // with the previous walk).
-        try visit(Sys.openat(root.descriptor, ".", Sys.folderReadOnly), folder: "", countingFolders: countingFolders, body)
-    }
-
-    private func visit(_ descriptor: Int32, folder: String, countingFolders: Bool,
-                       _ body: (String, String, FileStatus, EntryKind) throws -> Void) throws {
-        let stream: DirectoryStream
-        do {
-            stream = try DirectoryStream(adopting: descriptor)
-        } catch let error as SystemCallError {
-            try? Sys.close(descriptor)  // best effort: the stream could not take it over
-            issues.append(UsageIssue(path: folder, errno: error.errno, message: StowageError.describe(errno: error.errno)))
-            return
-        }
-        var entries = 0
-        var subfolders: [(String, Int32)] = []
-        try stream.forEach { cName, _ in
-            guard let status = try stream.status(of: cName, followingLinks: false) else { return true }
-            entries += 1
-            let name = String(cString: cName)
-            if name.hasPrefix(RelativePath.reservedPrefix) {
-                if TemporaryItem.isTemporary(name) { try body(folder, name, status, .leftover) }
-                return true
+        try FileTreeWalk(root: root).run({ entry in
+            if entry.name.hasPrefix(RelativePath.reservedPrefix) {
+                if TemporaryItem.isTemporary(entry.name) { try body(entry.folder, entry.name, entry.status, .leftover) }
+                return false
             }
-            if folder.isEmpty && (name == CacheDirectoryTag.name) { return true }
-            switch status.kind {
+            if entry.folder.isEmpty && entry.name == CacheDirectoryTag.name { return false }
+            switch entry.status.kind {
             case .file:
-                try body(folder, name, status, .ordinary)
-            case .folder where status.device == rootDevice:
-                if let fd = stream.openFolder(cName, followingLinks: false) {
-                    subfolders.append((name, fd))
-                }
+                try body(entry.folder, entry.name, entry.status, .ordinary)
+                return false
+            case .folder:
+                return true
             default:
-                break  // links are never followed nor removed; devices, sockets and pipes are left alone
+                return false  // links are never followed nor removed; devices, sockets and pipes are left alone
             }
-            return true
-        }
-        if countingFolders { entriesPerFolder[folder] = entries }
-        for (name, fd) in subfolders {
-            try visit(fd, folder: folder.isEmpty ? name : folder + "/" + name, countingFolders: countingFolders, body)
-        }
+        }, folderDone: { folder, entries in
+            if countingFolders { self.entriesPerFolder[folder] = entries }
+        }, problem: { folder, error in
+            self.issues.append(UsageIssue(path: folder, errno: error.errno, message: StowageError.describe(errno: error.errno)))
+        })
     }
 
     // MARK: Removal

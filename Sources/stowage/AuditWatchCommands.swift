@@ -1,0 +1,119 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Stowage
+
+struct AuditCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audit",
+        abstract: "Find large backed-up files, oversized preferences and pinned caches; total what pressure would free."
+    )
+
+    @Option(name: .customLong("min-size"), help: ArgumentHelp("Report backed-up files from this size, such as 10MB.", valueName: "size"))
+    var minSize: SizeArgument?
+
+    @OptionGroup var container: ContainerOptions
+    @OptionGroup var units: UnitOptions
+    @OptionGroup var output: OutputOptions
+
+    mutating func run() throws {
+        let style = units.style
+        let minimum = minSize?.bytes ?? 10_000_000
+        try output.run {
+            let report = try self.container.resolve().audit(minimumSize: minimum)
+            for issue in report.issues { Terminal.standardError.write("stowage: \(issue)\n") }
+            return Rendered(json: report) {
+                var text = report.findings.isEmpty ? "No findings.\n" : "\(report.findings.count) finding(s):\n"
+                if !report.findings.isEmpty {
+                    var table = TextTable(header: ["SIZE", "WHERE", "PATH", "ADVICE"])
+                    for finding in report.findings {
+                        table.rows.append([ByteCount(finding.allocatedBytes).formatted(style), finding.location, finding.path, finding.advice])
+                    }
+                    text += table.render()
+                }
+                text += "\nUnder storage pressure these would go, in this order:\n"
+                var table = TextTable(header: ["LOCATION", "FILES", "SIZE"])
+                for totals in report.purgeableUnderPressure {
+                    table.rows.append([totals.location, String(totals.files), ByteCount(totals.allocatedBytes).formatted(style)])
+                }
+                return text + table.render()
+            }
+        }
+    }
+}
+
+struct WatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Relieve storage pressure whenever available space drops below a threshold, until stopped.",
+        discussion: "Logs each check that acted, and stops cleanly on Ctrl-C (SIGINT) or SIGTERM."
+    )
+
+    @Option(help: ArgumentHelp("The available space to keep, such as 1GB.", valueName: "size"))
+    var available: SizeArgument
+
+    @Option(help: ArgumentHelp("How often to check: 60s, 5m, ...", valueName: "interval"))
+    var interval: AgeArgument = AgeArgument(argument: "60s")!
+
+    @OptionGroup var container: ContainerOptions
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        if interval.seconds <= 0 { throw ValidationError("--interval must be more than 0.") }
+    }
+
+    mutating func run() async throws {
+        let container = try resolvedContainer()
+        let watcher = PressureWatcher(container: container, threshold: available.bytes,
+                                      interval: .milliseconds(Int64(interval.seconds * 1000)))
+        let json = output.json
+        let log: @Sendable (String) -> Void = { line in
+            let stamp = ISO8601DateFormatter().string(from: Date())
+            FileHandle.standardOutput.write(Data("\(stamp) \(line)\n".utf8))
+        }
+        if !json { log("watching \(DisplayPath.of(try container.url(for: .documents))): keeping \(ByteCount(available.bytes).formatted()) available") }
+        let task = Task {
+            try await watcher.run(onEvent: { event in
+                if json {
+                    if let relief = event.relief, let text = try? JSONOutput.encode(relief) {
+                        FileHandle.standardOutput.write(Data((text.replacingOccurrences(of: "\n", with: "") + "\n").utf8))
+                    }
+                } else if event.relief != nil {
+                    log(event.description)
+                }
+            }, onError: { error in
+                Terminal.standardError.write("stowage: \(error)\n")
+            })
+        }
+        let stop = SignalTrap(signals: [SIGINT, SIGTERM]) { task.cancel() }
+        _ = await task.result
+        stop.cancel()
+        if !json { log("stopped") }
+    }
+
+    private func resolvedContainer() throws -> Container {
+        do {
+            return try container.resolve()
+        } catch let error as StowageError {
+            output.report(error)
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// Runs a handler when one of `signals` arrives, instead of the default action (termination).
+final class SignalTrap {
+    private let sources: [any DispatchSourceSignal]
+
+    init(signals: [Int32], handler: @escaping @Sendable () -> Void) {
+        sources = signals.map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler(handler: handler)
+            source.resume()
+            return source
+        }
+    }
+
+    func cancel() { sources.forEach { $0.cancel() } }
+}
