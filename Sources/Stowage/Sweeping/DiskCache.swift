@@ -1,0 +1,304 @@
+import Foundation
+
+/// A key-value cache on disk, in the caches location, whose limits hold continuously.
+///
+/// Keys of any length become safe file names (two 64-bit FNV-1a hashes, in 256 fan-out folders);
+/// each file starts with its full key, so a hash collision reads as a miss, never as another
+/// key's value. Entries can expire. A write that takes the cache over a limit sweeps it, least
+/// recently used first, down to the low watermark (so the next writes do not sweep again).
+/// ``totalAllocatedSize`` and ``count`` are O(1): an index of totals, built by one scan when the
+/// cache is opened, kept by every write and removal, and rebuilt by every sweep. Entries removed
+/// behind the cache's back are misses, and the next sweep corrects the totals.
+///
+/// ```swift
+/// let thumbnails = try DiskCache(name: "thumbnails", in: container,
+///                                limits: DiskCache.Limits(maximumAllocatedSize: 50_000_000))
+/// try thumbnails.set(pngData, for: url.absoluteString)
+/// let cached = try thumbnails.data(for: url.absoluteString)   // nil on a miss
+/// ```
+///
+/// `@unchecked Sendable`: the totals are read and written only while `lock` is held; the files
+/// themselves are written atomically and may be used from many threads and processes.
+public final class DiskCache: @unchecked Sendable {
+    /// Size and count limits.
+    public struct Limits: Sendable, Hashable {
+        /// The most allocated bytes the entries may take.
+        public var maximumAllocatedSize: Int64?
+        /// The most entries.
+        public var maximumCount: Int?
+        /// The fraction of a limit a sweep goes down to (0 < x ≤ 1).
+        public var lowWatermark: Double
+
+        /// Limits; none unless given.
+        public init(maximumAllocatedSize: Int64? = nil, maximumCount: Int? = nil, lowWatermark: Double = 0.8) {
+            self.maximumAllocatedSize = maximumAllocatedSize
+            self.maximumCount = maximumCount
+            self.lowWatermark = lowWatermark
+        }
+    }
+
+    /// The cache's folder.
+    public let folder: URL
+    /// The limits kept on every write.
+    public let limits: Limits
+    /// How values are encoded.
+    public let format: any ValueFormat
+
+    private let lock = NSLock()
+    private var allocated: Int64 = 0
+    private var entries = 0
+    private var sweeps = 0
+
+    /// A cache in the folder `name` of `container`'s caches location (created if needed).
+    ///
+    /// - Throws: ``StowageError/Code/invalidPath`` for a name that is not a valid path,
+    ///   ``StowageError/Code/invalidArgument`` for a low watermark outside (0, 1].
+    public convenience init(name: String, in container: Container, limits: Limits = Limits(),
+                            format: any ValueFormat = JSONFormat()) throws {
+        let store = Store(container: container)
+        try store.perform(.locate, .caches, name) {
+            let relative = try RelativePath(name)
+            _ = try store.openParent(of: relative.appending("x"), in: .caches, create: true, protection: nil, operation: .locate)
+        }
+        try self.init(folder: try store.url(for: name, in: .caches), limits: limits, format: format)
+    }
+
+    /// A cache in any folder (created if needed).
+    public init(folder: URL, limits: Limits = Limits(), format: any ValueFormat = JSONFormat()) throws {
+        guard limits.lowWatermark > 0, limits.lowWatermark <= 1 else {
+            throw StowageError(.invalidArgument, operation: .cache, path: folder.fileSystemPath,
+                               reason: "the low watermark must be more than 0 and at most 1")
+        }
+        self.folder = folder
+        self.limits = limits
+        self.format = format
+        do {
+            try Container.createFolders(atPath: folder.fileSystemPath)
+        } catch let error as SystemCallError {
+            throw StowageError(error, operation: .cache, path: folder.fileSystemPath)
+        }
+        try rebuildIndex()
+    }
+
+    // MARK: Reading and writing
+
+    /// Stores `data` under `key`, replacing any previous entry, then sweeps if a limit is exceeded.
+    ///
+    /// - Parameter expiresAfter: Seconds after which the entry reads as a miss; `nil` for never.
+    /// - Throws: ``StowageError/Code/noSpace`` and other write errors; the previous entry stays.
+    public func set(_ data: Data, for key: String, expiresAfter: TimeInterval? = nil) throws {
+        let (fanOut, name) = Self.fileName(for: key)
+        let expiry = expiresAfter.map { Date().timeIntervalSince1970 + $0 } ?? 0
+        try run(key) {
+            let root = try OpenFile.openFolder(atPath: folder.fileSystemPath, followingLinks: true)
+            if try root.statusIfPresent(of: fanOut) == nil {
+                try Store.createFolderIfMissing(fanOut, in: root, mode: Sys.defaultFolder)
+            }
+            let parent = try root.openFolder(fanOut)
+            let previous = try parent.statusIfPresent(of: name)
+            var content = Self.header(key: key, expiry: expiry)
+            content.append(data)
+            try AtomicWrite.write(content, into: parent, name: name, durable: false, protection: nil)
+            let written = try parent.status(of: name).allocatedSize
+            lock.withLock {
+                allocated += written - (previous?.allocatedSize ?? 0)
+                if previous == nil { entries += 1 }
+            }
+        }
+        if isOverLimit { try sweep() }
+    }
+
+    /// Stores an encoded value under `key`.
+    public func set<Value: Encodable>(_ value: Value, for key: String, expiresAfter: TimeInterval? = nil) throws {
+        let data: Data
+        do {
+            data = try format.encode(value)
+        } catch {
+            throw StowageError(.encodingFailed, operation: .cache, path: key, underlying: error)
+        }
+        try set(data, for: key, expiresAfter: expiresAfter)
+    }
+
+    /// The data stored under `key`, or `nil` on a miss (absent, expired, or removed behind the
+    /// cache's back). Records the access, for least-recently-used sweeps.
+    ///
+    /// - Throws: read errors other than absence; a corrupt entry is removed and reads as a miss.
+    public func data(for key: String) throws -> Data? {
+        let (fanOut, name) = Self.fileName(for: key)
+        return try run(key) {
+            let root = try OpenFile.openFolder(atPath: folder.fileSystemPath, followingLinks: true)
+            let file: OpenFile
+            let parent: OpenFile
+            do {
+                parent = try root.openFolder(fanOut)
+                file = try parent.openForReading(name)
+            } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+                return nil
+            }
+            let content = try file.readAll()
+            guard let entry = Self.parse(content), entry.key == key else {
+                if Self.parse(content) == nil { try removeEntry(name, in: parent) }  // corrupt: drop it
+                return nil  // another key with the same hash: a miss
+            }
+            if entry.expiry > 0 && entry.expiry <= Date().timeIntervalSince1970 {
+                try removeEntry(name, in: parent)
+                return nil
+            }
+            try Store.recordAccess(to: file)
+            return content.subdata(in: entry.dataOffset..<content.count)
+        }
+    }
+
+    /// The value stored under `key`, or `nil` on a miss.
+    ///
+    /// - Throws: ``StowageError/Code/decodingFailed`` when the entry does not decode as `Value`.
+    public func value<Value: Decodable>(_ type: Value.Type, for key: String) throws -> Value? {
+        guard let data = try data(for: key) else { return nil }
+        do {
+            return try format.decode(type, from: data)
+        } catch {
+            throw StowageError(.decodingFailed, operation: .cache, path: key, underlying: error)
+        }
+    }
+
+    /// Removes the entry under `key`; removing an absent entry is not an error.
+    public func remove(_ key: String) throws {
+        let (fanOut, name) = Self.fileName(for: key)
+        try run(key) {
+            let root = try OpenFile.openFolder(atPath: folder.fileSystemPath, followingLinks: true)
+            guard try root.statusIfPresent(of: fanOut) != nil else { return }
+            try removeEntry(name, in: try root.openFolder(fanOut))
+        }
+    }
+
+    /// Removes every entry.
+    public func removeAll() throws {
+        try run("") {
+            let root = try OpenFile.openFolder(atPath: folder.fileSystemPath, followingLinks: true)
+            try TreeOperations.removeContents(of: root)
+            lock.withLock {
+                allocated = 0
+                entries = 0
+            }
+        }
+    }
+
+    // MARK: Size and sweeping
+
+    /// The allocated bytes of all entries, from the index (O(1)).
+    public var totalAllocatedSize: Int64 { lock.withLock { allocated } }
+    /// The number of entries, from the index (O(1)).
+    public var count: Int { lock.withLock { entries } }
+    /// How many sweeps this instance has made (for tests and diagnostics).
+    public var sweepCount: Int { lock.withLock { sweeps } }
+
+    private var isOverLimit: Bool {
+        lock.withLock {
+            (limits.maximumAllocatedSize.map { allocated > $0 } ?? false) || (limits.maximumCount.map { entries > $0 } ?? false)
+        }
+    }
+
+    /// Sweeps the cache down to the low watermark of its limits, least recently used first, and
+    /// rebuilds the index from what the sweep saw.
+    @discardableResult
+    public func sweep() throws -> SweepReport {
+        let policy = SweepPolicy(maximumAllocatedSize: limits.maximumAllocatedSize, maximumCount: limits.maximumCount,
+                                 order: .leastRecentlyUsed, lowWatermark: limits.lowWatermark)
+        let report = try Sweeper(policy: policy).sweep(folder)
+        lock.withLock {
+            allocated = report.keptAllocatedBytes
+            entries = report.keptFiles
+            sweeps += 1
+        }
+        return report
+    }
+
+    /// Counts the entries on disk: the index's scan. Folders' own blocks and Stowage's
+    /// bookkeeping files are not entries.
+    private func rebuildIndex() throws {
+        var files = 0
+        var bytes: Int64 = 0
+        do {
+            let root = try OpenFile.openFolder(atPath: folder.fileSystemPath, followingLinks: true)
+            try FileTreeWalk(root: root).run({ entry in
+                if entry.status.kind == .file && !entry.name.hasPrefix(RelativePath.reservedPrefix) {
+                    files += 1
+                    bytes += entry.status.allocatedSize
+                }
+                return entry.status.kind == .folder
+            }, problem: { _, _ in })  // an unreadable fan-out folder only makes the totals low until the next sweep
+        } catch let error as SystemCallError {
+            throw StowageError(error, operation: .cache, path: folder.fileSystemPath)
+        }
+        lock.withLock {
+            entries = files
+            allocated = bytes
+        }
+    }
+
+    private func removeEntry(_ name: String, in parent: OpenFile) throws {
+        guard let status = try parent.statusIfPresent(of: name) else { return }
+        do {
+            try parent.removeEntry(name, folder: false)
+        } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+            return
+        }
+        lock.withLock {
+            allocated -= status.allocatedSize
+            entries -= 1
+        }
+    }
+
+    private func run<T>(_ key: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SystemCallError {
+            throw StowageError(error, operation: .cache, path: folder.fileSystemPath + " [" + key.prefix(64) + "]")
+        }
+    }
+
+    // MARK: Entry files
+
+    private static let magic = Array("STOWAGE-CACHE-1\n".utf8)
+
+    /// The fan-out folder and file name of a key.
+    static func fileName(for key: String) -> (String, String) {
+        let bytes = Array(key.utf8)
+        let first = AppendJournal.checksum(bytes)
+        let second = AppendJournal.checksum(bytes + [0x5A])
+        let name = String(first, radix: 16).leftPadded(16) + String(second, radix: 16).leftPadded(16)
+        return (String(name.prefix(2)), name)
+    }
+
+    static func header(key: String, expiry: Double) -> Data {
+        var data = Data(magic)
+        let keyBytes = Array(key.utf8)
+        withUnsafeBytes(of: UInt32(keyBytes.count).littleEndian) { data.append(contentsOf: $0) }
+        data.append(contentsOf: keyBytes)
+        withUnsafeBytes(of: expiry.bitPattern.littleEndian) { data.append(contentsOf: $0) }
+        return data
+    }
+
+    static func parse(_ content: Data) -> (key: String, expiry: Double, dataOffset: Int)? {
+        let bytes = [UInt8](content.prefix(magic.count + 4))
+        guard bytes.count == magic.count + 4, Array(bytes.prefix(magic.count)) == magic else { return nil }
+        let length = Int(bytes[magic.count..<magic.count + 4].enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) })
+        let keyStart = content.startIndex + magic.count + 4
+        guard content.count >= magic.count + 4 + length + 8 else { return nil }
+        let key = String(decoding: content[keyStart..<keyStart + length], as: UTF8.self)
+        let expiryBytes = [UInt8](content[keyStart + length..<keyStart + length + 8])
+        let pattern = expiryBytes.enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+        return (key, Double(bitPattern: pattern), magic.count + 4 + length + 8)
+    }
+}
+
+extension StowageError.Operation {
+    /// Reading or writing a ``DiskCache`` entry.
+    public static let cache = StowageError.Operation("cache")
+}
+
+extension String {
+    func leftPadded(_ length: Int) -> String {
+        count >= length ? self : String(repeating: "0", count: length - count) + self
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+@testable import Stowage
+
+@Suite("DiskCache")
+struct DiskCacheTests {
+    @Test("stores data and values under keys of any length; misses are nil")
+    func roundTrip() throws {
+        let folder = TestFolder()
+        let cache = try DiskCache(name: "thumbs", in: folder.container())
+        let longKey = String(repeating: "https://example.com/very/long/path/", count: 50)
+        try cache.set(Data("png".utf8), for: longKey)
+        try cache.set(Message(id: 1, text: "hi"), for: "message")
+        #expect(try cache.data(for: longKey) == Data("png".utf8))
+        #expect(try cache.value(Message.self, for: "message") == Message(id: 1, text: "hi"))
+        #expect(try cache.data(for: "absent") == nil)
+        #expect(cache.count == 2)
+        try cache.remove(longKey)
+        try cache.remove(longKey)
+        #expect(try cache.data(for: longKey) == nil)
+        #expect(cache.count == 1)
+        #expect(folder.exists("container/Library/Caches/thumbs"))
+        #expect(folder.exists("container/Library/Caches/CACHEDIR.TAG"))
+    }
+
+    @Test("entries expire")
+    func expiry() throws {
+        let folder = TestFolder()
+        let cache = try DiskCache(folder: folder.file("cache"))
+        try cache.set(Data("old".utf8), for: "k", expiresAfter: -1)
+        try cache.set(Data("new".utf8), for: "fresh", expiresAfter: 3600)
+        #expect(try cache.data(for: "k") == nil)
+        #expect(try cache.data(for: "fresh") == Data("new".utf8))
+        #expect(cache.count == 1, "the expired entry was removed when read")
+    }
+
+    @Test("the size limit holds across 10,000 writes, with few sweeps, and the index stays exact")
+    func limitHolds() throws {
+        let folder = TestFolder()
+        let limit: Int64 = 400 * 4096
+        let cache = try DiskCache(folder: folder.file("cache"), limits: DiskCache.Limits(maximumAllocatedSize: limit))
+        var largest: Int64 = 0
+        for index in 0..<10_000 {
+            try cache.set(Data(count: 1000 + index % 3000), for: "key-\(index)")
+            largest = max(largest, cache.totalAllocatedSize)
+        }
+        #expect(largest <= limit, "the limit holds after every write")
+        #expect(cache.sweepCount < 200, "the low watermark keeps sweeps rare: \(cache.sweepCount)")
+        let scanned = UsageScanner().scan([folder.file("cache")])
+        let folders = Int64(scanned.total.folders) * 4096
+        #expect(cache.totalAllocatedSize == scanned.allocatedBytes - folders - 4096, "index = files on disk (less the sweep record)")
+        #expect(try cache.data(for: "key-9999") != nil, "the newest entries survive")
+        #expect(try cache.data(for: "key-0") == nil)
+    }
+
+    @Test("entries deleted behind its back are misses, and a reopened cache rebuilds its index by a scan")
+    func toleratesOutsideChanges() throws {
+        let folder = TestFolder()
+        let cache = try DiskCache(folder: folder.file("cache"))
+        for index in 0..<20 { try cache.set(Data(count: 5000), for: "k\(index)") }
+        #expect(cache.count == 20)
+        let (fanOut, name) = DiskCache.fileName(for: "k3")
+        try FileManager.default.removeItem(atPath: folder.path + "/cache/\(fanOut)/\(name)")
+        #expect(try cache.data(for: "k3") == nil)
+        let reopened = try DiskCache(folder: folder.file("cache"))
+        #expect(reopened.count == 19)
+        #expect(reopened.totalAllocatedSize == 19 * 8192)
+        try folder.write("garbage", to: "cache/\(fanOut)/\(name)")
+        #expect(try reopened.data(for: "k3") == nil, "a corrupt entry is a miss, and is removed")
+        #expect(!folder.exists("cache/\(fanOut)/\(name)"))
+    }
+}
