@@ -36,13 +36,18 @@ let package = Package(
             dependencies: ["Stowage"],
             path: "Tests/StowageTestHelper"
         ),
+        // What both test targets share: running a child process to the end.
+        .target(
+            name: "StowageTestSupport",
+            path: "Tests/StowageTestSupport"
+        ),
         .testTarget(
             name: "StowageTests",
-            dependencies: ["Stowage", "stowage-test-helper"]
+            dependencies: ["Stowage", "StowageTestSupport", "stowage-test-helper"]
         ),
         .testTarget(
             name: "StowageCLITests",
-            dependencies: ["stowage"]
+            dependencies: ["stowage", "StowageTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

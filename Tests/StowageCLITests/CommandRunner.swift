@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@_exported import StowageTestSupport
 
 /// Runs the built `stowage` binary in a temporary folder whose HOME, XDG_*_HOME and TMPDIR
 /// are the test's own, so no test ever reads or writes the machine's real folders.
@@ -36,21 +37,8 @@ final class CommandRunner: Sendable {
     }
 
     func run(_ arguments: String..., environment extra: [String: String] = [:]) throws -> Result {
-        let process = Process()
-        process.executableURL = try Self.binary()
-        process.arguments = arguments
-        process.environment = environment.merging(extra) { $1 }
-        process.currentDirectoryURL = folder
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-                      error: String(decoding: errorData, as: UTF8.self))
+        let result = try runProcess(try Self.binary(), arguments, environment: environment.merging(extra) { $1 }, directory: folder)
+        return Result(status: result.status, output: result.output, error: result.error)
     }
 
     /// The `stowage` binary built beside this test bundle.

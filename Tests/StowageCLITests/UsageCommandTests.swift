@@ -4,16 +4,9 @@ import Testing
 @Suite("stowage usage")
 struct UsageCommandTests {
     static func du(_ arguments: [String], as user: [String] = []) throws -> Int64 {
-        let process = Process()
-        process.executableURL = URL(filePath: user.isEmpty ? "/usr/bin/du" : "/usr/bin/setpriv")
-        process.arguments = user.isEmpty ? ["-s"] + arguments : user + ["/usr/bin/du", "-s"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = Pipe()
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return try #require(Int64(String(decoding: data, as: UTF8.self).split(separator: "\t").first ?? ""))
+        let result = user.isEmpty ? try runProcess(URL(filePath: "/usr/bin/du"), ["-s"] + arguments)
+                                  : try runProcess(URL(filePath: "/usr/bin/setpriv"), user + ["/usr/bin/du", "-s"] + arguments)
+        return try #require(Int64(result.output.split(separator: "\t").first ?? ""))
     }
 
     func makeTree(_ runner: CommandRunner) throws -> String {
@@ -67,17 +60,17 @@ struct UsageCommandTests {
         let root = try makeTree(runner)
         // An unprivileged user who may read everything in the test's folder but one sub-folder
         // (the system's temporary folder above it is world-traversable already).
-        _ = try runProcessForTest("/bin/chmod", ["-R", "a+rX", runner.folderPath])
-        _ = try runProcessForTest("/bin/chmod", ["000", root + "/a/b"])
-        defer { _ = try? runProcessForTest("/bin/chmod", ["755", root + "/a/b"]) }
+        _ = try runProcess(URL(filePath: "/bin/chmod"), ["-R", "a+rX", runner.folderPath])
+        _ = try runProcess(URL(filePath: "/bin/chmod"), ["000", root + "/a/b"])
+        defer { _ = try? runProcess(URL(filePath: "/bin/chmod"), ["755", root + "/a/b"]) }
         let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
-        let check = try runProcessForTest("/usr/bin/setpriv", nobody + ["/usr/bin/true"])
+        let check = try runProcess(URL(filePath: "/usr/bin/setpriv"), nobody + ["/usr/bin/true"])
         if check.status != 0 {
             print("SKIPPED: cannot run as an unprivileged user: \(check.error)")
             try Test.cancel("setpriv to an unprivileged user is refused here")
         }
         let binary = try CommandRunner.binary().path(percentEncoded: false)
-        let result = try runProcessForTest("/usr/bin/setpriv", nobody + [binary, "usage", "--summarize", "--json", root])
+        let result = try runProcess(URL(filePath: "/usr/bin/setpriv"), nobody + [binary, "usage", "--summarize", "--json", root])
         #expect(result.status == 0, "never fatal")
         #expect(result.error.contains(root + "/a/b: permission denied; its contents were skipped"))
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
@@ -92,19 +85,4 @@ struct UsageCommandTests {
         #expect(try runner.run("usage").status == 64)
         #expect(try runner.run("usage", ".", "--top", "-1").status == 64)
     }
-}
-
-func runProcessForTest(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-    let process = Process()
-    process.executableURL = URL(filePath: executable)
-    process.arguments = arguments
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
 }

@@ -211,38 +211,11 @@ final class OpenFile {
     /// Calls `body` with each entry's name and the type `readdir` reports (`nil` when the
     /// file system does not say; callers `fstatat` then).
     func forEachEntry(_ body: (String, FileStatus.Kind?) throws -> Void) throws {
-        let copy = try Sys.dup(descriptor)
-        guard let stream = fdopendir(copy) else {
-            let code = Sys.currentErrno
-            try? Sys.close(copy)  // best effort: fdopendir failed, the copy is useless
-            throw SystemCallError(errno: code, call: "fdopendir")
-        }
-        defer { closedir(stream) }
-        rewinddir(stream)
-        while true {
-            errnoReset()
-            guard let entry = readdir(stream) else {
-                let code = Sys.currentErrno
-                if code != 0 { throw SystemCallError(errno: code, call: "readdir") }
-                return
-            }
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
-            if name == "." || name == ".." { continue }
-            let kind: FileStatus.Kind?
-            switch Int32(entry.pointee.d_type) {
-            case Int32(DT_REG): kind = .file
-            case Int32(DT_DIR): kind = .folder
-            case Int32(DT_LNK): kind = .symbolicLink
-            case Int32(DT_UNKNOWN): kind = nil
-            default: kind = .other
-            }
-            try body(name, kind)
+        // A new open description of this folder, so the read starts at its beginning.
+        let stream = try DirectoryStream(adopting: try Sys.openat(descriptor, ".", Sys.folderReadOnly))
+        try stream.forEach { name, kind in
+            try body(String(cString: name), kind)
+            return true
         }
     }
-}
-
-@inline(__always) private func errnoReset() {
-    errno = 0
 }

@@ -86,11 +86,9 @@ struct StoreAppendTests {
         #expect(try store.retrieve([Message].self, from: "m.plist", in: .documents).map(\.id) == [1, 2])
     }
 
-    @Test("an append interrupted before its data landed is undone by the next reader")
-    func tornAppendIsRolledBack() throws {
-        let folder = TestFolder()
-        let store = folder.store()
-        try store.save([Message(id: 1, text: "a")], to: "m.json", in: .documents)
+    /// Starts an append of `{"id":2,"text":"b"}` to `m.json` the way the store does (journal
+    /// first), and returns the file, where the element goes, and its bytes, for the test to crash.
+    static func beginAppend(in folder: TestFolder) throws -> (OpenFile, Int64, Data) {
         let documents = try OpenFile.openFolder(atPath: folder.path + "/container/Documents", followingLinks: false)
         let file = try documents.open("m.json", flags: Sys.readWrite)
         let status = try file.status()
@@ -99,6 +97,15 @@ struct StoreAppendTests {
         try AppendJournal.begin(.init(device: status.device, inode: status.inode, offset: offset,
                                       newLength: offset + Int64(newBytes.count), checksum: AppendJournal.checksum(newBytes),
                                       oldTail: Array("]".utf8)), for: "m.json", in: documents, durable: false)
+        return (file, offset, newBytes)
+    }
+
+    @Test("an append interrupted before its data landed is undone by the next reader")
+    func tornAppendIsRolledBack() throws {
+        let folder = TestFolder()
+        let store = folder.store()
+        try store.save([Message(id: 1, text: "a")], to: "m.json", in: .documents)
+        let (file, offset, newBytes) = try Self.beginAppend(in: folder)
         try file.writeAll(newBytes.prefix(7), at: offset)  // the crash: only part of the element landed
         #expect(try store.retrieve([Message].self, from: "m.json", in: .documents) == [Message(id: 1, text: "a")])
         #expect(folder.leftoverTemporaryItems().isEmpty, "the journal is settled")
@@ -111,15 +118,8 @@ struct StoreAppendTests {
         let folder = TestFolder()
         let store = folder.store()
         try store.save([Message(id: 1, text: "a")], to: "m.json", in: .documents)
-        let documents = try OpenFile.openFolder(atPath: folder.path + "/container/Documents", followingLinks: false)
-        let file = try documents.open("m.json", flags: Sys.readWrite)
-        let status = try file.status()
-        let newBytes = Data(#",{"id":2,"text":"b"}]"#.utf8)
-        let offset = status.size - 1
-        try AppendJournal.begin(.init(device: status.device, inode: status.inode, offset: offset,
-                                      newLength: offset + Int64(newBytes.count), checksum: AppendJournal.checksum(newBytes),
-                                      oldTail: Array("]".utf8)), for: "m.json", in: documents, durable: false)
-        try file.writeAll(newBytes, at: offset)
+        let (file, offset, newBytes) = try Self.beginAppend(in: folder)
+        try file.writeAll(newBytes, at: offset)  // the crash: after the data, before the journal went
         #expect(try store.retrieve([Message].self, from: "m.json", in: .documents).map(\.id) == [1, 2])
         #expect(folder.leftoverTemporaryItems().isEmpty)
     }

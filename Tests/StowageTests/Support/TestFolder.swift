@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@_exported import StowageTestSupport
 @testable import Stowage
 
 /// A fresh temporary folder for one test, removed when the test's reference goes away.
@@ -114,24 +115,6 @@ func expectStowageError<T>(_ code: StowageError.Code, sourceLocation: SourceLoca
         Issue.record("expected StowageError.\(code), got \(error)", sourceLocation: sourceLocation)
         return nil
     }
-}
-
-/// Runs a command and returns its exit status, standard output and standard error.
-func runProcess(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil)
-    throws -> (status: Int32, output: String, error: String) {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
 }
 
 /// A built product of this package (the test helper, the `stowage` command), found beside the
