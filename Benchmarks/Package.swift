@@ -3,7 +3,9 @@
 // Benchmarks of Stowage's Store against the plain Foundation way of doing the same thing.
 // A package of its own so that the library's package carries no benchmark code or
 // dependencies. Run it with `bash Benchmarks/store.sh` (release build, then the binary);
-// `bash Benchmarks/usage.sh` times `stowage usage` against `du` and the Foundation way.
+// `bash Benchmarks/usage.sh` times `stowage usage` against `du` and the Foundation way;
+// `bash Benchmarks/sweep.sh` times `stowage sweep` against a find | sort | rm pipeline and the
+// Foundation way.
 
 import PackageDescription
 
@@ -20,10 +22,16 @@ let package = Package(
                 .product(name: "Stowage", package: "Stowage"),
             ]
         ),
+        // What the generators share: the seeded generator, file-system calls, report formatting.
+        .target(name: "BenchmarkSupport"),
         // Makes a realistic, repeatable tree of files for usage scans (no Stowage needed).
-        .executableTarget(name: "MakeTree"),
+        .executableTarget(name: "MakeTree", dependencies: ["BenchmarkSupport"]),
         // Sizes a tree the common Foundation way: the peer of `stowage usage`.
         .executableTarget(name: "UsageBaseline"),
+        // Makes a repeatable cache folder with distinct access times, for sweeps.
+        .executableTarget(name: "MakeCache", dependencies: ["BenchmarkSupport"]),
+        // Sweeps a folder down to a size the common Foundation way: the peer of `stowage sweep`.
+        .executableTarget(name: "SweepBaseline"),
     ],
     swiftLanguageModes: [.v6]
 )

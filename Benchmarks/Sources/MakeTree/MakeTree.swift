@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import BenchmarkSupport
 
 /// `MakeTree DIR [--files N] [--seed S]`: makes a realistic, repeatable tree of files to
 /// measure usage scans on (see `Shape` for what it contains). Used by `Benchmarks/usage.sh`.
@@ -45,17 +46,14 @@ struct MakeTree {
         }
 
         var maker = TreeMaker(root: options.directory, fileCount: options.files, seed: options.seed)
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = ContinuousClock.now
         do {
             try maker.make()
         } catch {
             printError("error: \(error)")
             exit(1)
         }
-        let elapsed = clock.now - start
-        report(maker.stats, options: options, seconds: Double(elapsed.components.seconds)
-               + Double(elapsed.components.attoseconds) * 1e-18)
+        report(maker.stats, options: options, seconds: seconds(since: start))
     }
 
     /// Parses the arguments after the program name; `nil` when help was asked for.
@@ -84,10 +82,7 @@ struct MakeTree {
             }
         }
         guard let directory, !directory.isEmpty else { throw UsageError(description: "no DIR given") }
-        // Absolute, without a trailing slash, as `TreeMaker` joins paths with "/".
-        var path = directory.hasPrefix("/") ? directory : currentDirectory() + "/" + directory
-        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
-        options.directory = path
+        options.directory = absolutePath(directory)  // as `TreeMaker` joins paths with "/"
         return options
     }
 
@@ -104,50 +99,5 @@ struct MakeTree {
               logical bytes   \(grouped(stats.logicalBytes)) (\(binary(stats.logicalBytes))) in regular files, each counted once
               written bytes   \(grouped(stats.writtenBytes)) (\(binary(stats.writtenBytes))); the rest is in the holes of sparse files
             """)
-    }
-
-    static func currentDirectory() -> String {
-        guard let pointer = getcwd(nil, 0) else { return "." }
-        defer { free(pointer) }
-        return String(cString: pointer)
-    }
-
-    /// Writes a line to standard error (with `write`: Swift 6 rejects the C global `stderr`).
-    static func printError(_ message: String) {
-        var line = message + "\n"
-        line.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
-    }
-
-    /// 1234567 as "1,234,567".
-    static func grouped(_ value: Int) -> String {
-        let digits = String(value.magnitude)
-        var result = ""
-        for (index, digit) in digits.enumerated() {
-            if index > 0 && (digits.count - index) % 3 == 0 { result.append(",") }
-            result.append(digit)
-        }
-        return value < 0 ? "-" + result : result
-    }
-
-    /// Bytes in binary units: "1.53 GiB".
-    static func binary(_ bytes: Int) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(bytes)
-        var unit = 0
-        while value >= 1024 && unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return unit == 0 ? "\(bytes) B" : "\(fixed(value, 2)) \(units[unit])"
-    }
-
-    /// `value` with exactly `decimals` decimals (Foundation's `String(format:)` without Foundation).
-    static func fixed(_ value: Double, _ decimals: Int) -> String {
-        var scale = 1
-        for _ in 0 ..< decimals { scale *= 10 }
-        let scaled = Int((value * Double(scale)).rounded())
-        let fraction = String(scaled % scale)
-        let padded = String(repeating: "0", count: decimals - fraction.count) + fraction
-        return decimals == 0 ? "\(scaled)" : "\(scaled / scale).\(padded)"
     }
 }

@@ -1,3 +1,5 @@
+import BenchmarkSupport
+
 /// The shape of the tree MakeTree makes. The numbers aim at something like an app's data
 /// folder or a source checkout: mostly small files, a long tail of large ones, a few links.
 enum Shape {
