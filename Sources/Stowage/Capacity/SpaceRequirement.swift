@@ -34,7 +34,7 @@ extension Store {
         guard needed > limit else { return }
         let reason = requirement == .important
             ? "not enough space on the volume"
-            : "not enough space for optional data: the volume keeps \(StowageError.formatBytes(VolumeCapacity.headroom(forTotal: capacity.total))) free"
+            : "not enough space for optional data: the volume keeps \(ByteCount(VolumeCapacity.headroom(forTotal: capacity.total)).formatted()) free"
         throw StowageError(.noSpace, operation: operation, location: location, path: path,
                            reason: reason + (capacity.isSimulated ? " (simulated capacity)" : ""),
                            neededBytes: needed, availableBytes: limit)

@@ -88,8 +88,8 @@ public struct StowageError: Error, Sendable, CustomStringConvertible, CustomDebu
         text += " failed: "
         text += cause
         var figures: [String] = []
-        if let neededBytes { figures.append("needed \(Self.formatBytes(neededBytes))") }
-        if let availableBytes { figures.append("\(Self.formatBytes(availableBytes)) available") }
+        if let neededBytes { figures.append("needed \(ByteCount(neededBytes).formatted())") }
+        if let availableBytes { figures.append("\(ByteCount(availableBytes).formatted()) available") }
         if !figures.isEmpty { text += " (\(figures.joined(separator: ", ")))" }
         return text
     }
@@ -151,22 +151,6 @@ public struct StowageError: Error, Sendable, CustomStringConvertible, CustomDebu
 
     private static func codingPath(_ path: [any CodingKey]) -> String {
         path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-    }
-
-    /// A compact decimal figure such as `12 MB`, for messages only (exact bytes are in the
-    /// properties). Byte formatting proper lives in `ByteCount`.
-    static func formatBytes(_ bytes: Int64) -> String {
-        let units = ["bytes", "kB", "MB", "GB", "TB", "PB", "EB"]
-        var value = Double(bytes)
-        var index = 0
-        while abs(value) >= 1000, index < units.count - 1 {
-            value /= 1000
-            index += 1
-        }
-        if index == 0 { return "\(bytes) bytes" }
-        let rounded = (value * 10).rounded() / 10
-        let text = rounded == rounded.rounded() ? String(Int64(rounded)) : String(rounded)
-        return "\(text) \(units[index])"
     }
 }
 
