@@ -3,15 +3,19 @@ import Foundation
 import Stowage
 
 /// A size on the command line: `100MB`, `1.5GiB`, `4096`.
-struct SizeArgument: ExpressibleByArgument, Sendable {
+///
+/// Options take it with `transform: SizeArgument.init(parsing:)`, so a malformed size is
+/// reported with ByteCount's explanation of what is accepted, not just "invalid".
+struct SizeArgument: Sendable {
     var bytes: Int64
 
-    init?(argument: String) {
-        guard let count = try? ByteCount(parsing: argument) else { return nil }
-        bytes = count.bytes
+    init(parsing argument: String) throws {
+        do {
+            bytes = try ByteCount(parsing: argument).bytes
+        } catch let error as StowageError {
+            throw ValidationError(error.reason ?? error.description)
+        }
     }
-
-    static var defaultCompletionKind: CompletionKind { .default }
 }
 
 /// A span of time on the command line: `45s`, `30m`, `12h`, `7d`, `2w` (a bare number is seconds).
