@@ -65,35 +65,12 @@ trap 'exit 130' INT TERM
 started=$SECONDS
 
 # MARK: Build
-# Only the products needed, in release. `stowage` is built through this package, which depends
-# on the parent by path: the same sources as `swift build -c release --package-path .. --product
-# stowage`, but into Benchmarks/.build, so that the run never touches the parent's .build
-# (where someone may be building at the same time).
 
-echo "Building MakeTree and UsageBaseline (release)..."
-for product in MakeTree UsageBaseline; do
-    if ! swift build -c release --package-path "$here" --product "$product" >"$scratch/build-$product.log" 2>&1; then
-        cat "$scratch/build-$product.log" >&2
-        echo "error: building $product failed" >&2
-        exit 1
-    fi
-done
-bin="$(swift build -c release --package-path "$here" --show-bin-path)"
-
+# shellcheck source=build.sh
+source "$here/build.sh"
+build_products MakeTree UsageBaseline
 # Empty when `stowage usage` is not available; `stowage_missing` then says why.
-stowage=""
-stowage_missing=""
-if [[ -n "${STOWAGE_BIN:-}" ]]; then
-    stowage="$STOWAGE_BIN"
-    echo "Using STOWAGE_BIN=$stowage"
-else
-    echo "Building stowage (release)..."
-    if swift build -c release --package-path "$here" --product stowage >"$scratch/build-stowage.log" 2>&1; then
-        stowage="$bin/stowage"
-    else
-        stowage_missing="stowage usage not available (the stowage build failed: $(grep -m1 -E 'error:' "$scratch/build-stowage.log" || tail -n1 "$scratch/build-stowage.log"))"
-    fi
-fi
+build_stowage usage
 
 # MARK: Tree
 

@@ -1,0 +1,44 @@
+# shellcheck shell=bash
+# Its inputs (here, scratch) and outputs (bin, stowage, stowage_missing) are the caller's variables.
+# shellcheck disable=SC2154,SC2034
+# Sourced by the benchmark scripts: release builds of what they run, never touching the
+# project's own .build. Expects `here` (this folder) and `scratch` (the run's folder) to be set.
+#
+# `stowage` is built through this package, which depends on the parent by path: the same
+# sources as `swift build -c release --package-path .. --product stowage`, but into
+# Benchmarks/.build, so that a run never touches the parent's .build (where someone may be
+# building at the same time).
+
+# build_products PRODUCT...: builds each product in release or exits with its log; sets `bin`.
+build_products() {
+    echo "Building $* (release)..."
+    local product
+    for product in "$@"; do
+        if ! swift build -c release --package-path "$here" --product "$product" >"$scratch/build-$product.log" 2>&1; then
+            cat "$scratch/build-$product.log" >&2
+            echo "error: building $product failed" >&2
+            exit 1
+        fi
+    done
+    bin="$(swift build -c release --package-path "$here" --show-bin-path)"
+}
+
+# build_stowage SUBCOMMAND: sets `stowage` to the binary ($STOWAGE_BIN, or a release build), or
+# leaves it empty and sets `stowage_missing` to why `stowage SUBCOMMAND` is not available.
+# Call after build_products (it uses `bin`).
+build_stowage() {
+    stowage=""
+    stowage_missing=""
+    if [[ -n "${STOWAGE_BIN:-}" ]]; then
+        stowage="$STOWAGE_BIN"
+        echo "Using STOWAGE_BIN=$stowage"
+    else
+        echo "Building stowage (release)..."
+        if swift build -c release --package-path "$here" --product stowage >"$scratch/build-stowage.log" 2>&1; then
+            stowage="$bin/stowage"
+        else
+            # An older binary may still be in .build: it is not used.
+            stowage_missing="stowage $1 not available (the stowage build failed: $(grep -m1 -E 'error:' "$scratch/build-stowage.log" || tail -n1 "$scratch/build-stowage.log"))"
+        fi
+    fi
+}
