@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// The walk and victim selection behind ``Sweeper``.
@@ -7,7 +8,10 @@ import Foundation
 /// files that must go (the least deserving on top, dropped as soon as the others cover the
 /// need). Memory grows with the victims, which the report lists anyway, and with the number of
 /// folders (to know which ones the sweep empties), never with all the files.
-final class SweepEngine {
+///
+/// `@unchecked Sendable`: only ``remove(_:)`` runs threads, and they read nothing but the
+/// immutable root; what they find goes into their own outcomes, merged after they finish.
+final class SweepEngine: @unchecked Sendable {
     /// What the sweep is for.
     enum Goal {
         /// Keep the policy's limits.
@@ -193,23 +197,56 @@ final class SweepEngine {
     // MARK: Removal
 
     /// Removes `victims`, each only if it is still the file that was chosen (same inode, same
-    /// modification time); returns those removed.
+    /// modification time); returns those removed, in the order given.
+    ///
+    /// Unlinking is the kernel's work, not the disk's alone (journal, block bitmaps, discards), so
+    /// folders are emptied by several threads at once, each folder by one thread (each thread
+    /// holds one folder descriptor at a time, and a folder's lock is never contended).
     func remove(_ victims: [Candidate]) -> [Candidate] {
-        var removed: [Candidate] = []
-        var currentFolder: String?
-        var parent: OpenFile?
-        for victim in victims {
+        var grouping: [[Int]] = []
+        var groupOfFolder: [String: Int] = [:]
+        for (index, victim) in victims.enumerated() {
+            if let group = groupOfFolder[victim.folder] {
+                grouping[group].append(index)
+            } else {
+                groupOfFolder[victim.folder] = grouping.count
+                grouping.append([index])
+            }
+        }
+        // In inode order within a folder, as GNU rm does on many entries: neighbouring inodes
+        // share inode-table and bitmap blocks, so each journal transaction touches fewer blocks.
+        let groups = grouping.map { group in group.sorted { victims[$0].inode < victims[$1].inode } }
+        let outcomes = RemovalOutcomes(count: victims.count)
+        DispatchQueue.concurrentPerform(iterations: max(1, min(groups.count, Self.removalThreads))) { _ in
+            while let group = outcomes.claimGroup(below: groups.count) {
+                removeGroup(groups[group], of: victims, into: outcomes)
+            }
+        }
+        issues += outcomes.issues.sorted { $0.path < $1.path }
+        return victims.indices.filter { outcomes.wasRemoved($0) }.map { victims[$0] }
+    }
+
+    /// Twice the cores: a thread waiting on the file system's journal leaves its core to another.
+    private static let removalThreads = max(2, 2 * ProcessInfo.processInfo.activeProcessorCount)
+
+    /// Removes the victims at `indices`, all in one folder.
+    private func removeGroup(_ indices: [Int], of victims: [Candidate], into outcomes: RemovalOutcomes) {
+        let folder = victims[indices[0]].folder
+        let parent: OpenFile
+        do {
+            parent = try open(folder: folder)
+        } catch {
+            for index in indices { outcomes.fail(victims[index].path, error) }
+            return
+        }
+        for index in indices {
+            let victim = victims[index]
             do {
-                if currentFolder != victim.folder {
-                    parent = try open(folder: victim.folder)
-                    currentFolder = victim.folder
-                }
-                guard let parent else { continue }
-                let name = victim.folder.isEmpty ? victim.path : String(victim.path.dropFirst(victim.folder.count + 1))
+                let name = folder.isEmpty ? victim.path : String(victim.path.dropFirst(folder.count + 1))
                 guard let status = try parent.statusIfPresent(of: name) else { continue }
                 guard status.inode == victim.inode, status.device == victim.device,
                       status.modificationTime == victim.modification else {
-                    issues.append(UsageIssue(path: victim.path, errno: 0, message: "changed since it was chosen; kept"))
+                    outcomes.note(UsageIssue(path: victim.path, errno: 0, message: "changed since it was chosen; kept"))
                     continue
                 }
                 if status.isFolder {
@@ -217,14 +254,11 @@ final class SweepEngine {
                 } else {
                     try parent.removeEntry(name, folder: false)
                 }
-                removed.append(victim)
-            } catch let error as SystemCallError {
-                issues.append(UsageIssue(path: victim.path, errno: error.errno, message: StowageError.describe(errno: error.errno)))
+                outcomes.markRemoved(index)
             } catch {
-                issues.append(UsageIssue(path: victim.path, errno: 0, message: String(describing: error)))
+                outcomes.fail(victim.path, error)
             }
         }
-        return removed
     }
 
     /// Removes the folders named (deepest first) if they are empty; returns those removed.
@@ -248,6 +282,46 @@ final class SweepEngine {
             current = try current.openFolder(String(name))
         }
         return current
+    }
+}
+
+/// What became of each victim of ``SweepEngine/remove(_:)``, and which folder group is next.
+///
+/// `@unchecked Sendable`: each slot of `removed` is written by the one thread that took the
+/// victim's folder group and read after all threads have finished; the rest is guarded by `lock`.
+private final class RemovalOutcomes: @unchecked Sendable {
+    private let removed: UnsafeMutableBufferPointer<Bool>
+    private(set) var issues: [UsageIssue] = []
+    private var nextGroup = 0
+    private let lock = NSLock()
+
+    init(count: Int) {
+        removed = .allocate(capacity: count)
+        removed.initialize(repeating: false)
+    }
+
+    deinit { removed.deallocate() }
+
+    /// The next folder group for a thread to empty, or `nil` when all are taken.
+    func claimGroup(below count: Int) -> Int? {
+        lock.withLock {
+            guard nextGroup < count else { return nil }
+            defer { nextGroup += 1 }
+            return nextGroup
+        }
+    }
+
+    func markRemoved(_ index: Int) { removed[index] = true }
+    func wasRemoved(_ index: Int) -> Bool { removed[index] }
+
+    func note(_ issue: UsageIssue) { lock.withLock { issues.append(issue) } }
+
+    func fail(_ path: String, _ error: any Error) {
+        if let error = error as? SystemCallError {
+            note(UsageIssue(path: path, errno: error.errno, message: StowageError.describe(errno: error.errno)))
+        } else {
+            note(UsageIssue(path: path, errno: 0, message: String(describing: error)))
+        }
     }
 }
 
