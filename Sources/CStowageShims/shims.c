@@ -40,6 +40,24 @@ int cstowage_posix_fallocate(int fd, int64_t offset, int64_t length) {
 #endif
 }
 
+int cstowage_open_unnamed(int directory, mode_t mode) {
+#if defined(__linux__) && defined(O_TMPFILE)
+    return openat(directory, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+#else
+    (void)directory; (void)mode;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int cstowage_syncfs(int fd) {
+#if defined(__linux__)
+    return syncfs(fd);
+#else
+    return fsync(fd);
+#endif
+}
+
 ssize_t cstowage_fgetxattr(int fd, const char *name, void *value, size_t size) {
 #if defined(__linux__)
     return fgetxattr(fd, name, value, size);

@@ -75,8 +75,8 @@ struct WatchCommand: AsyncParsableCommand {
         let task = Task {
             try await watcher.run(onEvent: { event in
                 if json {
-                    if let relief = event.relief, let text = try? JSONOutput.encode(relief) {
-                        FileHandle.standardOutput.write(Data((text.replacingOccurrences(of: "\n", with: "") + "\n").utf8))
+                    if let relief = event.relief, let text = try? JSONOutput.line(relief) {
+                        FileHandle.standardOutput.write(Data((text + "\n").utf8))
                     }
                 } else if event.relief != nil {
                     log(event.description)

@@ -52,6 +52,13 @@ enum JSONOutput {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
+
+    /// `value` as one line of JSON, for streams of events (JSON Lines).
+    static func line<Value: Encodable>(_ value: Value) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
 }
 
 struct ErrorJSON: Encodable {
@@ -75,6 +82,9 @@ enum Terminal {
 
     /// Whether standard error is a terminal (progress lines are drawn only there).
     static var standardErrorIsTerminal: Bool { isatty(2) == 1 }
+
+    /// Whether standard output is a terminal.
+    static var standardOutputIsTerminal: Bool { isatty(1) == 1 }
 }
 
 /// A plain-text table with left-aligned columns.

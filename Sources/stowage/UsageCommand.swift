@@ -167,19 +167,23 @@ struct UsageView {
 }
 
 /// A single line of progress on standard error, rewritten in place; shown only on a terminal and
-/// only once the work has taken more than half a second.
+/// only once the work has taken more than a moment (half a second unless told otherwise).
 ///
 /// `@unchecked Sendable`: `shown` is read and written only while `lock` is held.
 final class ProgressLine: @unchecked Sendable {
     let enabled: Bool
     let started = ContinuousClock.now
+    let delay: Duration
     private let lock = NSLock()
     private var shown = false
 
-    init(enabled: Bool) { self.enabled = enabled }
+    init(enabled: Bool, after delay: Duration = .milliseconds(500)) {
+        self.enabled = enabled
+        self.delay = delay
+    }
 
     func show(_ text: String) {
-        guard enabled, ContinuousClock.now - started > .milliseconds(500) else { return }
+        guard enabled, ContinuousClock.now - started >= delay else { return }
         lock.withLock {
             shown = true
             Terminal.standardError.write("\r\u{1B}[K" + text)

@@ -37,6 +37,10 @@ final class CommandRunner: Sendable {
     }
 
     func run(_ arguments: String..., environment extra: [String: String] = [:]) throws -> Result {
+        try run(arguments, environment: extra)
+    }
+
+    func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Result {
         let result = try runProcess(try Self.binary(), arguments, environment: environment.merging(extra) { $1 }, directory: folder)
         return Result(status: result.status, output: result.output, error: result.error)
     }

@@ -23,6 +23,14 @@ int cstowage_fallocate(int fd, int64_t offset, int64_t length);
 /// `posix_fallocate(3)`; returns an errno value (0 on success), as the C function does.
 int cstowage_posix_fallocate(int fd, int64_t offset, int64_t length);
 
+/// `openat(directory, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, mode)` on Linux: an unnamed file on
+/// the folder's volume; ENOSYS elsewhere.
+int cstowage_open_unnamed(int directory, mode_t mode);
+
+/// `syncfs(2)` on Linux (writes back the whole file system holding `fd` and commits its
+/// journal, so freed blocks count as available again); `fsync(2)` of `fd` elsewhere.
+int cstowage_syncfs(int fd);
+
 /// `fgetxattr(2)`, `fsetxattr(2)`, `fremovexattr(2)` with Linux's signatures; ENOTSUP elsewhere.
 ssize_t cstowage_fgetxattr(int fd, const char *name, void *value, size_t size);
 int cstowage_fsetxattr(int fd, const char *name, const void *value, size_t size, int flags);

@@ -6,7 +6,7 @@ extension StowageError {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         enum Kind: String, Sendable {
             case notFound, alreadyExists, invalidPath, decodingFailed, encodingFailed, noSpace
-            case permissionDenied, unsupported, wrongKind, invalidArgument, ioFailure
+            case permissionDenied, unsupported, wrongKind, invalidArgument, ioFailure, refused, busy
         }
 
         let kind: Kind
@@ -36,6 +36,12 @@ extension StowageError {
         public static let wrongKind = Code(.wrongKind)
         /// An argument, such as a size or an identifier, is malformed.
         public static let invalidArgument = Code(.invalidArgument)
+        /// Stowage declined an operation that would endanger the system, such as filling the
+        /// volume holding `/` or the home folder below its safety floor without being forced.
+        public static let refused = Code(.refused)
+        /// Another process holds the item for an operation that cannot share it, such as a
+        /// fill in progress in the folder being released.
+        public static let busy = Code(.busy)
         /// Any other failure reported by the system; ``StowageError/errno`` says which.
         public static let ioFailure = Code(.ioFailure)
 
@@ -56,6 +62,8 @@ extension StowageError {
             case .wrongKind: "not the expected kind of item"
             case .invalidArgument: "invalid argument"
             case .ioFailure: "input/output failure"
+            case .refused: "refused, for the system's safety"
+            case .busy: "in use by another process"
             }
         }
     }

@@ -197,6 +197,21 @@ final class OpenFile {
 
     func lock(exclusive: Bool) throws { try Sys.flock(descriptor, exclusive: exclusive) }
 
+    /// The figures of the volume holding this file (`fstatvfs`). A method, so the descriptor
+    /// stays open for the call even when this is the object's last use.
+    func spaceFigures() throws -> Sys.SpaceFigures { try Sys.spaceFigures(descriptor) }
+
+    /// Writes back this file's whole volume; see ``Sys/syncVolume(_:)``.
+    func syncVolume() throws { try Sys.syncVolume(descriptor) }
+
+    /// The extended attribute `name`, or `nil` when absent.
+    func attribute(_ name: String) throws -> [UInt8]? { try ExtendedAttributes.value(name, of: descriptor) }
+
+    /// Sets the extended attribute `name`.
+    func setAttribute(_ name: String, to value: [UInt8]) throws { try ExtendedAttributes.set(name, to: value, on: descriptor) }
+
+    func tryLock(exclusive: Bool) throws -> Bool { try Sys.tryLock(descriptor, exclusive: exclusive) }
+
     func unlock() { Sys.unlock(descriptor) }
 
     // MARK: Folder entries

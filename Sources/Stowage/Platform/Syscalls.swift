@@ -172,6 +172,17 @@ enum Sys {
         _ = try retrying("flock") { systemFlock(fd, exclusive ? LOCK_EX : LOCK_SH) }
     }
 
+    /// `flock(2)` with `LOCK_NB`: `false` when another open file description holds a
+    /// conflicting lock, instead of waiting.
+    static func tryLock(_ fd: Int32, exclusive: Bool) throws -> Bool {
+        do {
+            _ = try retrying("flock") { systemFlock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) }
+            return true
+        } catch let error as SystemCallError where error.errno == EWOULDBLOCK {
+            return false
+        }
+    }
+
     /// `flock(2)` with `LOCK_UN`.
     static func unlock(_ fd: Int32) {
         _ = systemFlock(fd, LOCK_UN)

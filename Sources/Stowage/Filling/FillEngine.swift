@@ -1,0 +1,346 @@
+import Foundation
+
+/// The loop behind ``Filler``: measure, fill one step, repeat; then correct any overshoot.
+///
+/// `@unchecked Sendable`: one thread runs ``run(progress:)``; other threads only call
+/// ``cancel()`` and read the cancellation flag, both under `lock`.
+final class FillEngine: @unchecked Sendable {
+    /// Fill files grow to this size before the next one is started: small enough for any file
+    /// system's file-size limit (FAT's 4 GiB) and for releasing in parts, large enough to keep
+    /// the manifest short.
+    static let fileSizeLimit: Int64 = 1 << 30
+
+    let plan: FillPlan
+    let unnamed: Bool
+    private let parentPath: String
+    private let parent: OpenFile
+    private let start: Sys.SpaceFigures
+    private let target: Int64
+    private let chunk: Int64
+
+    private let lock = NSLock()
+    private var cancelled = false
+
+    // The fill's state, used by the running thread only.
+    private var folder: OpenFile?
+    private var manifest: FillManifest?
+    private var current: OpenFile?
+    private var currentName: String?
+    private var currentSize: Int64 = 0
+    private var filled: Int64 = 0
+    private var created = 0
+    private var buffer: UnsafeMutableRawBufferPointer?
+    private var random = RandomBytes(seed: UInt64.random(in: .min ... .max))
+    private(set) var heldFiles: [OpenFile] = []
+    /// Whether a hold fell back to named files (no unnamed files on this file system).
+    private(set) var usesNames = false
+
+    /// Checks the plan against the volume; nothing is written.
+    init(plan: FillPlan, unnamed: Bool) throws {
+        self.plan = plan
+        self.unnamed = unnamed
+        parentPath = plan.volume.fileSystemPath
+        guard plan.chunkSize > 0, plan.chunkSize <= Self.fileSizeLimit else {
+            throw StowageError(.invalidArgument, operation: .fill, path: parentPath,
+                               reason: "the chunk size must be more than 0 and at most \(ByteCount(Self.fileSizeLimit)), not \(plan.chunkSize)")
+        }
+        guard plan.safetyFloor >= 0 else {
+            throw StowageError(.invalidArgument, operation: .fill, path: parentPath, reason: "the safety floor cannot be negative")
+        }
+        do {
+            parent = try OpenFile.openFolder(atPath: parentPath, followingLinks: true)
+            start = try parent.spaceFigures()
+        } catch let error as SystemCallError {
+            throw StowageError(error, operation: .fill, path: parentPath)
+        }
+        target = try plan.goal.targetAvailable(total: start.total, available: start.available,
+                                               blockSize: start.blockSize, path: parentPath)
+        chunk = max(start.blockSize, plan.chunkSize / start.blockSize * start.blockSize)
+        if !plan.isForced, target < plan.safetyFloor, target < start.available, try isSystemVolume() {
+            throw StowageError(.refused, operation: .fill, path: parentPath,
+                               reason: "this volume holds / or your home folder; filling it to \(ByteCount(target)) available "
+                                   + "is below the safety floor of \(ByteCount(plan.safetyFloor)) (force it if you must)",
+                               neededBytes: plan.safetyFloor, availableBytes: target)
+        }
+    }
+
+    deinit { buffer?.deallocate() }
+
+    func cancel() { lock.withLock { cancelled = true } }
+
+    private var isCancelled: Bool { lock.withLock { cancelled } }
+
+    /// Whether the volume is the one holding `/` or the user's home folder.
+    private func isSystemVolume() throws -> Bool {
+        let device = try parent.status().device
+        var homes = [FileManager.default.homeDirectoryForCurrentUser.fileSystemPath]
+        if let home = ProcessInfo.processInfo.environment["HOME"], home.hasPrefix("/") { homes.append(home) }
+        return (["/"] + homes).contains { path in (try? Sys.stat(path).device) == device }
+    }
+
+    // MARK: Running
+
+    /// Fills until the goal, the end of the space, or cancellation.
+    func run(progress: ((FillProgress) -> Void)?) throws -> FillReport {
+        let began = ContinuousClock.now
+        func seconds() -> Double {
+            let elapsed = ContinuousClock.now - began
+            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        }
+        guard start.available > target else {
+            return report(ending: .alreadyAtGoal, after: start.available, seconds: seconds())
+        }
+        let ending: FillReport.Ending
+        do {
+            try prepare()
+            ending = try fillLoop { available in
+                guard let progress else { return }
+                let elapsed = seconds()
+                let rate = elapsed > 0 ? Double(filled) / elapsed : 0
+                progress(FillProgress(filledBytes: filled, availableBytes: available, targetAvailableBytes: target,
+                                      bytesPerSecond: rate,
+                                      secondsRemaining: rate > 0 ? Double(max(0, available - target)) / rate : nil,
+                                      elapsedSeconds: elapsed))
+            }
+            try finishCurrentFile()
+        } catch let error as SystemCallError {
+            try? finishCurrentFile()
+            throw StowageError(error, operation: .fill, path: currentName.map { folderPath + "/" + $0 } ?? folderPath)
+        }
+        let after = (try? parent.spaceFigures().available) ?? start.available
+        folder?.unlock()
+        return report(ending: ending, after: after, seconds: seconds())
+    }
+
+    /// Runs on a thread of its own, so the caller's task only waits; cancelling the task
+    /// cancels the fill, and the report of what was filled until then is still returned.
+    func runOnThread(progressInterval: Duration, progress: (@Sendable (FillProgress) -> Void)?) async throws -> FillReport {
+        let latest = LatestProgress()
+        return try await withTaskCancellationHandler {
+            let ticker = progress.map { progress in
+                Task {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: progressInterval)  // cancellation ends the loop
+                        if let figures = latest.value { progress(figures) }
+                    }
+                }
+            }
+            // A continuation, not a stream: waiting must outlast the task's cancellation.
+            let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<FillReport, any Error>, Never>) in
+                let thread = Thread { [self] in
+                    continuation.resume(returning: Result { try self.run { latest.value = $0 } })
+                }
+                thread.stackSize = 1 << 20
+                thread.start()
+            }
+            ticker?.cancel()
+            if let progress, let figures = latest.value { progress(figures) }
+            return try result.get()
+        } onCancel: {
+            cancel()
+        }
+    }
+
+    private var folderPath: String { unnamed && !usesNames ? parentPath : FillFolder(in: plan.volume).path }
+
+    private func report(ending: FillReport.Ending, after: Int64, seconds: Double) -> FillReport {
+        FillReport(folder: folderPath, method: plan.method, goal: plan.goal.description, targetAvailableBytes: target,
+                   availableBefore: start.available, availableAfter: after, totalBytes: start.total,
+                   blockSize: start.blockSize, filledBytes: filled, files: created, seconds: seconds, ending: ending)
+    }
+
+    /// Opens the fill folder and its manifest (named files), takes the folder's lock, and
+    /// allocates the write buffer.
+    private func prepare() throws {
+        if unnamed {
+            do {
+                let probe = OpenFile(adopting: try Sys.openUnnamedFile(in: parent.descriptor))
+                heldFiles.append(probe)
+                current = probe
+                currentSize = 0
+                created = 1
+            } catch let error as SystemCallError where Sys.isUnnamedFileUnsupported(error) {
+                usesNames = true
+            }
+        }
+        if !unnamed || usesNames {
+            let fillFolder = FillFolder(in: plan.volume)
+            let opened = try fillFolder.openCreating()
+            guard try opened.tryLock(exclusive: true) else {
+                throw StowageError(.busy, operation: .fill, path: fillFolder.path, reason: "another fill is running in this folder")
+            }
+            folder = opened
+            let loaded = try fillFolder.loadManifest(in: opened, rebuildingIfDamaged: true, availableNow: start.available)
+            // Continue the newest file of an earlier fill while it is below the size limit.
+            if let last = loaded.files.last, let status = try fillFolder.verifiedStatus(of: last, in: opened, manifest: loaded),
+               status.size < Self.fileSizeLimit {
+                current = try opened.open(last.name, flags: Sys.readWrite)
+                currentName = last.name
+                currentSize = status.size
+            } else if loaded.files.isEmpty {
+                try fillFolder.save(loaded, in: opened)
+            }
+            manifest = loaded
+        }
+        if plan.method != .allocate {
+            let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(chunk), alignment: 4096)
+            bytes.initializeMemory(as: UInt8.self, repeating: 0)
+            buffer = bytes
+        }
+    }
+
+    /// The measure-and-fill loop, then the correction of any overshoot.
+    private func fillLoop(progress: (Int64) -> Void) throws -> FillReport.Ending {
+        while true {
+            if isCancelled { return .cancelled }
+            let available = try parent.spaceFigures().available
+            let remaining = (available - target) / start.blockSize * start.blockSize
+            if remaining <= 0 { break }
+            let step = min(chunk, remaining)
+            if try !fillStep(step) { return .volumeFull }
+            progress(available - step)
+        }
+        return try correct() ? .goalReached : .volumeFull
+    }
+
+    /// Settles the volume's figures (pending allocations and metadata are only final once the
+    /// data is written back), then gives back an overshoot or fills a shortfall, a few rounds.
+    private func correct() throws -> Bool {
+        for _ in 0..<16 {
+            try parent.syncVolume()
+            let available = try parent.spaceFigures().available
+            if available < target {
+                guard let current, currentSize > 0 else { return true }  // nothing of ours left to shrink
+                let excess = (target - available + start.blockSize - 1) / start.blockSize * start.blockSize
+                let size = max(0, currentSize - excess)
+                try current.truncate(to: size)
+                filled -= currentSize - size
+                currentSize = size
+            } else if available >= target + start.blockSize {
+                if try !fillStep(min(chunk, (available - target) / start.blockSize * start.blockSize)) { return false }
+            } else {
+                return true
+            }
+        }
+        return true  // as close as the file system lets it get: the report says by how much
+    }
+
+    /// Writes or allocates `bytes` at the end of the current file, starting a new file when
+    /// needed. `false` when the volume filled up first (what fitted stays).
+    private func fillStep(_ bytes: Int64) throws -> Bool {
+        if current == nil || currentSize + bytes > Self.fileSizeLimit {
+            guard try startFile() else { return false }
+        }
+        guard let file = current else { return false }
+        do {
+            switch plan.method {
+            case .allocate:
+                try Sys.allocate(file.descriptor, offset: currentSize, length: bytes)
+            case .zeros, .random:
+                let bytesToWrite = UnsafeMutableRawBufferPointer(rebasing: buffer![0..<Int(bytes)])
+                if plan.method == .random { random.fill(bytesToWrite) }
+                try Sys.pwriteAll(file.descriptor, UnsafeRawBufferPointer(bytesToWrite), at: currentSize)
+            }
+        } catch let error as SystemCallError where error.errno == Sys.noSpace || error.errno == Sys.quotaExceeded {
+            let size = (try? file.status().size) ?? currentSize  // a write may have stored part of the chunk
+            filled += size - currentSize
+            currentSize = size
+            return false
+        }
+        currentSize += bytes
+        filled += bytes
+        return true
+    }
+
+    /// Starts the next fill file: unnamed, or named in the manifest before it is created and
+    /// marked once it exists. `false` when there is no space left for it.
+    private func startFile() throws -> Bool {
+        try finishCurrentFile()
+        do {
+            if unnamed && !usesNames {
+                let file = OpenFile(adopting: try Sys.openUnnamedFile(in: parent.descriptor))
+                heldFiles.append(file)
+                current = file
+            } else {
+                guard let folder, var manifest else { return false }
+                let fillFolder = FillFolder(in: plan.volume)
+                var name = manifest.nextFileName()
+                manifest.files.append(.init(name: name))
+                try fillFolder.save(manifest, in: folder)
+                let file: OpenFile
+                while true {
+                    do {
+                        file = try folder.open(name, flags: Sys.writeCreateExclusive, mode: Sys.ownerOnlyFile)
+                        break
+                    } catch let error as SystemCallError where error.errno == Sys.exists {
+                        manifest.files.removeLast()  // a foreign file has the name: never touch it
+                        name = manifest.nextFileName(after: name)
+                        manifest.files.append(.init(name: name))
+                        try fillFolder.save(manifest, in: folder)
+                    }
+                }
+                do {
+                    try? file.setAttribute(FillManifest.markerAttribute, to: Array(manifest.id.utf8))
+                    let status = try file.status()
+                    manifest.files[manifest.files.count - 1] = .init(name: name, device: status.device, inode: status.inode)
+                    try fillFolder.save(manifest, in: folder)
+                } catch {
+                    try? folder.removeEntry(name, folder: false)  // empty and ours: the manifest may name it, a release skips it
+                    throw error
+                }
+                self.manifest = manifest
+                current = file
+                currentName = name
+            }
+        } catch let error as SystemCallError where error.errno == Sys.noSpace || error.errno == Sys.quotaExceeded {
+            return false
+        }
+        currentSize = 0
+        created += 1
+        return true
+    }
+
+    /// Closes the current named file (an unnamed one stays open: closing would free it).
+    private func finishCurrentFile() throws {
+        guard let file = current else { return }
+        current = nil
+        if !(unnamed && !usesNames) { try file.close() }
+    }
+}
+
+/// The latest progress of a fill running on another thread.
+private final class LatestProgress: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: FillProgress?
+
+    /// `@unchecked Sendable`: `stored` is read and written only while `lock` is held.
+    var value: FillProgress? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
+
+/// Fast pseudo-random bytes (wyrand), different for every block of every fill: enough to
+/// defeat compression and deduplication, not for cryptography.
+struct RandomBytes {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0xA076_1D64_78BD_642F
+        let product = state.multipliedFullWidth(by: state ^ 0xE703_7ED1_A0B4_28DB)
+        return product.high ^ product.low
+    }
+
+    mutating func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+        let words = buffer.count / 8
+        let pointer = buffer.baseAddress!
+        for index in 0..<words {
+            pointer.storeBytes(of: next(), toByteOffset: index * 8, as: UInt64.self)
+        }
+        for index in words * 8..<buffer.count {
+            pointer.storeBytes(of: UInt8(truncatingIfNeeded: next()), toByteOffset: index, as: UInt8.self)
+        }
+    }
+}

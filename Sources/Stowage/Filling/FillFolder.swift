@@ -1,0 +1,309 @@
+import Foundation
+
+/// The folder a fill keeps its files in, `.stowage-fill` inside the folder filled, and what can
+/// be done with it afterwards: see what is filled (``status()``) and give the space back
+/// (``release(amount:)``).
+///
+/// Every fill file is named in the folder's manifest *before* it is created and carries the
+/// fill's marker, so a release, even after the filling process was killed, removes exactly the
+/// files a fill made: anything else found in the folder is reported and left alone.
+public struct FillFolder: Sendable, Hashable {
+    /// The fill folder's name in the folder filled.
+    public static let name = RelativePath.reservedPrefix + "fill"
+
+    /// The folder that was filled (the parent of the fill folder).
+    public let parent: URL
+
+    /// The fill folder inside `parent`.
+    public var url: URL { parent.appending(path: Self.name, directoryHint: .isDirectory) }
+
+    var path: String { url.fileSystemPath }
+
+    /// The fill folder in `parent`, which need not exist yet.
+    public init(in parent: URL) { self.parent = parent }
+
+    // MARK: Status
+
+    /// What is filled in this folder, or `nil` when nothing is.
+    ///
+    /// - Throws: ``StowageError/Code/decodingFailed`` for a damaged manifest that cannot be
+    ///   rebuilt; errors reading the folder, naming it.
+    public func status() throws -> FillStatus? {
+        try perform(.inspect) {
+            guard let folder = try openIfPresent() else { return nil }
+            let isFilling = !(try folder.tryLock(exclusive: false))
+            if !isFilling { folder.unlock() }
+            let manifest = try loadManifest(in: folder, rebuildingIfDamaged: false)
+            var files = 0
+            var allocated: Int64 = 0
+            for entry in manifest.files {
+                guard let status = try verifiedStatus(of: entry, in: folder, manifest: manifest) else { continue }
+                files += 1
+                allocated += status.allocatedSize
+            }
+            let figures = try folder.spaceFigures()
+            return FillStatus(folder: path, files: files, allocatedBytes: allocated,
+                              availableBefore: manifest.availableBefore, availableNow: figures.available,
+                              foreignEntries: try foreignEntries(in: folder, manifest: manifest), isFilling: isFilling)
+        }
+    }
+
+    // MARK: Release
+
+    /// Gives back the space of the fill: all of it, or at least `amount` bytes (whole files
+    /// removed from the newest, the last one shrunk), and removes the fill folder once it
+    /// holds nothing.
+    ///
+    /// Only files the manifest names, that are still the files the fill made (same inode, or
+    /// the fill's marker), are removed or shrunk. Works after the filling process crashed.
+    ///
+    /// - Throws: ``StowageError/Code/busy`` while a fill is running in this folder;
+    ///   ``StowageError/Code/invalidArgument`` for a negative amount;
+    ///   ``StowageError/Code/decodingFailed`` for a damaged manifest on a file system without
+    ///   markers to rebuild it from.
+    @discardableResult
+    public func release(amount: Int64? = nil) throws -> FillReleaseReport {
+        if let amount, amount < 0 {
+            throw StowageError(.invalidArgument, operation: .release, path: path,
+                               reason: "the amount to release cannot be negative (\(amount))")
+        }
+        return try perform(.release) {
+            guard let folder = try openIfPresent() else {
+                let available = try OpenFile.openFolder(atPath: parent.fileSystemPath, followingLinks: true).spaceFigures().available
+                return FillReleaseReport(folder: path, removedFiles: 0, shrunkFiles: 0, releasedBytes: 0,
+                                         availableBefore: available, availableAfter: available, remainingBytes: 0)
+            }
+            guard try folder.tryLock(exclusive: true) else {
+                throw StowageError(.busy, operation: .release, path: path,
+                                   reason: "a fill is running in this folder; stop it first (a held fill releases itself when stopped)")
+            }
+            defer { folder.unlock() }
+            var manifest = try loadManifest(in: folder, rebuildingIfDamaged: true)
+            let availableBefore = try folder.spaceFigures().available
+            var released: Int64 = 0
+            var removed = 0
+            var shrunk = 0
+            while let entry = manifest.files.last {
+                if let amount, released >= amount { break }
+                guard let status = try verifiedStatus(of: entry, in: folder, manifest: manifest) else {
+                    manifest.files.removeLast()  // gone, or not ours: forget it, touch nothing
+                    try save(manifest, in: folder)
+                    continue
+                }
+                if let amount, status.allocatedSize > amount - released {
+                    released += try shrink(entry.name, in: folder, by: amount - released, status: status)
+                    shrunk += 1
+                    break
+                }
+                try folder.removeEntry(entry.name, folder: false)
+                released += status.allocatedSize
+                removed += 1
+                manifest.files.removeLast()
+                try save(manifest, in: folder)
+            }
+            if manifest.files.isEmpty {
+                try folder.removeEntry(FillManifest.fileName, folder: false)
+                removeFolderIfEmpty()
+            }
+            try folder.syncVolume()  // so that the volume's figures count what was freed, now
+            let availableAfter = try OpenFile.openFolder(atPath: parent.fileSystemPath, followingLinks: true).spaceFigures().available
+            let remaining = try manifest.files.reduce(Int64(0)) { sum, entry in
+                sum + ((try verifiedStatus(of: entry, in: folder, manifest: manifest))?.allocatedSize ?? 0)
+            }
+            return FillReleaseReport(folder: path, removedFiles: removed, shrunkFiles: shrunk, releasedBytes: released,
+                                     availableBefore: availableBefore, availableAfter: availableAfter, remainingBytes: remaining)
+        }
+    }
+
+    /// Shrinks a fill file by at least `bytes` (whole blocks), checking on the open file that
+    /// it is still the one examined; returns the allocated bytes given back.
+    private func shrink(_ name: String, in folder: OpenFile, by bytes: Int64, status: FileStatus) throws -> Int64 {
+        let file = try folder.open(name, flags: Sys.readWrite)
+        let opened = try file.status()
+        guard opened.inode == status.inode, opened.device == status.device else { return 0 }
+        let block = max(1, try file.spaceFigures().blockSize)
+        let keep = max(0, (opened.size - bytes) / block * block)
+        try file.truncate(to: keep)
+        try file.close()
+        return opened.allocatedSize - (try folder.status(of: name)).allocatedSize
+    }
+
+    private func removeFolderIfEmpty() {
+        do {
+            let parentFolder = try OpenFile.openFolder(atPath: parent.fileSystemPath, followingLinks: true)
+            try parentFolder.removeEntry(Self.name, folder: true)
+        } catch {
+            return  // foreign entries remain (reported by status); the folder stays with them
+        }
+    }
+
+    // MARK: Folder and manifest
+
+    /// Opens the fill folder, or `nil` when there is none. A link in its place is not followed.
+    func openIfPresent() throws -> OpenFile? {
+        let parentFolder = try OpenFile.openFolder(atPath: parent.fileSystemPath, followingLinks: true)
+        do {
+            return try parentFolder.openFolder(Self.name)
+        } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+            return nil
+        }
+    }
+
+    /// Opens the fill folder, creating it (owner-only) if needed.
+    func openCreating() throws -> OpenFile {
+        let parentFolder = try OpenFile.openFolder(atPath: parent.fileSystemPath, followingLinks: true)
+        do {
+            try parentFolder.createFolder(Self.name, mode: Sys.ownerOnlyFolder)
+        } catch let error as SystemCallError where error.errno == Sys.exists {
+            // made by an earlier fill: filled further
+        }
+        return try parentFolder.openFolder(Self.name)
+    }
+
+    /// The manifest, or a new one when the folder has none. A damaged manifest is rebuilt from
+    /// the marked files when `rebuildingIfDamaged` (and saved), or reported.
+    func loadManifest(in folder: OpenFile, rebuildingIfDamaged: Bool, availableNow: Int64? = nil) throws -> FillManifest {
+        let content: Data
+        do {
+            content = try folder.openForReading(FillManifest.fileName).readAll()
+        } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+            return FillManifest(availableBefore: try availableNow ?? folder.spaceFigures().available)
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        if let manifest = try? decoder.decode(FillManifest.self, from: content), manifest.format == FillManifest.currentFormat {
+            return manifest
+        }
+        let manifestPath = path + "/" + FillManifest.fileName
+        guard rebuildingIfDamaged else {
+            throw StowageError(.decodingFailed, operation: .inspect, path: manifestPath,
+                               reason: "the fill manifest is damaged; `release` rebuilds it from the marked fill files")
+        }
+        var rebuilt = FillManifest(availableBefore: try folder.spaceFigures().available)
+        var markersWork = true
+        for name in try folder.entryNames().sorted() where name.hasPrefix(FillManifest.filePrefix) {
+            do {
+                let file = try folder.openForReading(name)
+                if try file.attribute(FillManifest.markerAttribute) != nil {
+                    let status = try file.status()
+                    rebuilt.files.append(.init(name: name, device: status.device, inode: status.inode))
+                }
+            } catch let error as SystemCallError where Sys.isUnavailable(error) {
+                markersWork = false
+            }
+        }
+        guard markersWork || !rebuilt.files.isEmpty else {
+            throw StowageError(.decodingFailed, operation: .release, path: manifestPath,
+                               reason: "the fill manifest is damaged and this file system keeps no markers to rebuild it from; "
+                                   + "check the folder and remove it by hand")
+        }
+        try save(rebuilt, in: folder)
+        return rebuilt
+    }
+
+    func save(_ manifest: FillManifest, in folder: OpenFile) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        try AtomicWrite.write(try encoder.encode(manifest), into: folder, name: FillManifest.fileName,
+                              durable: true, protection: nil)
+    }
+
+    /// The status of a manifest entry's file if it is still the file the fill made: a regular
+    /// file with the recorded inode, or (for an entry whose creation was interrupted before
+    /// its inode was recorded) with the fill's marker.
+    func verifiedStatus(of entry: FillManifest.Entry, in folder: OpenFile, manifest: FillManifest) throws -> FileStatus? {
+        guard let status = try folder.statusIfPresent(of: entry.name), status.isFile else { return nil }
+        if let inode = entry.inode {
+            return status.inode == inode && status.device == entry.device ? status : nil
+        }
+        do {
+            let file = try folder.openForReading(entry.name)
+            let marker = try file.attribute(FillManifest.markerAttribute)
+            return marker == Array(manifest.id.utf8) ? status : nil
+        } catch let error as SystemCallError where Sys.isUnavailable(error) {
+            return nil
+        }
+    }
+
+    private func foreignEntries(in folder: OpenFile, manifest: FillManifest) throws -> [String] {
+        var ours = Set(manifest.files.map(\.name))
+        ours.insert(FillManifest.fileName)
+        return try folder.entryNames().filter { !ours.contains($0) && !TemporaryItem.isTemporary($0) }.sorted()
+    }
+
+    private func perform<T>(_ operation: StowageError.Operation, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SystemCallError {
+            throw StowageError(error, operation: operation, path: path)
+        }
+    }
+}
+
+/// What a fill folder holds: see ``FillFolder/status()``.
+public struct FillStatus: Sendable, Hashable, Codable {
+    /// The fill folder.
+    public var folder: String
+    /// The fill files in it.
+    public var files: Int
+    /// Their allocated bytes: what a release gives back.
+    public var allocatedBytes: Int64
+    /// The volume's available bytes when the first fill into this folder began.
+    public var availableBefore: Int64
+    /// The volume's available bytes now.
+    public var availableNow: Int64
+    /// Entries in the folder that no fill made; a release leaves them alone.
+    public var foreignEntries: [String]
+    /// Whether a fill is running in the folder now (it holds the folder's lock).
+    public var isFilling: Bool
+}
+
+/// What ``FillFolder/release(amount:)`` gave back.
+public struct FillReleaseReport: Sendable, Hashable, Codable {
+    /// The fill folder.
+    public var folder: String
+    /// Fill files removed.
+    public var removedFiles: Int
+    /// Fill files shrunk (at most one, when an amount was asked for).
+    public var shrunkFiles: Int
+    /// The allocated bytes of the files removed or shrunk.
+    public var releasedBytes: Int64
+    /// The volume's available bytes before and after.
+    public var availableBefore: Int64
+    public var availableAfter: Int64
+    /// The allocated bytes of the fill files still there.
+    public var remainingBytes: Int64
+}
+
+/// The fill folder's record of its files, written before each file is created.
+struct FillManifest: Codable, Sendable {
+    static let fileName = "manifest.json"
+    static let filePrefix = "fill-"
+    static let currentFormat = 1
+    /// The extended attribute every fill file carries, whose value is the manifest's id.
+    static let markerAttribute = ExtendedAttributes.stowagePrefix + "fill"
+
+    struct Entry: Codable, Sendable, Hashable {
+        var name: String
+        /// `nil` between the manifest naming a file and the file being created.
+        var device: UInt64?
+        var inode: UInt64?
+    }
+
+    var format = FillManifest.currentFormat
+    var id = String(UInt64.random(in: .min ... .max), radix: 16)
+    var created = Date()
+    /// The volume's available bytes when the first fill began.
+    var availableBefore: Int64
+    var files: [Entry] = []
+
+    init(availableBefore: Int64) { self.availableBefore = availableBefore }
+
+    /// The next file's name: one after the highest number in use, or after `name` if higher.
+    func nextFileName(after name: String? = nil) -> String {
+        let numbers = (files.map(\.name) + [name].compactMap { $0 }).compactMap { Int($0.dropFirst(Self.filePrefix.count)) }
+        let number = String((numbers.max() ?? 0) + 1)
+        return Self.filePrefix + String(repeating: "0", count: max(0, 6 - number.count)) + number
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+
+/// Fills a volume on purpose, exactly: until `statvfs` reports the goal's available bytes,
+/// within one block, to test what software does when storage runs out.
+///
+/// The filler measures the volume before every chunk (through `fstatvfs`, which is cheap), so
+/// block rounding, file-system metadata, reserved blocks and other processes writing at the
+/// same time cannot make it miss: it stops at the goal, and it ends by correcting any
+/// overshoot. Running out of space on the way (`ENOSPC`) is a normal end, not an error. Memory
+/// stays at one chunk, whatever the size filled.
+///
+/// Fill files live in a ``FillFolder`` with a manifest, so ``FillFolder/release(amount:)``
+/// gives the space back exactly, even after this process was killed. ``hold(progress:)``
+/// instead fills with unnamed files that the system reclaims when they are closed, however the
+/// process ends.
+///
+/// Simulated capacity (``SimulatedCapacity``) does not apply here: a fill is real.
+public struct Filler: Sendable {
+    /// What to fill, down to what, and how.
+    public var plan: FillPlan
+
+    /// A filler for `plan`.
+    public init(plan: FillPlan) { self.plan = plan }
+
+    /// Fills the volume, leaving the files in the fill folder until released.
+    ///
+    /// - Parameter progress: Called after every chunk with the figures so far.
+    /// - Returns: What was filled and the volume's available bytes before and after.
+    /// - Throws: ``StowageError/Code/invalidArgument`` for a goal the volume cannot meet or a
+    ///   bad chunk size; ``StowageError/Code/refused`` below the safety floor of a system
+    ///   volume; ``StowageError/Code/busy`` while another fill runs in the same folder;
+    ///   ``StowageError/Code/notFound`` for a path that does not exist. Nothing is written
+    ///   when the plan is refused.
+    @discardableResult
+    public func fill(progress: ((FillProgress) -> Void)? = nil) throws -> FillReport {
+        try FillEngine(plan: plan, unnamed: false).run(progress: progress)
+    }
+
+    /// Fills the volume on another thread, reporting progress every `progressInterval`.
+    ///
+    /// Cancelling the task stops the fill within one chunk; the files written so far stay,
+    /// recorded in the manifest, and the report's ``FillReport/ending`` is `.cancelled`.
+    public func fill(progressInterval: Duration = .milliseconds(250),
+                     progress: (@Sendable (FillProgress) -> Void)? = nil) async throws -> FillReport {
+        let engine = try FillEngine(plan: plan, unnamed: false)
+        return try await engine.runOnThread(progressInterval: progressInterval, progress: progress)
+    }
+
+    /// Fills the volume with unnamed files (`O_TMPFILE`) held open by the returned hold:
+    /// the space comes back when the hold is released or deallocated, or when the process
+    /// ends in any way, even `SIGKILL`. On a file system without unnamed files the hold uses
+    /// named files in the fill folder instead (``FillHold/isUnnamed`` is then `false`), which
+    /// a killed process leaves for ``FillFolder/release(amount:)``.
+    public func hold(progress: ((FillProgress) -> Void)? = nil) throws -> FillHold {
+        let engine = try FillEngine(plan: plan, unnamed: true)
+        let report = try engine.run(progress: progress)
+        return FillHold(report: report, files: engine.heldFiles, folder: engine.usesNames ? FillFolder(in: plan.volume) : nil)
+    }
+}
+
+/// The space held by ``Filler/hold(progress:)``, given back by ``release()`` or when the hold
+/// is deallocated.
+///
+/// A class, not a value: the hold owns open files, and copies must not release twice.
+public final class FillHold: @unchecked Sendable {
+    /// What the fill did.
+    public let report: FillReport
+    /// Whether the space is held by unnamed files, which the system reclaims however the
+    /// process ends.
+    public var isUnnamed: Bool { folder == nil }
+
+    private let lock = NSLock()
+    private var files: [OpenFile]
+    private let folder: FillFolder?
+
+    init(report: FillReport, files: [OpenFile], folder: FillFolder?) {
+        self.report = report
+        self.files = files
+        self.folder = folder
+    }
+
+    deinit { _ = try? release() }  // best effort: an implicit release has nobody to tell
+
+    /// Gives the space back (closing the unnamed files, or releasing the named ones).
+    /// Releasing twice does nothing.
+    @discardableResult
+    public func release() throws -> FillReleaseReport? {
+        let closing: [OpenFile] = lock.withLock {
+            defer { files = [] }
+            return files
+        }
+        for file in closing { try? file.close() }  // closing an unnamed file frees it; a close error changes nothing
+        guard let folder else { return nil }
+        return try folder.release()
+    }
+}
+
+/// Figures reported while filling.
+public struct FillProgress: Sendable, Hashable, Codable {
+    /// Bytes written or allocated so far by this fill.
+    public var filledBytes: Int64
+    /// The volume's available bytes now.
+    public var availableBytes: Int64
+    /// The available bytes the fill stops at.
+    public var targetAvailableBytes: Int64
+    /// Bytes filled per second so far.
+    public var bytesPerSecond: Double
+    /// Seconds until the goal at the current rate, when there is a rate.
+    public var secondsRemaining: Double?
+    /// Seconds since filling began.
+    public var elapsedSeconds: Double
+}
+
+/// What a fill did.
+public struct FillReport: Sendable, Hashable, Codable {
+    /// Why filling ended.
+    public enum Ending: String, Sendable, Hashable, Codable {
+        /// The goal was reached.
+        case goalReached
+        /// The volume ran out of space first (`ENOSPC`, for example below the goal as root
+        /// cannot see reserved blocks, or another writer took the rest).
+        case volumeFull
+        /// The fill was cancelled; what was filled stays, in the manifest.
+        case cancelled
+        /// The volume was already at or below the goal: nothing was written.
+        case alreadyAtGoal
+    }
+
+    /// The fill folder (for unnamed files, the folder whose volume was filled).
+    public var folder: String
+    /// How the space was taken.
+    public var method: FillPlan.Method
+    /// The goal, as text (`leaving 500 MB`).
+    public var goal: String
+    /// The available bytes aimed at.
+    public var targetAvailableBytes: Int64
+    /// The volume's available bytes before and after.
+    public var availableBefore: Int64
+    public var availableAfter: Int64
+    /// The volume's total bytes and block size.
+    public var totalBytes: Int64
+    public var blockSize: Int64
+    /// Bytes written or allocated by this fill.
+    public var filledBytes: Int64
+    /// Files this fill created (a fill also extends the last file of an earlier one).
+    public var files: Int
+    /// How long it took.
+    public var seconds: Double
+    /// Why it ended.
+    public var ending: Ending
+
+    /// How far the available bytes ended from the target (positive: above it).
+    public var missedBy: Int64 { availableAfter - targetAvailableBytes }
+}

@@ -1,0 +1,67 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CStowageShims
+
+/// The system calls behind filling a volume: allocating space without writing it, unnamed
+/// files, and the volume's figures through an open descriptor (cheap enough to ask after every
+/// chunk, unlike ``VolumeStatistics/of(path:)``, which also reads the mount table).
+extension Sys {
+    /// A volume's figures, in bytes: `f_frsize`, `f_blocks * f_frsize`, `f_bavail * f_frsize`.
+    struct SpaceFigures: Equatable {
+        var blockSize: Int64
+        var total: Int64
+        var available: Int64
+    }
+
+    /// `fstatvfs(2)` of the volume holding the open file or folder `fd`.
+    static func spaceFigures(_ fd: Int32) throws -> SpaceFigures {
+        var figures = statvfs()
+        _ = try retrying("fstatvfs") { fstatvfs(fd, &figures) }
+        let unit = Int64(figures.f_frsize)
+        return SpaceFigures(blockSize: max(1, unit), total: Int64(figures.f_blocks) * unit,
+                            available: Int64(figures.f_bavail) * unit)
+    }
+
+    /// Allocates `length` bytes of `fd` from `offset`, extending the file: `fallocate(2)`, or
+    /// where the file system does not implement it, `posix_fallocate(3)` (which the C library
+    /// emulates by writing a byte in every block). Throws `ENOSPC` when the volume is full,
+    /// `ENOSYS` where neither exists (Apple platforms).
+    static func allocate(_ fd: Int32, offset: Int64, length: Int64) throws {
+        do {
+            _ = try retrying("fallocate") { cstowage_fallocate(fd, offset, length) }
+        } catch let error as SystemCallError where error.errno == EOPNOTSUPP || error.errno == ENOTSUP {
+            while true {
+                let code = cstowage_posix_fallocate(fd, offset, length)
+                if code == 0 { return }
+                if code != EINTR { throw SystemCallError(errno: code, call: "posix_fallocate") }
+            }
+        }
+    }
+
+    /// Writes back the file system holding `fd` and commits its journal (`syncfs(2)`), so that
+    /// `statvfs` counts blocks freed by a removal or truncation (ext4 returns them to the free
+    /// count only when the transaction that freed them commits, up to seconds later).
+    static func syncVolume(_ fd: Int32) throws {
+        _ = try retrying("syncfs") { cstowage_syncfs(fd) }
+    }
+
+    /// Opens an unnamed regular file on the volume of the folder `directory` (`O_TMPFILE`): its
+    /// space returns to the volume when the last descriptor closes, whatever ends the process.
+    /// Throws `EOPNOTSUPP` (or `EISDIR`, `ENOSYS` on old systems and Apple platforms) where the
+    /// file system has no unnamed files.
+    static func openUnnamedFile(in directory: Int32) throws -> Int32 {
+        try retrying("openat(O_TMPFILE)") { cstowage_open_unnamed(directory, 0o600) }
+    }
+
+    /// Whether an error from ``openUnnamedFile(in:)`` means "not on this file system".
+    static func isUnnamedFileUnsupported(_ error: SystemCallError) -> Bool {
+        [EOPNOTSUPP, ENOTSUP, EISDIR, ENOSYS, EINVAL].contains(error.errno)
+    }
+
+    static let quotaExceeded: Int32 = EDQUOT
+}

@@ -1,0 +1,292 @@
+import ArgumentParser
+import Foundation
+import Stowage
+
+/// A fill goal on the command line: `500MB`, or `1%` of the volume.
+struct LeaveArgument: Sendable {
+    var goal: FillPlan.Goal
+
+    init(parsing argument: String) throws {
+        let text = argument.trimmingCharacters(in: .whitespaces)
+        if text.hasSuffix("%") {
+            guard let percent = Double(text.dropLast().trimmingCharacters(in: .whitespaces)), percent.isFinite,
+                  percent >= 0, percent <= 100 else {
+                throw ValidationError("'\(argument)' is not a percentage from 0% to 100%.")
+            }
+            goal = .leavingPercent(percent)
+        } else {
+            goal = .leaving(try SizeArgument(parsing: argument).bytes)
+        }
+    }
+}
+
+struct FillCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fill",
+        abstract: "Fill a volume until exactly the bytes asked for remain available, to test low storage.",
+        discussion: """
+            Measures the volume (statvfs) before every chunk and stops at the goal within one \
+            block, whatever else writes meanwhile. The fill's files go to PATH/.stowage-fill \
+            with a manifest and stay until `stowage release`, also if this command is killed; \
+            with --hold the space is held until Ctrl-C or SIGTERM (by unnamed files, which the \
+            system frees even if the process is killed). Ctrl-C during a fill stops it; what was \
+            filled stays until released. The volume holding / or your home folder is never \
+            filled below 1 GB available without --force.
+            """
+    )
+
+    @Argument(help: "Any folder on the volume to fill (default: the container's Documents).")
+    var path: String?
+
+    @Option(help: ArgumentHelp("Fill until this much is available: 500MB, or 1% of the volume.", valueName: "size|percent"),
+            transform: LeaveArgument.init(parsing:))
+    var leave: LeaveArgument?
+
+    @Option(help: ArgumentHelp("Take this much of what is available now, such as 2GB.", valueName: "size"),
+            transform: SizeArgument.init(parsing:))
+    var consume: SizeArgument?
+
+    @Option(help: "allocate (fallocate, the fastest), zeros, or random (incompressible).")
+    var method: FillPlan.Method = .allocate
+
+    @Option(help: ArgumentHelp("Bytes per step, and the memory a writing method uses.", valueName: "size"),
+            transform: SizeArgument.init(parsing:))
+    var chunk: SizeArgument = SizeArgument(bytes: FillPlan.defaultChunkSize)
+
+    @Flag(help: "Hold the space until Ctrl-C or SIGTERM, then give it back.")
+    var hold = false
+
+    @Flag(help: "Fill the volume holding / or your home folder below 1 GB available.")
+    var force = false
+
+    @Flag(help: "Show what is filled in PATH instead of filling.")
+    var status = false
+
+    @OptionGroup var container: ContainerOptions
+    @OptionGroup var units: UnitOptions
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        if status {
+            if leave != nil || consume != nil || hold { throw ValidationError("--status takes no goal and no --hold.") }
+        } else if (leave == nil) == (consume == nil) {
+            throw ValidationError("Give --leave or --consume (one of them), or --status.")
+        }
+    }
+
+    mutating func run() async throws {
+        let style = units.style
+        let output = output
+        let folder: URL
+        do {
+            folder = try FillPaths.folder(path, container: container)
+        } catch let error as StowageError {
+            output.report(error)
+            throw ExitCode(1)
+        }
+        if status {
+            try output.run {
+                let status = try FillFolder(in: folder).status()
+                return Rendered(json: FillStatusJSON(folder: FillFolder(in: folder).url.path(percentEncoded: false), status: status)) {
+                    FillView.render(status, in: folder, style: style)
+                }
+            }
+            return
+        }
+        let plan: FillPlan
+        let goal = leave?.goal ?? .consuming(consume?.bytes ?? 0)
+        plan = FillPlan(volume: folder, goal: goal, method: method, chunkSize: chunk.bytes, isForced: force)
+        let events = FillEvents(json: output.json || !Terminal.standardOutputIsTerminal, style: style)
+        do {
+            if hold {
+                try await runHolding(plan, events: events)
+            } else {
+                let filler = Filler(plan: plan)
+                let task = Task { try await filler.fill(progressInterval: .milliseconds(200)) { events.progress($0) } }
+                let stop = SignalTrap(signals: [SIGINT, SIGTERM]) { task.cancel() }
+                defer { stop.cancel() }
+                let report = try await task.value
+                events.filled(report, holding: false)
+            }
+        } catch let error as StowageError {
+            events.clearProgress()
+            output.report(error)
+            throw ExitCode(1)
+        }
+    }
+
+    /// Fills with unnamed files, waits for Ctrl-C or SIGTERM, then gives the space back.
+    private func runHolding(_ plan: FillPlan, events: FillEvents) async throws {
+        let stopped = AsyncStream<Void>.makeStream()
+        let trap = SignalTrap(signals: [SIGINT, SIGTERM]) { stopped.continuation.finish() }
+        defer { trap.cancel() }
+        let hold = try Filler(plan: plan).hold { events.progress($0) }
+        events.filled(hold.report, holding: true)
+        for await _ in stopped.stream {}
+        let released = try hold.release()
+        let available = try VolumeCapacity.forVolume(containing: plan.volume).available
+        events.released(released, availableAfter: available)
+    }
+}
+
+struct ReleaseCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "release",
+        abstract: "Give back the space `stowage fill` took in a folder: all of it, or an amount.",
+        discussion: """
+            Removes only the files the fill's manifest names and that are still the files it \
+            made; anything else in PATH/.stowage-fill is left alone. Works after a fill was killed.
+            """
+    )
+
+    @Argument(help: "The folder that was filled (default: the container's Documents).")
+    var path: String?
+
+    @Option(help: ArgumentHelp("Give back at least this much, newest files first, such as 1GB.", valueName: "size"),
+            transform: SizeArgument.init(parsing:))
+    var amount: SizeArgument?
+
+    @OptionGroup var container: ContainerOptions
+    @OptionGroup var units: UnitOptions
+    @OptionGroup var output: OutputOptions
+
+    mutating func run() throws {
+        let style = units.style
+        let container = container
+        let path = path
+        let amount = amount?.bytes
+        try output.run {
+            let folder = try FillPaths.folder(path, container: container)
+            let report = try FillFolder(in: folder).release(amount: amount)
+            return Rendered(json: report) { FillView.render(report, style: style) }
+        }
+    }
+}
+
+enum FillPaths {
+    /// PATH relative to the working folder, or the container's Documents (created if needed).
+    static func folder(_ path: String?, container: ContainerOptions) throws -> URL {
+        if let path {
+            let base = URL(filePath: FileManager.default.currentDirectoryPath, directoryHint: .isDirectory)
+            return URL(filePath: path, directoryHint: .isDirectory, relativeTo: base).absoluteURL
+        }
+        return try FillPlan(container: try container.resolve(), goal: .leaving(0)).volume
+    }
+}
+
+/// What `fill` prints as it goes: a progress bar on a terminal, JSON lines otherwise.
+final class FillEvents: @unchecked Sendable {
+    let json: Bool
+    let style: ByteCountStyle
+    private let line = ProgressLine(enabled: Terminal.standardErrorIsTerminal, after: .zero)
+    private let lock = NSLock()
+    private var lastLine = ContinuousClock.now - .seconds(1)
+
+    init(json: Bool, style: ByteCountStyle) {
+        self.json = json
+        self.style = style
+    }
+
+    func progress(_ progress: FillProgress) {
+        if json {
+            let now = ContinuousClock.now
+            let due: Bool = lock.withLock {
+                guard now - lastLine >= .milliseconds(500) else { return false }
+                lastLine = now
+                return true
+            }
+            if due { emit(FillEventJSON(event: "progress", progress: progress)) }
+        } else {
+            line.show(FillView.bar(progress, style: style))
+        }
+    }
+
+    func filled(_ report: FillReport, holding: Bool) {
+        clearProgress()
+        if json {
+            emit(FillEventJSON(event: holding ? "holding" : "filled", report: report))
+        } else {
+            print(FillView.render(report, style: style), terminator: "")
+            if holding { print("Holding the space: press Ctrl-C (or send SIGTERM) to give it back.") }
+        }
+    }
+
+    func released(_ report: FillReleaseReport?, availableAfter: Int64) {
+        if json {
+            emit(FillEventJSON(event: "released", availableAfter: availableAfter))
+        } else {
+            print("Released: \(ByteCount(availableAfter).formatted(style)) available now.")
+        }
+    }
+
+    func clearProgress() { line.clear() }
+
+    private func emit<Value: Encodable>(_ value: Value) {
+        guard let text = try? JSONOutput.line(value) else { return }
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+}
+
+struct FillEventJSON: Encodable {
+    var event: String
+    var progress: FillProgress?
+    var report: FillReport?
+    var availableAfter: Int64?
+}
+
+struct FillStatusJSON: Encodable {
+    var folder: String
+    var status: FillStatus?
+}
+
+enum FillView {
+    /// `[########------------]  42%  1.2 GB filled  310 MB/s  4 s left  (1.9 GB available, goal 500 MB)`
+    static func bar(_ progress: FillProgress, style: ByteCountStyle) -> String {
+        let total = Double(progress.filledBytes + max(0, progress.availableBytes - progress.targetAvailableBytes))
+        let fraction = total > 0 ? min(1, Double(progress.filledBytes) / total) : 1
+        let width = 24
+        let done = Int((fraction * Double(width)).rounded(.down))
+        let rate = ByteCount(Int64(progress.bytesPerSecond)).formatted(style) + "/s"
+        let left = progress.secondsRemaining.map { "\(Int($0.rounded(.up))) s left" } ?? "-"
+        return "[" + String(repeating: "#", count: done) + String(repeating: "-", count: width - done) + "] "
+            + String("   \(Int(fraction * 100))%".suffix(4)) + "  \(ByteCount(progress.filledBytes).formatted(style)) filled  \(rate)  \(left)"
+            + "  (\(ByteCount(progress.availableBytes).formatted(style)) available, goal \(ByteCount(progress.targetAvailableBytes).formatted(style)))"
+    }
+
+    static func render(_ report: FillReport, style: ByteCountStyle) -> String {
+        let verb: String
+        switch report.ending {
+        case .goalReached: verb = "Filled"
+        case .volumeFull: verb = "The volume is full: filled"
+        case .cancelled: verb = "Stopped: filled"
+        case .alreadyAtGoal: verb = "Already at the goal: filled"
+        }
+        let seconds = report.seconds.formatted(.number.precision(.fractionLength(1)))
+        return "\(verb) \(ByteCount(report.filledBytes).formatted(style)) (\(report.method.rawValue), \(report.goal)) "
+            + "in \(DisplayPath.of(URL(filePath: report.folder))) in \(seconds) s\n"
+            + "Available: \(ByteCount(report.availableBefore).formatted(style)) before, "
+            + "\(ByteCount(report.availableAfter).formatted(style)) after (\(report.availableAfter) bytes; "
+            + "goal \(report.targetAvailableBytes), block \(report.blockSize))\n"
+    }
+
+    static func render(_ status: FillStatus?, in folder: URL, style: ByteCountStyle) -> String {
+        guard let status else { return "Nothing is filled in \(DisplayPath.of(folder)).\n" }
+        var text = "\(DisplayPath.of(URL(filePath: status.folder))): \(status.files) fill file\(status.files == 1 ? "" : "s"), "
+            + "\(ByteCount(status.allocatedBytes).formatted(style))\(status.isFilling ? " (a fill is running)" : "")\n"
+            + "Available: \(ByteCount(status.availableNow).formatted(style)) now, "
+            + "\(ByteCount(status.availableBefore).formatted(style)) before the fill\n"
+        if !status.foreignEntries.isEmpty {
+            text += "Not made by a fill (left alone): \(status.foreignEntries.joined(separator: ", "))\n"
+        }
+        return text
+    }
+
+    static func render(_ report: FillReleaseReport, style: ByteCountStyle) -> String {
+        "Released \(ByteCount(report.releasedBytes).formatted(style)) from \(DisplayPath.of(URL(filePath: report.folder))) "
+            + "(\(report.removedFiles) file\(report.removedFiles == 1 ? "" : "s") removed\(report.shrunkFiles > 0 ? ", \(report.shrunkFiles) shrunk" : ""))\n"
+            + "Available: \(ByteCount(report.availableBefore).formatted(style)) before, \(ByteCount(report.availableAfter).formatted(style)) after"
+            + (report.remainingBytes > 0 ? "; \(ByteCount(report.remainingBytes).formatted(style)) still filled" : "") + "\n"
+    }
+}
+
+extension FillPlan.Method: ExpressibleByArgument {}

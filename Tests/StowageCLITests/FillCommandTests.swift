@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+
+/// `stowage fill` and `stowage release` as a tester uses them, on a tmpfs the test mounts.
+@Suite("stowage fill, release")
+struct FillCommandTests {
+    /// `statvfs` available bytes of `path`.
+    static func available(_ path: String) -> Int64 {
+        var figures = statvfs()
+        _ = statvfs(path, &figures)
+        return Int64(figures.f_bavail) * Int64(figures.f_frsize)
+    }
+
+    /// JSON lines on standard output, as objects.
+    static func events(_ output: String) throws -> [[String: Any]] {
+        try output.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+    }
+
+    /// Starts `stowage` with `arguments`, standard output to a pipe.
+    static func start(_ runner: CommandRunner, _ arguments: [String]) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = try CommandRunner.binary()
+        process.arguments = arguments
+        process.environment = runner.environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return (process, output)
+    }
+
+    @Test("fill --leave, --status and release, as JSON lines and text")
+    func fillStatusRelease() throws {
+        let runner = try CommandRunner()
+        let volume = try ScratchVolume.mount(size: "64m", in: runner.folder)
+        let before = Self.available(volume.path)
+        let fill = try runner.run("fill", volume.path, "--leave", "10MB", "--method", "zeros", "--chunk", "1MB")
+        #expect(fill.status == 0, "\(fill.error)")
+        let last = try #require(try Self.events(fill.output).last)
+        #expect(last["event"] as? String == "filled")
+        let report = try #require(last["report"] as? [String: Any])
+        #expect(report["availableBefore"] as? Int64 == before)
+        #expect(report["availableAfter"] as? Int64 == Self.available(volume.path))
+        #expect(abs(Self.available(volume.path) - 10_000_000) < 4096)
+        let status = try runner.run("fill", "--status", volume.path)
+        #expect(status.output.hasPrefix("\(volume.path)/.stowage-fill: 1 fill file, "), "\(status.output)")
+        #expect(status.output.contains("before the fill"))
+        let partial = try runner.run("release", volume.path, "--amount", "2MB", "--json")
+        #expect(try partial.json()["releasedBytes"] as? Int64 == 2_002_944, "2 MB rounded up to whole 4 KiB blocks")
+        let rest = try runner.run("release", volume.path)
+        #expect(rest.status == 0)
+        #expect(rest.output.hasPrefix("Released "))
+        #expect(Self.available(volume.path) == before)
+        let nothing = try runner.run("fill", "--status", volume.path, "--json")
+        #expect(try nothing.json()["status"] == nil)
+    }
+
+    @Test("a fill killed with SIGKILL is released by a new process, back to the original available bytes")
+    func killedFill() throws {
+        let runner = try CommandRunner()
+        let volume = try ScratchVolume.mount(size: "512m", in: runner.folder)
+        let before = Self.available(volume.path)
+        let (process, _) = try Self.start(runner, ["fill", volume.path, "--leave", "0", "--method", "random", "--chunk", "64KB"])
+        while Self.available(volume.path) > before - 20_000_000, process.isRunning { Thread.sleep(forTimeInterval: 0.005) }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal, "killed mid-fill")
+        #expect(Self.available(volume.path) < before)
+        let release = try runner.run("release", volume.path, "--json")
+        #expect(release.status == 0, "\(release.error)")
+        #expect(Self.available(volume.path) == before)
+        #expect(!FileManager.default.fileExists(atPath: volume.path + "/.stowage-fill"))
+    }
+
+    @Test("--hold keeps the space until SIGTERM; after SIGKILL the system gives it back by itself")
+    func hold() throws {
+        let runner = try CommandRunner()
+        let volume = try ScratchVolume.mount(size: "64m", in: runner.folder)
+        let before = Self.available(volume.path)
+        for signal in [SIGTERM, SIGKILL] {
+            let (process, output) = try Self.start(runner, ["fill", volume.path, "--leave", "5MB", "--hold", "--json"])
+            var text = ""
+            while !text.contains("\"holding\"") {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            #expect(text.contains("\"holding\""), "\(text)")
+            #expect(abs(Self.available(volume.path) - 5_000_000) < 4096)
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            if signal == SIGTERM {
+                #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+                let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                #expect(rest.contains("\"released\""))
+            }
+            #expect(Self.available(volume.path) == before, "after \(signal == SIGTERM ? "SIGTERM" : "SIGKILL")")
+        }
+    }
+
+    @Test("bad input is a clear error that changes nothing; the volume of / is refused without --force")
+    func badInput() throws {
+        let runner = try CommandRunner()
+        let volume = try ScratchVolume.mount(size: "16m", in: runner.folder)
+        let before = Self.available(volume.path)
+        for arguments in [["--leave", "-5MB"], ["--leave", "12XB"], ["--leave", "101%"], ["--consume", "MB"],
+                          ["--leave", "1MB", "--consume", "1MB"], [], ["--leave", "1MB", "--method", "sparse"]] {
+            let result = try runner.run(["fill", volume.path] + arguments)
+            #expect(result.status == 64, "\(arguments): \(result.error)")
+        }
+        let tooMuch = try runner.run("fill", volume.path, "--leave", "1TB", "--json")
+        #expect(tooMuch.status == 1)
+        #expect((try tooMuch.json()["error"] as? [String: Any])?["code"] as? String == "invalidArgument")
+        #expect(tooMuch.error.contains("cannot leave 1 TB available on a volume of 16.8 MB"), "\(tooMuch.error)")
+        let nowhere = try runner.run("fill", volume.path + "/missing", "--leave", "1MB")
+        #expect(nowhere.status == 1)
+        #expect(nowhere.error.contains("no such file or directory"))
+        #expect(Self.available(volume.path) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: volume.path).isEmpty)
+        let system = try runner.run("fill", runner.folderPath, "--leave", "0", "--json")
+        #expect(system.status == 1)
+        #expect((try system.json()["error"] as? [String: Any])?["code"] as? String == "refused")
+        #expect(!FileManager.default.fileExists(atPath: runner.folderPath + "/.stowage-fill"))
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+import Testing
+@testable import Stowage
+
+/// Fills of real volumes mounted by the tests: a tmpfs, and an ext4 image on a loop device
+/// (reserved blocks, a journal and delayed allocation, as on a real disk).
+@Suite("Filler")
+struct FillerTests {
+    enum VolumeKind: String, CaseIterable, CustomTestStringConvertible {
+        case tmpfs, ext4
+        var testDescription: String { rawValue }
+    }
+
+    static func mount(_ kind: VolumeKind, in folder: TestFolder, megabytes: Int = 64) throws -> ScratchVolume {
+        switch kind {
+        case .tmpfs: try ScratchVolume.mount(size: "\(megabytes)m", in: folder)
+        case .ext4: try ScratchVolume.mountExt4(megabytes: megabytes, in: folder)
+        }
+    }
+
+    static func figures(_ volume: ScratchVolume) throws -> Sys.SpaceFigures {
+        try OpenFile.openFolder(atPath: volume.path, followingLinks: true).spaceFigures()
+    }
+
+    @Test("each method leaves the goal's available bytes within one block", arguments: VolumeKind.allCases, FillPlan.Method.allCases)
+    func leaves(kind: VolumeKind, method: FillPlan.Method) throws {
+        let folder = TestFolder()
+        let volume = try Self.mount(kind, in: folder)
+        let goal: Int64 = 10_000_000
+        let report = try Filler(plan: FillPlan(volume: volume.url, goal: .leaving(goal), method: method, chunkSize: 1 << 20)).fill()
+        let after = try Self.figures(volume)
+        #expect(report.ending == .goalReached)
+        #expect(report.targetAvailableBytes == (goal + after.blockSize - 1) / after.blockSize * after.blockSize)
+        #expect(abs(after.available - report.targetAvailableBytes) < after.blockSize,
+                "available \(after.available), target \(report.targetAvailableBytes), block \(after.blockSize)")
+        #expect(report.availableAfter == after.available)
+        #expect(report.filledBytes > 40_000_000)
+        let status = try #require(try FillFolder(in: volume.url).status())
+        #expect(status.files == report.files && status.files >= 1)
+        #expect(status.availableBefore == report.availableBefore)
+        #expect(status.foreignEntries.isEmpty && !status.isFilling)
+        try FillFolder(in: volume.url).release()
+        #expect(try FillFolder(in: volume.url).status() == nil)
+        #expect(!FileManager.default.fileExists(atPath: volume.path + "/" + FillFolder.name))
+        let released = try Self.figures(volume).available
+        #expect(abs(released - report.availableBefore) <= 4 * after.blockSize, "released \(released), before \(report.availableBefore)")
+    }
+
+    @Test("a percentage goal, and a second fill that continues the first", arguments: VolumeKind.allCases)
+    func percentAndContinuation(kind: VolumeKind) throws {
+        let folder = TestFolder()
+        let volume = try Self.mount(kind, in: folder)
+        let first = try Filler(plan: FillPlan(volume: volume.url, goal: .leavingPercent(50))).fill()
+        let total = try Self.figures(volume).total
+        #expect(abs(first.availableAfter - total / 2) <= first.blockSize)
+        let second = try Filler(plan: FillPlan(volume: volume.url, goal: .leavingPercent(10))).fill()
+        #expect(abs(second.availableAfter - total / 10) <= second.blockSize)
+        #expect(second.files == 0, "the second fill extends the first one's file")
+        let status = try #require(try FillFolder(in: volume.url).status())
+        #expect(status.availableBefore == first.availableBefore, "the manifest keeps the available bytes before the first fill")
+    }
+
+    @Test("consuming takes exactly that many bytes, rounded up to whole blocks", arguments: VolumeKind.allCases)
+    func consumes(kind: VolumeKind) throws {
+        let folder = TestFolder()
+        let volume = try Self.mount(kind, in: folder)
+        let before = try Self.figures(volume)
+        let report = try Filler(plan: FillPlan(volume: volume.url, goal: .consuming(20_000_001), method: .zeros)).fill()
+        let consumed = (20_000_001 + before.blockSize - 1) / before.blockSize * before.blockSize
+        #expect(report.targetAvailableBytes == report.availableBefore - consumed)
+        #expect(abs(try Self.figures(volume).available - report.targetAvailableBytes) < before.blockSize)
+    }
+
+    @Test("another writer during the fill: the fill still stops at the goal, and the writer's file is intact")
+    func parallelWriter() throws {
+        let folder = TestFolder()
+        let volume = try Self.mount(.ext4, in: folder)
+        let other = Data((0..<5_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        var wrote = false
+        let report = try Filler(plan: FillPlan(volume: volume.url, goal: .leaving(8_000_000), chunkSize: 1 << 20)).fill { _ in
+            if !wrote {
+                wrote = true
+                try? other.write(to: volume.url.appending(path: "other.bin"))
+            }
+        }
+        #expect(wrote)
+        let after = try Self.figures(volume)
+        #expect(abs(after.available - report.targetAvailableBytes) < after.blockSize)
+        #expect(try Data(contentsOf: volume.url.appending(path: "other.bin")) == other)
+        try FillFolder(in: volume.url).release()
+        #expect(try Data(contentsOf: volume.url.appending(path: "other.bin")) == other, "release leaves other files alone")
+    }
+
+    @Test("running out of space on the way is a normal end, and what was filled can be released")
+    func outOfSpace() throws {
+        let folder = TestFolder()
+        // Four inodes: the root, the fill folder, its manifest and one spare for the manifest's
+        // atomic rewrite; the first fill file then gets ENOSPC.
+        let volume = try ScratchVolume.mount(size: "16m", options: ["nr_inodes=4"], in: folder)
+        let report = try Filler(plan: FillPlan(volume: volume.url, goal: .leaving(0))).fill()
+        #expect(report.ending == .volumeFull)
+        #expect(report.filledBytes == 0)
+        let status = try #require(try FillFolder(in: volume.url).status())
+        #expect(status.files == 0)
+        try FillFolder(in: volume.url).release()
+        #expect(try FillFolder(in: volume.url).status() == nil)
+    }
+
+    @Test("cancelling an async fill stops it promptly with a consistent manifest")
+    func cancellation() async throws {
+        let folder = TestFolder()
+        let volume = try Self.mount(.tmpfs, in: folder, megabytes: 256)
+        let before = try Self.figures(volume).available
+        let plan = FillPlan(volume: volume.url, goal: .leaving(0), method: .random, chunkSize: 256 << 10)
+        let started = AsyncStream<Void>.makeStream()
+        let task = Task {
+            try await Filler(plan: plan).fill(progressInterval: .milliseconds(5)) { _ in started.continuation.yield() }
+        }
+        for await _ in started.stream { break }
+        task.cancel()
+        let report = try await task.value
+        #expect(report.ending == .cancelled)
+        #expect(report.availableAfter > 0, "stopped before the volume was full")
+        let status = try #require(try FillFolder(in: volume.url).status())
+        var manifest = stat()
+        lstat(volume.path + "/" + FillFolder.name + "/" + FillManifest.fileName, &manifest)
+        #expect(status.allocatedBytes + Int64(manifest.st_blocks) * 512 == before - report.availableAfter,
+                "the manifest names every byte filled")
+        try FillFolder(in: volume.url).release()
+        #expect(try Self.figures(volume).available == before)
+    }
+
+    @Test("releasing an amount removes whole files from the newest and shrinks one")
+    func releaseAmount() throws {
+        let folder = TestFolder()
+        let volume = try Self.mount(.tmpfs, in: folder)
+        let report = try Filler(plan: FillPlan(volume: volume.url, goal: .consuming(30_000_000))).fill()
+        let released = try FillFolder(in: volume.url).release(amount: 5_000_000)
+        #expect(released.releasedBytes >= 5_000_000 && released.releasedBytes < 5_000_000 + report.blockSize)
+        #expect(released.availableAfter - released.availableBefore == released.releasedBytes)
+        #expect(released.shrunkFiles == 1 && released.removedFiles == 0)
+        let rest = try FillFolder(in: volume.url).release()
+        #expect(rest.availableAfter == report.availableBefore)
+    }
+
+    @Test("release never removes what the fill did not make")
+    func releaseLeavesForeignFiles() throws {
+        let folder = TestFolder()
+        let volume = try Self.mount(.tmpfs, in: folder)
+        try Filler(plan: FillPlan(volume: volume.url, goal: .consuming(3_000_000))).fill()
+        let fillPath = volume.path + "/" + FillFolder.name
+        // A stranger's file in the folder, one with a fill file's name, and a fill file
+        // replaced by another file under the same name.
+        try Data("keep".utf8).write(to: URL(filePath: fillPath + "/notes.txt"))
+        try Data("keep".utf8).write(to: URL(filePath: fillPath + "/fill-000099"))
+        try FileManager.default.removeItem(atPath: fillPath + "/fill-000001")
+        try Data("replacement".utf8).write(to: URL(filePath: fillPath + "/fill-000001"))
+        let status = try #require(try FillFolder(in: volume.url).status())
+        #expect(status.files == 0)
+        #expect(status.foreignEntries == ["fill-000099", "notes.txt"])
+        try FillFolder(in: volume.url).release()
+        #expect(try String(contentsOfFile: fillPath + "/notes.txt", encoding: .utf8) == "keep")
+        #expect(try String(contentsOfFile: fillPath + "/fill-000099", encoding: .utf8) == "keep")
+        #expect(try String(contentsOfFile: fillPath + "/fill-000001", encoding: .utf8) == "replacement")
+    }
+
+    @Test("a damaged manifest is reported by status and rebuilt from the marked files by release")
+    func damagedManifest() throws {
+        let folder = TestFolder()
+        let volume = try Self.mount(.tmpfs, in: folder)
+        let report = try Filler(plan: FillPlan(volume: volume.url, goal: .consuming(8_000_000))).fill()
+        let manifest = volume.path + "/" + FillFolder.name + "/" + FillManifest.fileName
+        try Data("{\"format\": 1, \"files\": [tr".utf8).write(to: URL(filePath: manifest))
+        let error = try #require(expectStowageError(.decodingFailed) { _ = try FillFolder(in: volume.url).status() })
+        #expect(error.path == manifest)
+        try FillFolder(in: volume.url).release()
+        #expect(try Self.figures(volume).available == report.availableBefore)
+    }
+
+    @Test("holding fills with unnamed files whose space returns when released")
+    func hold() throws {
+        let folder = TestFolder()
+        let volume = try Self.mount(.tmpfs, in: folder)
+        let before = try Self.figures(volume).available
+        let hold = try Filler(plan: FillPlan(volume: volume.url, goal: .leaving(4_000_000))).hold()
+        #expect(hold.isUnnamed)
+        #expect(abs(try Self.figures(volume).available - 4_000_000) < 4096)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: volume.path).isEmpty, "nothing named is left on the volume")
+        try hold.release()
+        #expect(try Self.figures(volume).available == before)
+    }
+
+    @Test("bad plans are clear errors that change nothing")
+    func badPlans() throws {
+        let folder = TestFolder()
+        let volume = try Self.mount(.tmpfs, in: folder, megabytes: 16)
+        let before = try Self.figures(volume).available
+        let cases: [(FillPlan, StowageError.Code)] = [
+            (FillPlan(volume: volume.url, goal: .leaving(-1)), .invalidArgument),
+            (FillPlan(volume: volume.url, goal: .consuming(-5_000_000)), .invalidArgument),
+            (FillPlan(volume: volume.url, goal: .leaving(1 << 40)), .invalidArgument),
+            (FillPlan(volume: volume.url, goal: .leavingPercent(101)), .invalidArgument),
+            (FillPlan(volume: volume.url, goal: .consuming(1 << 40)), .noSpace),
+            (FillPlan(volume: volume.url, goal: .leaving(0), chunkSize: 0), .invalidArgument),
+            (FillPlan(volume: volume.url.appending(path: "missing"), goal: .leaving(0)), .notFound),
+        ]
+        for (plan, code) in cases {
+            let error = try #require(expectStowageError(code) { _ = try Filler(plan: plan).fill() })
+            #expect(error.path?.hasPrefix(volume.path) == true, "\(error)")
+            #expect(!error.description.isEmpty)
+        }
+        #expect(try Self.figures(volume).available == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: volume.path).isEmpty)
+        expectStowageError(.invalidArgument) { _ = try FillFolder(in: volume.url).release(amount: -1) }
+    }
+
+    @Test("the volume holding / is refused below the safety floor unless forced, and nothing is written")
+    func safetyFloor() throws {
+        let folder = TestFolder()
+        let error = try #require(expectStowageError(.refused) {
+            _ = try Filler(plan: FillPlan(volume: folder.url, goal: .leaving(0))).fill()
+        })
+        #expect(error.path == folder.path)
+        #expect(error.reason?.contains("safety floor") == true)
+        #expect(!folder.exists(FillFolder.name))
+    }
+}
