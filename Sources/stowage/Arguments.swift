@@ -9,8 +9,6 @@ import Stowage
 struct SizeArgument: Sendable {
     var bytes: Int64
 
-    init(bytes: Int64) { self.bytes = bytes }
-
     init(parsing argument: String) throws {
         do {
             bytes = try ByteCount(parsing: argument).bytes

@@ -49,9 +49,10 @@ struct FillCommand: AsyncParsableCommand {
     @Option(help: "allocate (fallocate, the fastest), zeros, or random (incompressible).")
     var method: FillPlan.Method = .allocate
 
-    @Option(help: ArgumentHelp("Bytes per step, and the memory a writing method uses.", valueName: "size"),
+    @Option(help: ArgumentHelp("Bytes per step, and the memory a writing method uses (default: 4MiB; 256MiB for allocate).",
+                               valueName: "size"),
             transform: SizeArgument.init(parsing:))
-    var chunk: SizeArgument = SizeArgument(bytes: FillPlan.defaultChunkSize)
+    var chunk: SizeArgument?
 
     @Flag(help: "Hold the space until Ctrl-C or SIGTERM, then give it back.")
     var hold = false
@@ -95,7 +96,7 @@ struct FillCommand: AsyncParsableCommand {
         }
         let plan: FillPlan
         let goal = leave?.goal ?? .consuming(consume?.bytes ?? 0)
-        plan = FillPlan(volume: folder, goal: goal, method: method, chunkSize: chunk.bytes, isForced: force)
+        plan = FillPlan(volume: folder, goal: goal, method: method, chunkSize: chunk?.bytes, isForced: force)
         let events = FillEvents(json: output.json || !Terminal.standardOutputIsTerminal, style: style)
         do {
             if hold {

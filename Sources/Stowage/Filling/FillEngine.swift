@@ -40,9 +40,10 @@ final class FillEngine: @unchecked Sendable {
         self.plan = plan
         self.unnamed = unnamed
         parentPath = plan.volume.fileSystemPath
-        guard plan.chunkSize > 0, plan.chunkSize <= Self.fileSizeLimit else {
+        let chunkSize = plan.chunkSize ?? FillPlan.defaultChunkSize(for: plan.method)
+        guard chunkSize > 0, chunkSize <= Self.fileSizeLimit else {
             throw StowageError(.invalidArgument, operation: .fill, path: parentPath,
-                               reason: "the chunk size must be more than 0 and at most \(ByteCount(Self.fileSizeLimit)), not \(plan.chunkSize)")
+                               reason: "the chunk size must be more than 0 and at most \(ByteCount(Self.fileSizeLimit)), not \(chunkSize)")
         }
         guard plan.safetyFloor >= 0 else {
             throw StowageError(.invalidArgument, operation: .fill, path: parentPath, reason: "the safety floor cannot be negative")
@@ -55,7 +56,7 @@ final class FillEngine: @unchecked Sendable {
         }
         target = try plan.goal.targetAvailable(total: start.total, available: start.available,
                                                blockSize: start.blockSize, path: parentPath)
-        chunk = max(start.blockSize, plan.chunkSize / start.blockSize * start.blockSize)
+        chunk = max(start.blockSize, chunkSize / start.blockSize * start.blockSize)
         if !plan.isForced, target < plan.safetyFloor, target < start.available, try isSystemVolume() {
             throw StowageError(.refused, operation: .fill, path: parentPath,
                                reason: "this volume holds / or your home folder; filling it to \(ByteCount(target)) available "

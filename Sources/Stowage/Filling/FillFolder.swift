@@ -171,7 +171,8 @@ public struct FillFolder: Sendable, Hashable {
         }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        if let manifest = try? decoder.decode(FillManifest.self, from: content), manifest.format == FillManifest.currentFormat {
+        if var manifest = try? decoder.decode(FillManifest.self, from: content), manifest.format == FillManifest.currentFormat {
+            try adoptMarkedFiles(into: &manifest, in: folder)
             return manifest
         }
         let manifestPath = path + "/" + FillManifest.fileName
@@ -201,12 +202,32 @@ public struct FillFolder: Sendable, Hashable {
         return rebuilt
     }
 
+    /// Adds to `manifest` the files that carry its marker but that it does not name: the
+    /// manifest is not synced to disk as the fill goes (that would flush the fill's data at
+    /// every new file), so after a power loss it can be older than the files.
+    private func adoptMarkedFiles(into manifest: inout FillManifest, in folder: OpenFile) throws {
+        let named = Set(manifest.files.map(\.name))
+        for name in try folder.entryNames().sorted() where name.hasPrefix(FillManifest.filePrefix) && !named.contains(name) {
+            do {
+                let file = try folder.openForReading(name)
+                guard try file.attribute(FillManifest.markerAttribute) == Array(manifest.id.utf8) else { continue }
+                let status = try file.status()
+                guard status.isFile else { continue }
+                manifest.files.append(.init(name: name, device: status.device, inode: status.inode))
+            } catch let error as SystemCallError where Sys.isUnavailable(error) || error.errno == Sys.noSuchEntry {
+                continue  // no markers on this file system, or gone meanwhile: nothing to adopt
+            }
+        }
+    }
+
+    /// Saves the manifest atomically. Not synced: a crash of the filling process leaves it
+    /// intact (the page cache outlives processes), and the markers cover a power loss.
     func save(_ manifest: FillManifest, in folder: OpenFile) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
         try AtomicWrite.write(try encoder.encode(manifest), into: folder, name: FillManifest.fileName,
-                              durable: true, protection: nil)
+                              durable: false, protection: nil)
     }
 
     /// The status of a manifest entry's file if it is still the file the fill made: a regular

@@ -82,22 +82,27 @@ public struct FillPlan: Sendable, Hashable {
     public var goal: Goal
     /// How the space is taken.
     public var method: Method
-    /// The most written or allocated per step, and between two measurements of the volume.
-    /// Writing methods hold one buffer of this size: the whole memory a fill needs.
-    public var chunkSize: Int64
+    /// The most written or allocated per step, between two measurements of the volume; `nil`
+    /// for the method's default (``defaultChunkSize(for:)``). Writing methods hold one buffer
+    /// of this size: the whole memory a fill needs.
+    public var chunkSize: Int64?
     /// On the volume holding `/` or the user's home folder, the least a fill may leave
     /// available unless ``isForced``: filling those to the brim breaks the system around you.
     public var safetyFloor: Int64
     /// Whether to fill a system volume below ``safetyFloor`` anyway.
     public var isForced: Bool
 
-    /// The default chunk: 4 MiB, big enough for full speed, small enough to stop promptly.
-    public static let defaultChunkSize: Int64 = 4 << 20
+    /// The default chunk: 4 MiB for the writing methods, big enough for full speed and small
+    /// enough to stop promptly; 256 MiB for `.allocate`, which needs no buffer and allocates
+    /// that much in about a millisecond.
+    public static func defaultChunkSize(for method: Method) -> Int64 {
+        method == .allocate ? 256 << 20 : 4 << 20
+    }
     /// The default safety floor: 1 GiB.
     public static let defaultSafetyFloor: Int64 = 1 << 30
 
     /// A plan; see the properties for each parameter.
-    public init(volume: URL, goal: Goal, method: Method = .allocate, chunkSize: Int64 = FillPlan.defaultChunkSize,
+    public init(volume: URL, goal: Goal, method: Method = .allocate, chunkSize: Int64? = nil,
                 safetyFloor: Int64 = FillPlan.defaultSafetyFloor, isForced: Bool = false) {
         self.volume = volume
         self.goal = goal
@@ -111,7 +116,7 @@ public struct FillPlan: Sendable, Hashable {
 extension FillPlan {
     /// A plan that fills in `container`'s Documents folder (created if needed), on the volume
     /// the app under test keeps its data on.
-    public init(container: Container, goal: Goal, method: Method = .allocate, chunkSize: Int64 = FillPlan.defaultChunkSize,
+    public init(container: Container, goal: Goal, method: Method = .allocate, chunkSize: Int64? = nil,
                 safetyFloor: Int64 = FillPlan.defaultSafetyFloor, isForced: Bool = false) throws {
         _ = try container.openFolder(of: .documents, create: true, operation: .fill)
         self.init(volume: try container.url(for: .documents), goal: goal, method: method, chunkSize: chunkSize,

@@ -127,7 +127,9 @@ struct FillerTests {
         #expect(status.allocatedBytes + Int64(manifest.st_blocks) * 512 == before - report.availableAfter,
                 "the manifest names every byte filled")
         try FillFolder(in: volume.url).release()
-        #expect(try Self.figures(volume).available == before)
+        let after = try Self.figures(volume).available
+        let left = (try? FileManager.default.subpathsOfDirectory(atPath: volume.path)) ?? []
+        #expect(after == before, "before \(before), after \(after), left \(left)")
     }
 
     @Test("releasing an amount removes whole files from the newest and shrinks one")
@@ -173,6 +175,20 @@ struct FillerTests {
         try Data("{\"format\": 1, \"files\": [tr".utf8).write(to: URL(filePath: manifest))
         let error = try #require(expectStowageError(.decodingFailed) { _ = try FillFolder(in: volume.url).status() })
         #expect(error.path == manifest)
+        try FillFolder(in: volume.url).release()
+        #expect(try Self.figures(volume).available == report.availableBefore)
+    }
+
+    @Test("a marked fill file the manifest does not name yet (a power loss before it was written back) is still released")
+    func adoptsMarkedFiles() throws {
+        let folder = TestFolder()
+        let volume = try Self.mount(.tmpfs, in: folder)
+        let report = try Filler(plan: FillPlan(volume: volume.url, goal: .consuming(6_000_000))).fill()
+        let manifestURL = URL(filePath: volume.path + "/" + FillFolder.name + "/" + FillManifest.fileName)
+        var manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any])
+        manifest["files"] = []
+        try JSONSerialization.data(withJSONObject: manifest).write(to: manifestURL)
+        #expect(try FillFolder(in: volume.url).status()?.files == 1)
         try FillFolder(in: volume.url).release()
         #expect(try Self.figures(volume).available == report.availableBefore)
     }
