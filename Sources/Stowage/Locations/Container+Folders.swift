@@ -41,7 +41,7 @@ extension Container {
     /// `mkdir -p` with owner-only permissions for what it creates.
     static func createFolders(atPath path: String) throws {
         var prefix = ""
-        for name in path.split(separator: "/", omittingEmptySubsequences: true) {
+        for name in RelativePath.names(in: path) {
             prefix += "/" + name
             do {
                 try Sys.mkdir(prefix, mode: Sys.ownerOnlyFolder)

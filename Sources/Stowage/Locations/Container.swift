@@ -124,7 +124,7 @@ public struct Container: Sendable, Hashable, CustomStringConvertible {
     /// or `nil` when it is fine.
     static func problem(inIdentifier identifier: String) -> String? {
         if identifier.isEmpty { return "it is empty" }
-        if identifier.contains("/") { return "it contains '/'" }
+        if identifier.utf8.contains(UInt8(ascii: "/")) { return "it contains '/'" }
         if identifier.utf8.contains(0) { return "it contains a NUL byte" }
         if identifier == "." || identifier == ".." { return "'\(identifier)' is not a name" }
         if identifier.utf8.count > RelativePath.maximumNameLength { return "it is longer than 255 bytes" }

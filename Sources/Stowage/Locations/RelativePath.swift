@@ -6,6 +6,10 @@
 /// characters and are kept exactly as given (no percent-encoding, no normalisation).
 /// Repeated and trailing slashes are folded away (`"a//b/"` is `a/b`).
 ///
+/// Validation works on the UTF-8 bytes the system will see, never on Swift characters: a
+/// combining mark after a slash (`"../\u{301}x"`) makes the slash part of one `Character`, yet
+/// the kernel still splits the path there, so a check by characters would let `..` through.
+///
 /// Names starting with `.stowage-` are reserved for Stowage's own temporary and bookkeeping
 /// files and are rejected too.
 ///
@@ -35,7 +39,7 @@ public struct RelativePath: Sendable, Hashable, CustomStringConvertible {
         if let problem = Self.problem(in: string) {
             throw StowageError(.invalidPath, operation: .validatePath, path: string, reason: problem)
         }
-        components = string.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        components = Self.names(in: string)
     }
 
     private init(components: [String]) { self.components = components }
@@ -44,24 +48,32 @@ public struct RelativePath: Sendable, Hashable, CustomStringConvertible {
     static func problem(in string: String) -> String? {
         if string.isEmpty { return "the path is empty" }
         if string.utf8.contains(0) { return "the path contains a NUL byte" }
-        if string.hasPrefix("/") { return "the path is absolute; give a path relative to the location" }
+        if string.utf8.first == slash { return "the path is absolute; give a path relative to the location" }
         if string.utf8.count > maximumPathLength {
             return "the path is longer than \(maximumPathLength) bytes"
         }
-        let names = string.split(separator: "/", omittingEmptySubsequences: true)
+        let names = names(in: string)
         if names.isEmpty { return "the path names no file" }
         for name in names {
-            if name == ".." { return "'..' is not allowed in a path" }
-            if name == "." { return "'.' is not allowed as a name" }
+            if name.utf8.elementsEqual("..".utf8) { return "'..' is not allowed in a path" }
+            if name.utf8.elementsEqual(".".utf8) { return "'.' is not allowed as a name" }
             if name.utf8.count > maximumNameLength {
                 return "the name '\(name.prefix(24))…' is longer than \(maximumNameLength) bytes"
             }
-            if name.hasPrefix(reservedPrefix) {
+            if name.utf8.starts(with: reservedPrefix.utf8) {
                 return "names starting with '\(reservedPrefix)' are reserved for Stowage"
             }
         }
         return nil
     }
+
+    /// The names of `path` between its `/` bytes, empty names dropped. Split on bytes, as the
+    /// kernel does, not on `Character`s (which glue a combining mark to the slash before it).
+    static func names(in path: String) -> [String] {
+        path.utf8.split(separator: slash, omittingEmptySubsequences: true).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    private static let slash = UInt8(ascii: "/")
 
     /// The path as a string, names joined with `/`.
     public var string: String { components.joined(separator: "/") }

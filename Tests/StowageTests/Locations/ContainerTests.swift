@@ -42,7 +42,7 @@ struct ContainerTests {
         #expect(try container.url(for: .temporary).path(percentEncoded: false) == "/tmp/app/")
     }
 
-    @Test("an app identifier must be a single folder name", arguments: ["", ".", "..", "a/b", "a\0b", String(repeating: "a", count: 256)])
+    @Test("an app identifier must be a single folder name", arguments: ["", ".", "..", "a/b", "a\0b", String(repeating: "a", count: 256), "../\u{301}escape"])
     func badAppIdentifier(identifier: String) {
         expectStowageError(.invalidArgument) { try Container.default(appIdentifier: identifier, environment: ["HOME": "/h"]) }
     }
@@ -52,6 +52,8 @@ struct ContainerTests {
         let container = Container(root: URL(filePath: "/r"))
         expectStowageError(.invalidArgument) { try container.url(for: .sharedContainer("../escape")) }
         expectStowageError(.invalidArgument) { try container.url(for: .sharedContainer("")) }
+        // A combining mark glues the slash into one Character; the slash byte is still there.
+        expectStowageError(.invalidArgument) { try container.url(for: .sharedContainer("../\u{301}escape")) }
     }
 
     @Test("folders are created on first write, owner-only")

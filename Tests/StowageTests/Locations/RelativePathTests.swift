@@ -15,6 +15,10 @@ struct RelativePathTests {
               ("..hidden", ["..hidden"]),
               ("...", ["..."]),
               (".config", [".config"]),
+              // A combining mark after a slash makes one Character of the two; the split is
+              // still at the slash byte, as the kernel splits.
+              ("a/\u{301}b", ["a", "\u{301}b"]),
+              ("\u{301}x/..\u{301}", ["\u{301}x", "..\u{301}"]),
           ])
     func accepts(path: String, components: [String]) throws {
         #expect(try RelativePath(path).components == components)
@@ -25,6 +29,9 @@ struct RelativePathTests {
               "", "/", "/etc/passwd", "..", "../x", "a/../../b", "a/..", "./a", "a/./b", ".", "a\0b",
               String(repeating: "x", count: 256), "a/" + String(repeating: "é", count: 128),
               ".stowage-tmp-1234", "folder/.stowage-append-1",
+              // Regressions: checked by Character, these passed as one harmless-looking name
+              // that the kernel reads as `..` or as an absolute path.
+              "../\u{301}x", "a/../\u{301}b", "/\u{301}etc/passwd", ".stowage-\u{301}tmp",
           ])
     func rejects(path: String) {
         let error = expectStowageError(.invalidPath) { try RelativePath(path) }

@@ -26,6 +26,8 @@ struct StoreFoldersTests {
         try folder.write("not mine", to: "container/Documents/scans/01.png")
         #expect(try store.retrieve([Data].self, from: "scans", in: .documents) == items(3))
         expectStowageError(.invalidArgument) { try store.save(items(1), to: "bad", in: .documents, fileExtension: "a/b") }
+        // A slash glued into one Character by the marks around it is still a slash byte.
+        expectStowageError(.invalidArgument) { try store.save(items(1), to: "bad", in: .documents, fileExtension: "\u{600}/\u{301}b") }
     }
 
     @Test("saving over an existing folder is an error unless replacement is asked for")
