@@ -33,10 +33,11 @@ let package = Package(
         // A child process for tests that need several processes (concurrent appends, crashes).
         .executableTarget(
             name: "stowage-test-helper",
-            dependencies: ["Stowage"],
+            dependencies: ["Stowage", "StowageTestSupport"],
             path: "Tests/StowageTestHelper"
         ),
-        // What both test targets share: running a child process to the end.
+        // What the test targets and the helper share: running a child process to the end, and
+        // the values the helper writes.
         .target(
             name: "StowageTestSupport",
             path: "Tests/StowageTestSupport"

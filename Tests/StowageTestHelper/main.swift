@@ -1,45 +1,114 @@
-// A child process for Stowage's tests: operations that must run in several processes at once.
+// A child process for Stowage's tests: operations that must run in several processes at once,
+// or be killed at a random moment.
 //
 //   stowage-test-helper append-values ROOT PATH COUNT TAG   appends COUNT {tag, index} values
 //   stowage-test-helper append-data ROOT PATH COUNT TAG     appends COUNT files to a numbered folder
+//   stowage-test-helper sweep FOLDER MAX-BYTES COUNT        sweeps FOLDER down to MAX-BYTES, COUNT times
+//   stowage-test-helper sweep-until FOLDER MAX-BYTES STOP   sweeps FOLDER down to MAX-BYTES until the file STOP exists
+//   stowage-test-helper cache-write FOLDER MAX-BYTES COUNT TAG
+//                                       sets COUNT DiskCache entries TAG-0 ... (CacheWorkload data),
+//                                       reading an earlier one back after each; exit 2 on wrong data
+//   stowage-test-helper crash-loop ROOT                     the CrashWorkload, forever; prints "ready"
+//                                                           once started, for a parent to kill it
+//
+// Sweeps print their reports' issues on standard output; errors go to standard error, exit 1.
 import Foundation
 import Stowage
+import StowageTestSupport
 
-struct Tagged: Codable, Hashable {
-    var tag: String
-    var index: Int
+func fail(_ message: String, status: Int32) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(status)
 }
 
-let arguments = CommandLine.arguments
-guard arguments.count == 6, let count = Int(arguments[4]) else {
-    FileHandle.standardError.write(Data("usage: stowage-test-helper append-values|append-data ROOT PATH COUNT TAG\n".utf8))
-    exit(64)
+let arguments = Array(CommandLine.arguments.dropFirst())
+func argument(_ index: Int) -> String {
+    guard index < arguments.count else { fail("missing arguments; see the comment in main.swift", status: 64) }
+    return arguments[index]
 }
-let store = Store(container: Container(root: URL(filePath: arguments[2], directoryHint: .isDirectory)))
-let path = arguments[3]
-let tag = arguments[5]
+func number(_ index: Int) -> Int {
+    guard let value = Int(argument(index)) else { fail("'\(argument(index))' is not a number", status: 64) }
+    return value
+}
+func folderURL(_ index: Int) -> URL { URL(filePath: argument(index), directoryHint: .isDirectory) }
+func store(_ index: Int) -> Store { Store(container: Container(root: folderURL(index))) }
+
+func sweep(_ folder: URL, maximum: Int) throws {
+    let report = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: Int64(maximum), lowWatermark: 1)).sweep(folder)
+    if !report.issues.isEmpty { print(report.issues) }
+}
+
+/// The crash workload: overwrite a value, append to an array and a numbered folder, create an
+/// array by appending, rename a file, each continuing from what the previous (killed) run left.
+func crashLoop(_ store: Store) throws -> Never {
+    func ifPresent<T>(_ body: () throws -> T) throws -> T? {
+        do {
+            return try body()
+        } catch StowageError.notFound {
+            return nil
+        }
+    }
+    var generation = try ifPresent { try store.retrieve(CrashWorkload.Versioned.self, from: CrashWorkload.value, in: .documents) }?
+        .generation ?? 0
+    var next = try ifPresent { try store.retrieve([Int].self, from: CrashWorkload.sequence, in: .documents) }?.count ?? 0
+    var frame = try ifPresent { try store.retrieve([Data].self, from: CrashWorkload.frames, in: .documents) }?.count ?? 0
+    var (current, other) = CrashWorkload.renamed
+    if try !store.exists(current, in: .documents) {
+        if try store.exists(other, in: .documents) {
+            swap(&current, &other)
+        } else {
+            try store.save(CrashWorkload.renamedContent, to: current, in: .documents)
+        }
+    }
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    while true {
+        generation += 1
+        try store.save(CrashWorkload.Versioned(generation: generation), to: CrashWorkload.value, in: .documents)
+        try store.append(next, to: CrashWorkload.sequence, in: .documents)
+        next += 1
+        if try store.exists(CrashWorkload.created, in: .documents) { try store.remove(CrashWorkload.created, from: .documents) }
+        try store.append(generation, to: CrashWorkload.created, in: .documents)
+        if generation % 3 == 0 {
+            try store.append(Data("\(frame)".utf8), to: CrashWorkload.frames, in: .documents)
+            frame += 1
+        }
+        try store.rename(current, to: other, in: .documents)
+        swap(&current, &other)
+    }
+}
+
 do {
-    switch arguments[1] {
+    switch argument(0) {
     case "append-values":
-        for index in 0..<count {
+        let (store, path, tag) = (store(1), argument(2), argument(4))
+        for index in 0..<number(3) {
             try store.append(Tagged(tag: tag, index: index), to: path, in: .documents)
         }
     case "append-data":
-        for index in 0..<count {
+        let (store, path, tag) = (store(1), argument(2), argument(4))
+        for index in 0..<number(3) {
             try store.append(Data("\(tag)-\(index)".utf8), to: path, in: .documents)
         }
     case "sweep":
-        // stowage-test-helper sweep FOLDER MAX-BYTES COUNT TAG: sweeps FOLDER down to MAX-BYTES, COUNT times.
-        for _ in 0..<count {
-            let report = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: Int64(arguments[3])!, lowWatermark: 1))
-                .sweep(URL(filePath: arguments[2], directoryHint: .isDirectory))
-            if !report.issues.isEmpty { print(report.issues) }
+        for _ in 0..<number(3) { try sweep(folderURL(1), maximum: number(2)) }
+    case "sweep-until":
+        while !FileManager.default.fileExists(atPath: argument(3)) { try sweep(folderURL(1), maximum: number(2)) }
+    case "cache-write":
+        let cache = try DiskCache(folder: folderURL(1), limits: DiskCache.Limits(maximumAllocatedSize: Int64(number(2))))
+        let tag = argument(4)
+        for index in 0..<number(3) {
+            let key = "\(tag)-\(index)"
+            try cache.set(CacheWorkload.data(for: key), for: key)
+            let probe = "\(tag)-\(Int.random(in: 0...index))"
+            if let data = try cache.data(for: probe), data != CacheWorkload.data(for: probe) {
+                fail("entry \(probe) holds \(data.count) wrong bytes", status: 2)
+            }
         }
+    case "crash-loop":
+        try crashLoop(store(1))
     default:
-        FileHandle.standardError.write(Data("unknown command \(arguments[1])\n".utf8))
-        exit(64)
+        fail("unknown command \(argument(0))", status: 64)
     }
 } catch {
-    FileHandle.standardError.write(Data("\(error)\n".utf8))
-    exit(1)
+    fail("\(error)", status: 1)
 }

@@ -2,11 +2,6 @@ import Foundation
 import Testing
 @testable import Stowage
 
-struct Tagged: Codable, Hashable {
-    var tag: String
-    var index: Int
-}
-
 @Suite("Store: appending values")
 struct StoreAppendTests {
     @Test("a missing file becomes a one-element array")
@@ -67,16 +62,6 @@ struct StoreAppendTests {
         #expect(folder.leftoverTemporaryItems().isEmpty)
     }
 
-    @Test("a file that holds something else is decodingFailed and left as it was")
-    func notAnArray() throws {
-        let folder = TestFolder()
-        try folder.write("garbage", to: "container/Documents/m.json")
-        expectStowageError(.decodingFailed) {
-            try folder.store().append(Message(id: 1, text: "a"), to: "m.json", in: .documents)
-        }
-        #expect(try folder.read("container/Documents/m.json") == "garbage")
-    }
-
     @Test("non-JSON formats append by rewriting the array")
     func propertyListAppend() throws {
         let folder = TestFolder()
@@ -133,50 +118,5 @@ struct StoreAppendTests {
         try store.append(Message(id: 2, text: "b"), to: "m.json", in: .documents)
         #expect(try store.retrieve([Message].self, from: "m.json", in: .documents).map(\.id) == [1, 2])
         #expect(folder.leftoverTemporaryItems().isEmpty)
-    }
-
-    @Test("8 threads x 50 appends to one array lose nothing")
-    func concurrentThreads() async throws {
-        let folder = TestFolder()
-        let store = folder.store()
-        await withTaskGroup(of: Void.self) { group in
-            for thread in 0..<8 {
-                group.addTask {
-                    for index in 0..<50 { try! store.append(Tagged(tag: "t\(thread)", index: index), to: "a.json", in: .documents) }
-                }
-            }
-        }
-        let values = try store.retrieve([Tagged].self, from: "a.json", in: .documents)
-        #expect(values.count == 400)
-        #expect(Set(values).count == 400)
-        for thread in 0..<8 {
-            #expect(values.filter { $0.tag == "t\(thread)" }.map(\.index) == Array(0..<50), "each thread's appends stay in order")
-        }
-    }
-
-    @Test("4 processes x 50 appends to one array, and to one folder, lose nothing")
-    func concurrentProcesses() throws {
-        let folder = TestFolder()
-        let helper = try builtProduct("stowage-test-helper")
-        let root = folder.path + "/container"
-        let processes = try (0..<4).flatMap { index -> [Process] in
-            try ["append-values", "append-data"].map { command in
-                let process = Process()
-                process.executableURL = helper
-                process.arguments = [command, root, command == "append-values" ? "shared.json" : "shared-folder", "50", "p\(index)"]
-                try process.run()
-                return process
-            }
-        }
-        for process in processes {
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
-        }
-        let store = folder.store()
-        let values = try store.retrieve([Tagged].self, from: "shared.json", in: .documents)
-        #expect(values.count == 200)
-        #expect(Set(values).count == 200)
-        let files = try store.retrieve([Data].self, from: "shared-folder", in: .documents)
-        #expect(Set(files).count == 200)
     }
 }

@@ -75,17 +75,6 @@ struct StoreValuesTests {
         #expect(error?.operation == .retrieve)
     }
 
-    @Test("truncated, garbage and wrong-type files are decodingFailed with the path",
-          arguments: [#"{"id":1,"te"#, "garbage \u{1}", #"[1,2,3]"#, #"{"id":"one","text":"x"}"#, ""])
-    func corrupt(content: String) throws {
-        let folder = TestFolder()
-        try folder.write(content, to: "container/Documents/m.json")
-        let error = expectStowageError(.decodingFailed) { try folder.store().retrieve(Message.self, from: "m.json", in: .documents) }
-        #expect(error?.path == "m.json")
-        #expect(error?.underlying is DecodingError)
-        #expect(try folder.read("container/Documents/m.json") == content, "a failed read changes nothing")
-    }
-
     @Test("a value that cannot be encoded is encodingFailed and writes nothing")
     func encodingFailure() throws {
         let folder = TestFolder()

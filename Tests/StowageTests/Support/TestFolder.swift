@@ -61,34 +61,42 @@ final class TestFolder: Sendable {
         return lstat(file(relative).path(percentEncoded: false), &status) == 0
     }
 
-    /// Every path under the folder (relative, sorted), with file contents, to prove that an
-    /// operation changed nothing.
+    /// Every path under the folder (relative), with its inode, permissions, modification time
+    /// and file contents or link target, to prove that an operation changed nothing: not a
+    /// byte, not a name in a folder (which changes the folder's time), not a replaced file.
     func snapshot(_ relative: String = "") throws -> [String: String] {
         let base = relative.isEmpty ? url : file(relative)
         var result: [String: String] = [:]
         let basePath = base.path(percentEncoded: false)
         guard let enumerator = FileManager.default.enumerator(atPath: basePath) else { return result }
-        while let name = enumerator.nextObject() as? String {
-            let full = basePath + "/" + name
+        var names = [""]  // the folder itself too
+        while let name = enumerator.nextObject() as? String { names.append(name) }
+        for name in names {
+            let full = name.isEmpty ? basePath : basePath + "/" + name
             var status = stat()
             lstat(full, &status)
+            let metadata = "inode \(status.st_ino) mode \(String(status.st_mode, radix: 8)) "
+                + "modified \(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)"
             if status.st_mode & S_IFMT == S_IFREG {
-                result[name] = String(decoding: (try? Data(contentsOf: URL(filePath: full))) ?? Data(), as: UTF8.self)
+                result[name] = metadata + " file: "
+                    + String(decoding: (try? Data(contentsOf: URL(filePath: full))) ?? Data(), as: UTF8.self)
             } else if status.st_mode & S_IFMT == S_IFLNK {
-                result[name] = "link -> " + ((try? FileManager.default.destinationOfSymbolicLink(atPath: full)) ?? "?")
+                result[name] = metadata + " link -> " + ((try? FileManager.default.destinationOfSymbolicLink(atPath: full)) ?? "?")
             } else {
-                result[name] = "folder"
+                result[name] = metadata + " folder"
             }
         }
         return result
     }
 
-    /// The names of Stowage's temporary items anywhere below the folder.
-    func leftoverTemporaryItems() -> [String] {
-        let enumerator = FileManager.default.enumerator(atPath: path)
+    /// The names of Stowage's temporary items (and append journals, with `prefixes`) anywhere
+    /// below the folder, or below `relative` in it.
+    func leftoverTemporaryItems(in relative: String = "", prefixes: [String] = [".stowage-"]) -> [String] {
+        let enumerator = FileManager.default.enumerator(atPath: relative.isEmpty ? path : file(relative).fileSystemPath)
         var found: [String] = []
         while let name = enumerator?.nextObject() as? String {
-            if (name as NSString).lastPathComponent.hasPrefix(".stowage-") { found.append(name) }
+            let last = (name as NSString).lastPathComponent
+            if prefixes.contains(where: { last.hasPrefix($0) }) { found.append(name) }
         }
         return found
     }

@@ -153,7 +153,7 @@ struct SweeperTests {
         let processes = try (0..<2).map { _ in
             let process = Process()
             process.executableURL = helper
-            process.arguments = ["sweep", cache.fileSystemPath, String(100 * Self.block), "3", "x"]
+            process.arguments = ["sweep", cache.fileSystemPath, String(100 * Self.block), "3"]
             let output = Pipe()
             process.standardOutput = output
             try process.run()

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+@testable import Stowage
+
+/// Many writers on one file, and sweepers racing a writer on one folder.
+@Suite("Reliability: contention")
+struct ConcurrencyReliabilityTests {
+    static let writers = 8
+    static let appends = 250
+
+    /// Exactly `writers x appends` values, each writer's 0..<appends once and in order.
+    static func expectComplete(_ values: [Tagged], tags: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(values.count == tags.count * appends, sourceLocation: sourceLocation)
+        for tag in tags {
+            #expect(values.filter { $0.tag == tag }.map(\.index) == Array(0..<appends),
+                    "\(tag)'s appends: each once, in its order", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("8 threads x 250 appends to one array lose nothing")
+    func threads() async throws {
+        let folder = TestFolder()
+        let store = folder.store()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for thread in 0..<Self.writers {
+                group.addTask {
+                    for index in 0..<Self.appends {
+                        try store.append(Tagged(tag: "t\(thread)", index: index), to: "a.json", in: .documents)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        Self.expectComplete(try store.retrieve([Tagged].self, from: "a.json", in: .documents),
+                            tags: (0..<Self.writers).map { "t\($0)" })
+        #expect(folder.leftoverTemporaryItems().isEmpty)
+    }
+
+    @Test("8 processes x 250 appends to one array, and 8 x 250 to one numbered folder, lose nothing")
+    func processes() throws {
+        let folder = TestFolder()
+        let helper = try builtProduct("stowage-test-helper")
+        let root = folder.path + "/container"
+        let started = Date()
+        let processes = try (0..<Self.writers).flatMap { index in
+            try [("append-values", "shared.json"), ("append-data", "shared-folder")].map { command, path in
+                try RunningProcess(helper, [command, root, path, String(Self.appends), "p\(index)"])
+            }
+        }
+        for process in processes {
+            let result = process.finish()
+            #expect(result.status == 0, "\(result.error)")
+        }
+        let seconds = Date().timeIntervalSince(started)
+        let store = folder.store()
+        Self.expectComplete(try store.retrieve([Tagged].self, from: "shared.json", in: .documents),
+                            tags: (0..<Self.writers).map { "p\($0)" })
+        let files = try store.retrieve([Data].self, from: "shared-folder", in: .documents)
+        let expected = (0..<Self.writers).flatMap { writer in (0..<Self.appends).map { Data("p\(writer)-\($0)".utf8) } }
+        #expect(files.count == expected.count)
+        #expect(Set(files) == Set(expected), "every file once")
+        #expect(folder.leftoverTemporaryItems().isEmpty)
+        print("contention: \(2 * Self.writers) processes made \(2 * Self.writers * Self.appends) durable appends "
+            + "(\(Self.writers * Self.appends) to one array, as many to one folder) in \(String(format: "%.1f", seconds)) s; none lost")
+    }
+
+    @Test("two sweeper processes and a cache writer on one folder leave it consistent and within its limit")
+    func sweepersAndWriter() throws {
+        let folder = TestFolder()
+        let helper = try builtProduct("stowage-test-helper")
+        let cache = folder.file("cache")
+        let limit = 150 * 4096
+        let stop = folder.path + "/stop"
+        try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
+        let sweepers = try (0..<2).map { _ in
+            try RunningProcess(helper, ["sweep-until", cache.fileSystemPath, String(limit), stop])
+        }
+        let writerCount = 1500
+        let writer = try RunningProcess(helper, ["cache-write", cache.fileSystemPath, String(limit), String(writerCount), "w"])
+        let written = writer.finish()
+        try Data().write(to: URL(filePath: stop))
+        #expect(written.status == 0, "the writer: \(written.error)")
+        for sweeper in sweepers {
+            let result = sweeper.finish()
+            #expect(result.status == 0, "a sweeper: \(result.error)")
+            #expect(result.output.isEmpty, "a sweeper met issues: \(result.output)")
+        }
+
+        let final = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: Int64(limit), lowWatermark: 1)).sweep(cache)
+        #expect(final.issues.isEmpty, "\(final.issues)")
+        #expect(final.keptAllocatedBytes <= Int64(limit), "within the limit after a final sweep")
+        #expect(folder.leftoverTemporaryItems(prefixes: [TemporaryItem.prefix, ".stowage-append-"]).isEmpty, "no stray temporary files")
+        // Every entry left is whole: it reads back as exactly what was written under its key.
+        let reopened = try DiskCache(folder: cache)
+        var present = 0
+        for index in 0..<writerCount {
+            let key = "w-\(index)"
+            guard let data = try reopened.data(for: key) else { continue }
+            present += 1
+            #expect(data == CacheWorkload.data(for: key), "\(key) is damaged")
+        }
+        #expect(present == reopened.count, "no entry files other than the keys written")
+        #expect(present > 0)
+        print("sweepers and writer: \(writerCount) cache writes against 2 sweeping processes; \(present) entries left, all intact, "
+            + "\(final.keptAllocatedBytes) of \(limit) bytes")
+    }
+}
