@@ -48,12 +48,29 @@ extension Store {
                                               protection: options.protection, operation: .append) else {
                 throw StowageError(.notFound, operation: .append, location: location, path: path)
             }
-            let mode = options.protection?.isOwnerOnly == true ? Sys.ownerOnlyFile : Sys.defaultFile
             while true {
-                let existedBefore = try folder.statusIfPresent(of: relative.name) != nil
+                // A new file appears whole, by an atomic write, or not at all: created empty and
+                // then filled, a crash in between would leave an empty file that is no array.
+                if try folder.statusIfPresent(of: relative.name) == nil {
+                    let array: Data
+                    do {
+                        array = try format.encode(values)
+                    } catch {
+                        throw StowageError(.encodingFailed, operation: .append, location: location, path: path, underlying: error)
+                    }
+                    do {
+                        try AtomicWrite.write(array, into: folder, name: relative.name, durable: durable,
+                                              protection: options.protection, replacing: false)
+                        return
+                    } catch let error as SystemCallError where error.errno == Sys.exists {
+                        continue  // another writer created it meanwhile: append to theirs
+                    }
+                }
                 let file: OpenFile
                 do {
-                    file = try folder.open(relative.name, flags: Sys.readWriteCreate, mode: mode)
+                    file = try folder.open(relative.name, flags: Sys.readWrite)
+                } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+                    continue  // removed meanwhile: create it anew
                 } catch let error as SystemCallError where error.errno == Sys.isFolder {
                     throw StowageError(.wrongKind, operation: .append, location: location, path: path,
                                        reason: "it is a folder; append Data to a numbered folder instead")
@@ -67,7 +84,6 @@ extension Store {
                 let opened = try file.status()
                 guard let current = try folder.statusIfPresent(of: relative.name),
                       current.inode == opened.inode, current.device == opened.device else { continue }
-                if !existedBefore && durable { try folder.syncFolder() }
                 try AppendJournal.recover(file: file, name: relative.name, in: folder, durable: durable)
 
                 if format.isJSON,
