@@ -1,0 +1,2 @@
+// Only the header matters: LLVMFuzzerRunDriver itself comes from libFuzzer.
+#include "CFuzzerDriver.h"
