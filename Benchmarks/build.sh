@@ -1,13 +1,27 @@
 # shellcheck shell=bash
 # Its inputs (here, scratch) and outputs (bin, stowage, stowage_missing) are the caller's variables.
 # shellcheck disable=SC2154,SC2034
-# Sourced by the benchmark scripts: release builds of what they run, never touching the
-# project's own .build. Expects `here` (this folder) and `scratch` (the run's folder) to be set.
+# Sourced by the benchmark scripts: the tools they need, and release builds of what they run,
+# never touching the project's own .build. Expects `here` (this folder) to be set, and
+# `scratch` (the run's folder) before building.
 #
 # `stowage` is built through this package, which depends on the parent by path: the same
 # sources as `swift build -c release --package-path .. --product stowage`, but into
 # Benchmarks/.build, so that a run never touches the parent's .build (where someone may be
 # building at the same time).
+
+# require_tools TOOL...: exits with a message naming the first missing tool; installs GNU time
+# (/usr/bin/time, for peak memory) with apt-get when it is missing.
+require_tools() {
+    local tool
+    for tool in "$@"; do
+        command -v "$tool" >/dev/null || { echo "error: $tool is needed (apt-get install $tool)" >&2; exit 1; }
+    done
+    if [[ ! -x /usr/bin/time ]]; then
+        echo "GNU time (/usr/bin/time) is missing: installing it with apt-get, for peak memory"
+        apt-get install -y -qq time >/dev/null || { echo "error: apt-get install time failed" >&2; exit 1; }
+    fi
+}
 
 # build_products PRODUCT...: builds each product in release or exits with its log; sets `bin`.
 build_products() {

@@ -45,13 +45,9 @@ export LC_ALL=C
 
 # MARK: Tools
 
-for tool in hyperfine jq du find stat setsid; do
-    command -v "$tool" >/dev/null || { echo "error: $tool is needed (apt-get install $tool)" >&2; exit 1; }
-done
-if [[ ! -x /usr/bin/time ]]; then
-    echo "GNU time (/usr/bin/time) is missing: installing it with apt-get, for peak memory"
-    apt-get install -y -qq time >/dev/null || { echo "error: apt-get install time failed" >&2; exit 1; }
-fi
+# shellcheck source=build.sh
+source "$here/build.sh"
+require_tools hyperfine jq du find stat setsid
 
 # MARK: Working folder and signals
 # A fresh Benchmarks/.scratch-sweep-<random> (gitignored): a copy of the cache per command,
@@ -98,8 +94,6 @@ started=$SECONDS
 
 # MARK: Build
 
-# shellcheck source=build.sh
-source "$here/build.sh"
 build_products MakeCache SweepBaseline
 # Empty when `stowage sweep` is not available; `stowage_missing` then says why.
 build_stowage sweep

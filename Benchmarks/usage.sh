@@ -38,13 +38,9 @@ done
 
 # MARK: Tools
 
-for tool in hyperfine jq du stat; do
-    command -v "$tool" >/dev/null || { echo "error: $tool is needed (apt-get install $tool)" >&2; exit 1; }
-done
-if [[ ! -x /usr/bin/time ]]; then
-    echo "GNU time (/usr/bin/time) is missing: installing it with apt-get, for peak memory"
-    apt-get install -y -qq time >/dev/null || { echo "error: apt-get install time failed" >&2; exit 1; }
-fi
+# shellcheck source=build.sh
+source "$here/build.sh"
+require_tools hyperfine jq du stat
 
 # MARK: Working folder
 # A fresh Benchmarks/.scratch-usage-<random> (gitignored): the tree, hyperfine's JSON and the
@@ -66,8 +62,6 @@ started=$SECONDS
 
 # MARK: Build
 
-# shellcheck source=build.sh
-source "$here/build.sh"
 build_products MakeTree UsageBaseline
 # Empty when `stowage usage` is not available; `stowage_missing` then says why.
 build_stowage usage

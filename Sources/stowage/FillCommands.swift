@@ -49,7 +49,7 @@ struct FillCommand: AsyncParsableCommand {
     @Option(help: "allocate (fallocate, the fastest), zeros, or random (incompressible).")
     var method: FillPlan.Method = .allocate
 
-    @Option(help: ArgumentHelp("Bytes per step, and the memory a writing method uses (default: 4MiB; 256MiB for allocate).",
+    @Option(help: ArgumentHelp("Bytes per step, and the memory a writing method uses (default: 4MiB; 1GiB for allocate).",
                                valueName: "size"),
             transform: SizeArgument.init(parsing:))
     var chunk: SizeArgument?

@@ -178,8 +178,6 @@ final class FillEngine: @unchecked Sendable {
                 current = try opened.open(last.name, flags: Sys.readWrite)
                 currentName = last.name
                 currentSize = status.size
-            } else if loaded.files.isEmpty {
-                try fillFolder.save(loaded, in: opened)
             }
             manifest = loaded
         }
@@ -204,11 +202,14 @@ final class FillEngine: @unchecked Sendable {
         return try correct() ? .goalReached : .volumeFull
     }
 
-    /// Settles the volume's figures (pending allocations and metadata are only final once the
-    /// data is written back), then gives back an overshoot or fills a shortfall, a few rounds.
+    /// Gives back an overshoot or fills a shortfall, a few rounds. Written data and freed
+    /// blocks only settle in the figures once written back (delayed allocation reserves
+    /// conservatively; ext4 counts freed blocks when their transaction commits), so the volume
+    /// is synced first after writing and after every shrink; allocating needs no sync.
     private func correct() throws -> Bool {
+        var needsSync = plan.method != .allocate
         for _ in 0..<16 {
-            try parent.syncVolume()
+            if needsSync { try parent.syncVolume() }
             let available = try parent.spaceFigures().available
             if available < target {
                 guard let current, currentSize > 0 else { return true }  // nothing of ours left to shrink
@@ -217,8 +218,10 @@ final class FillEngine: @unchecked Sendable {
                 try current.truncate(to: size)
                 filled -= currentSize - size
                 currentSize = size
+                needsSync = true
             } else if available >= target + start.blockSize {
                 if try !fillStep(min(chunk, (available - target) / start.blockSize * start.blockSize)) { return false }
+                needsSync = needsSync || plan.method != .allocate
             } else {
                 return true
             }
@@ -265,28 +268,25 @@ final class FillEngine: @unchecked Sendable {
             } else {
                 guard let folder, var manifest else { return false }
                 let fillFolder = FillFolder(in: plan.volume)
+                // Created with the fill's marker, then named in the manifest: a crash in between
+                // leaves a marked file, which status and release adopt.
                 var name = manifest.nextFileName()
-                manifest.files.append(.init(name: name))
-                try fillFolder.save(manifest, in: folder)
                 let file: OpenFile
                 while true {
                     do {
                         file = try folder.open(name, flags: Sys.writeCreateExclusive, mode: Sys.ownerOnlyFile)
                         break
                     } catch let error as SystemCallError where error.errno == Sys.exists {
-                        manifest.files.removeLast()  // a foreign file has the name: never touch it
-                        name = manifest.nextFileName(after: name)
-                        manifest.files.append(.init(name: name))
-                        try fillFolder.save(manifest, in: folder)
+                        name = manifest.nextFileName(after: name)  // a foreign file has the name: never touch it
                     }
                 }
                 do {
                     try? file.setAttribute(FillManifest.markerAttribute, to: Array(manifest.id.utf8))
                     let status = try file.status()
-                    manifest.files[manifest.files.count - 1] = .init(name: name, device: status.device, inode: status.inode)
+                    manifest.files.append(.init(name: name, device: status.device, inode: status.inode))
                     try fillFolder.save(manifest, in: folder)
                 } catch {
-                    try? folder.removeEntry(name, folder: false)  // empty and ours: the manifest may name it, a release skips it
+                    try? folder.removeEntry(name, folder: false)  // empty and ours, and not in the manifest
                     throw error
                 }
                 self.manifest = manifest

@@ -4,9 +4,10 @@ import Foundation
 /// be done with it afterwards: see what is filled (``status()``) and give the space back
 /// (``release(amount:)``).
 ///
-/// Every fill file is named in the folder's manifest *before* it is created and carries the
-/// fill's marker, so a release, even after the filling process was killed, removes exactly the
-/// files a fill made: anything else found in the folder is reported and left alone.
+/// Every fill file carries the fill's marker (an extended attribute) from its creation and is
+/// named in the folder's manifest, with its inode, right after; so a release, even after the
+/// filling process was killed, removes exactly the files a fill made: anything else found in
+/// the folder is reported and left alone.
 public struct FillFolder: Sendable, Hashable {
     /// The fill folder's name in the folder filled.
     public static let name = RelativePath.reservedPrefix + "fill"
@@ -102,7 +103,11 @@ public struct FillFolder: Sendable, Hashable {
                 try save(manifest, in: folder)
             }
             if manifest.files.isEmpty {
-                try folder.removeEntry(FillManifest.fileName, folder: false)
+                do {
+                    try folder.removeEntry(FillManifest.fileName, folder: false)
+                } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+                    // a fill that stopped before its first file wrote no manifest
+                }
                 removeFolderIfEmpty()
             }
             try folder.syncVolume()  // so that the volume's figures count what was freed, now
@@ -231,20 +236,11 @@ public struct FillFolder: Sendable, Hashable {
     }
 
     /// The status of a manifest entry's file if it is still the file the fill made: a regular
-    /// file with the recorded inode, or (for an entry whose creation was interrupted before
-    /// its inode was recorded) with the fill's marker.
+    /// file with the recorded inode.
     func verifiedStatus(of entry: FillManifest.Entry, in folder: OpenFile, manifest: FillManifest) throws -> FileStatus? {
-        guard let status = try folder.statusIfPresent(of: entry.name), status.isFile else { return nil }
-        if let inode = entry.inode {
-            return status.inode == inode && status.device == entry.device ? status : nil
-        }
-        do {
-            let file = try folder.openForReading(entry.name)
-            let marker = try file.attribute(FillManifest.markerAttribute)
-            return marker == Array(manifest.id.utf8) ? status : nil
-        } catch let error as SystemCallError where Sys.isUnavailable(error) {
-            return nil
-        }
+        guard let status = try folder.statusIfPresent(of: entry.name), status.isFile,
+              status.inode == entry.inode, status.device == entry.device else { return nil }
+        return status
     }
 
     private func foreignEntries(in folder: OpenFile, manifest: FillManifest) throws -> [String] {
@@ -297,7 +293,7 @@ public struct FillReleaseReport: Sendable, Hashable, Codable {
     public var remainingBytes: Int64
 }
 
-/// The fill folder's record of its files, written before each file is created.
+/// The fill folder's record of its files, rewritten as each file is created.
 struct FillManifest: Codable, Sendable {
     static let fileName = "manifest.json"
     static let filePrefix = "fill-"
@@ -307,9 +303,8 @@ struct FillManifest: Codable, Sendable {
 
     struct Entry: Codable, Sendable, Hashable {
         var name: String
-        /// `nil` between the manifest naming a file and the file being created.
-        var device: UInt64?
-        var inode: UInt64?
+        var device: UInt64
+        var inode: UInt64
     }
 
     var format = FillManifest.currentFormat

@@ -93,10 +93,10 @@ public struct FillPlan: Sendable, Hashable {
     public var isForced: Bool
 
     /// The default chunk: 4 MiB for the writing methods, big enough for full speed and small
-    /// enough to stop promptly; 256 MiB for `.allocate`, which needs no buffer and allocates
+    /// enough to stop promptly; 1 GiB for `.allocate`, which needs no buffer and allocates
     /// that much in about a millisecond.
     public static func defaultChunkSize(for method: Method) -> Int64 {
-        method == .allocate ? 256 << 20 : 4 << 20
+        method == .allocate ? 1 << 30 : 4 << 20
     }
     /// The default safety floor: 1 GiB.
     public static let defaultSafetyFloor: Int64 = 1 << 30
