@@ -190,14 +190,21 @@ final class FillEngine: @unchecked Sendable {
 
     /// The measure-and-fill loop, then the correction of any overshoot.
     private func fillLoop(progress: (Int64) -> Void) throws -> FillReport.Ending {
+        var limit = chunk
         while true {
             if isCancelled { return .cancelled }
             let available = try parent.spaceFigures().available
             let remaining = (available - target) / start.blockSize * start.blockSize
             if remaining <= 0 { break }
-            let step = min(chunk, remaining)
-            if try !fillStep(step) { return .volumeFull }
-            progress(available - step)
+            let step = min(limit, remaining)
+            if try fillStep(step) {
+                progress(available - step)
+                continue
+            }
+            // No space for this step; maybe for less: tmpfs allocates all of a range or none,
+            // and a file system may need a block of metadata too. Halve until one block fails.
+            guard step > start.blockSize else { return .volumeFull }
+            limit = max(start.blockSize, step / 2 / start.blockSize * start.blockSize)
         }
         return try correct() ? .goalReached : .volumeFull
     }

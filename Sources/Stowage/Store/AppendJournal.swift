@@ -39,10 +39,18 @@ enum AppendJournal {
                     String(record.newLength), String(record.checksum, radix: 16),
                     record.oldTail.isEmpty ? "-" : record.oldTail.map { String($0, radix: 16) }.joined(separator: ",")]
             .joined(separator: " ") + "\n"
-        let journal = try folder.open(name(for: fileName), flags: Sys.writeCreateTruncate, mode: Sys.ownerOnlyFile)
-        try journal.writeAll(Data(text.utf8))
-        if durable { try journal.syncData() }
-        try journal.close()
+        let journalName = name(for: fileName)
+        let journal = try folder.open(journalName, flags: Sys.writeCreateTruncate, mode: Sys.ownerOnlyFile)
+        do {
+            try journal.writeAll(Data(text.utf8))
+            if durable { try journal.syncData() }
+            try journal.close()
+        } catch {
+            // The array is untouched yet: a journal that could not be written (a full disk) is
+            // removed, not left for the next reader to find and settle.
+            try? folder.removeEntry(journalName, folder: false)  // best effort: the write's error is what matters
+            throw error
+        }
         if durable { try folder.syncFolder() }
     }
 

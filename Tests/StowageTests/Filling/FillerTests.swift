@@ -58,6 +58,15 @@ struct FillerTests {
         #expect(abs(released - report.availableBefore) <= 4 * after.blockSize, "released \(released), before \(report.availableBefore)")
     }
 
+    @Test("leaving nothing fills the last block too (tmpfs allocates a whole range or none of it)", arguments: VolumeKind.allCases)
+    func leavesNothing(kind: VolumeKind) throws {
+        let folder = TestFolder()
+        let volume = try Self.mount(kind, in: folder, megabytes: 16)
+        let report = try Filler(plan: FillPlan(volume: volume.url, goal: .leaving(0))).fill()
+        #expect(report.ending == .goalReached)
+        #expect(try Self.figures(volume).available == 0)
+    }
+
     @Test("a percentage goal, and a second fill that continues the first", arguments: VolumeKind.allCases)
     func percentAndContinuation(kind: VolumeKind) throws {
         let folder = TestFolder()
