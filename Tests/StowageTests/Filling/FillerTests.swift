@@ -261,5 +261,15 @@ struct FillerTests {
         #expect(error.path == folder.path)
         #expect(error.reason?.contains("safety floor") == true)
         #expect(!folder.exists(FillFolder.name))
+        // Forced, with a floor above anything the volume has, 64 MB are allocated (other writers
+        // on / may take part of the goal meanwhile), and given back.
+        let forced = try Filler(plan: FillPlan(volume: folder.url, goal: .consuming(64 << 20), safetyFloor: .max, isForced: true)).fill()
+        #expect(forced.filledBytes > 0 && forced.filledBytes <= 64 << 20)
+        #expect(folder.exists(FillFolder.name + "/fill-000001"))
+        try FillFolder(in: folder.url).release()
+        #expect(!folder.exists(FillFolder.name))
+        expectStowageError(.refused) {
+            _ = try Filler(plan: FillPlan(volume: folder.url, goal: .consuming(64 << 20), safetyFloor: .max)).fill()
+        }
     }
 }
