@@ -32,8 +32,10 @@ enum JSONArrayFile {
                   first.byte == UInt8(ascii: "[") else { return .notAnArray }
             let previous = try lastNonBlank(in: file, before: last.offset)
             let isEmpty = previous?.offset == first.offset
+            // Foundation's decoder accepts a trailing comma (`[1,]`); another would break the array.
+            let endsWithComma = previous?.byte == UInt8(ascii: ",")
             offset = last.offset
-            if !isEmpty && !elements.isEmpty { newBytes.append(UInt8(ascii: ",")) }
+            if !isEmpty && !endsWithComma && !elements.isEmpty { newBytes.append(UInt8(ascii: ",")) }
             newBytes.append(joined)
             newBytes.append(UInt8(ascii: "]"))
         } else {

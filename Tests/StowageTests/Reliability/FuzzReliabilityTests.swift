@@ -56,7 +56,7 @@ struct FuzzReliabilityTests {
             let executions = run.error.split(separator: "\n").first { $0.hasPrefix("stat::number_of_executed_units:") }?
                 .split(separator: " ").last.map(String.init) ?? "?"
             #expect(run.status == 0, "\(target) found a crash:\n\(run.error.suffix(4000))\n\(Self.crashInputs(in: folder))")
-            print("fuzz: \(target): \(executions) inputs in \(Self.secondsEach) s, no crash")
+            print("fuzz: \(target): \(executions) inputs in \(Self.secondsEach) s, " + (run.status == 0 ? "no crash" : "CRASHED"))
         }
     }
 

@@ -31,8 +31,8 @@ struct StoreAppendTests {
             == [Message(id: 1, text: "a"), Message(id: 2, text: "b")])
     }
 
-    @Test("appends to existing arrays: empty, compact, pretty-printed, with trailing blanks",
-          arguments: ["[]", "[ ]", "[\n]\n", #"[{"id":1,"text":"a"}]"#, "[\n  {\n    \"id\" : 1,\n    \"text\" : \"a\"\n  }\n]\n\n"])
+    @Test("appends to existing arrays: empty, compact, pretty-printed, with trailing blanks or a trailing comma",
+          arguments: ["[]", "[ ]", "[\n]\n", #"[{"id":1,"text":"a"}]"#, #"[{"id":1,"text":"a"},]"#, "[{\"id\":1,\"text\":\"a\"},\n]", "[\n  {\n    \"id\" : 1,\n    \"text\" : \"a\"\n  }\n]\n\n"])
     func existingArrays(content: String) throws {
         let folder = TestFolder()
         try folder.write(content, to: "container/Documents/m.json")
