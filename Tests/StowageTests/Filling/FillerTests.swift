@@ -130,12 +130,14 @@ struct FillerTests {
     @Test("cancelling an async fill stops it promptly with a consistent manifest")
     func cancellation() async throws {
         let folder = TestFolder()
-        let volume = try Self.mount(.tmpfs, in: folder, megabytes: 256)
+        // 2 GiB of random data in 64 KiB steps takes seconds, so even a loaded machine cancels
+        // it well before the end.
+        let volume = try Self.mount(.tmpfs, in: folder, megabytes: 2048)
         let before = try Self.figures(volume).available
-        let plan = FillPlan(volume: volume.url, goal: .leaving(0), method: .random, chunkSize: 256 << 10)
+        let plan = FillPlan(volume: volume.url, goal: .leaving(0), method: .random, chunkSize: 64 << 10)
         let started = AsyncStream<Void>.makeStream()
         let task = Task {
-            try await Filler(plan: plan).fill(progressInterval: .milliseconds(5)) { _ in started.continuation.yield() }
+            try await Filler(plan: plan).fill(progressInterval: .milliseconds(1)) { _ in started.continuation.yield() }
         }
         for await _ in started.stream { break }
         task.cancel()
