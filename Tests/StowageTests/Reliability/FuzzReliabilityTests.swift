@@ -6,7 +6,8 @@ import Testing
 /// appender), so that `swift test` fails on an input that crashes one. Longer runs:
 /// `Fuzz/run.sh 600`.
 ///
-/// The targets are built in the test's own folder with `-sanitize=fuzzer` (about a minute).
+/// The targets are built in the test's own folder with `-sanitize=fuzzer` (about a minute; the
+/// build writes only there and, as any SwiftPM build, `Fuzz/Package.resolved`, which is ignored).
 /// Where the toolchain cannot link a fuzzer at all, the test says why and is skipped, never
 /// passed silently; once it can, a build failure of the targets is a failure.
 @Suite("Reliability: fuzzing")
@@ -16,9 +17,7 @@ struct FuzzReliabilityTests {
     static let targets = ["FuzzByteCount", "FuzzRelativePath", "FuzzJSONAppend"]
     static let secondsEach = 8
 
-    static func swift(_ arguments: [String]) throws -> ProcessResult {
-        try runProcess(URL(filePath: "/usr/bin/env"), ["swift"] + arguments)
-    }
+
 
     /// Skips the test, with the reason printed, unless this toolchain links a libFuzzer program.
     static func requireFuzzer(in folder: TestFolder) throws {
@@ -39,13 +38,14 @@ struct FuzzReliabilityTests {
     func shortRuns() throws {
         let folder = TestFolder("fuzz")
         try Self.requireFuzzer(in: folder)
-        let scratch = folder.path + "/build"
-        let build = try Self.swift(["build", "-c", "release", "--package-path", Self.fuzz.fileSystemPath,
-                                    "--scratch-path", scratch, "--toolset", Self.fuzz.appending(path: "toolset.json").fileSystemPath])
-        try #require(build.status == 0, "building the fuzz targets failed:\n\(build.output.suffix(3000))\n\(build.error.suffix(2000))")
         var environment = ProcessInfo.processInfo.environment
-        environment["TMPDIR"] = folder.path  // FuzzJSONAppend's scratch files
+        environment["TMPDIR"] = folder.path  // SwiftPM's lock files and FuzzJSONAppend's scratch files
         environment["SWIFT_BACKTRACE"] = "enable=no"  // so that libFuzzer, not Swift's backtracer, handles a trap
+        let scratch = folder.path + "/build"
+        let build = try runProcess(URL(filePath: "/usr/bin/env"),
+                                   ["swift", "build", "-c", "release", "--package-path", Self.fuzz.fileSystemPath, "--scratch-path", scratch,
+                                    "--toolset", Self.fuzz.appending(path: "toolset.json").fileSystemPath], environment: environment)
+        try #require(build.status == 0, "building the fuzz targets failed:\n\(build.output.suffix(3000))\n\(build.error.suffix(2000))")
         for target in Self.targets {
             let corpus = folder.path + "/corpus-" + target
             try FileManager.default.createDirectory(atPath: corpus, withIntermediateDirectories: true)
