@@ -39,14 +39,19 @@ runFuzzer { start, count in
         preconditionFailure("not a StowageError: \(error)")
     }
     let result = try! Data(contentsOf: file)
-    let before = json(original)
+    // JSON never holds a raw NUL byte, but Foundation's parser on Linux reads some inputs with
+    // them as valid (`[\0]\0]` is `[]`): those are not valid arrays to hold the appender to.
+    let before = original.contains(0) ? nil : json(original)
     if before is [Any] || before is Int || original.allSatisfy(isBlank) {
         guard let array = json(result) as? [Any] else { preconditionFailure("valid input, invalid result") }
         let expectedCount = (before as? [Any])?.count ?? (before is Int ? 1 : 0)
         precondition(array.count == expectedCount + 1, "\(array.count) elements, expected \(expectedCount + 1)")
         precondition((array.last as? Int) == appended, "the last element is not the appended value")
     }
-    if let close = original.lastIndex(where: { !isBlank($0) }), original[close] == UInt8(ascii: "]") {
+    // An array file is appended to in place; anything else that decodes (a single value, by
+    // Foundation's reading) is rewritten as an array holding it, so only arrays keep their bytes.
+    if let open = original.firstIndex(where: { !isBlank($0) }), original[open] == UInt8(ascii: "["),
+       let close = original.lastIndex(where: { !isBlank($0) }), original[close] == UInt8(ascii: "]") {
         precondition(result.prefix(close) == original.prefix(close), "bytes before the ']' changed")
     }
     return 0
