@@ -89,23 +89,39 @@ public final class DiskCache: @unchecked Sendable {
     public func set(_ data: Data, for key: String, expiresAfter: TimeInterval? = nil) throws {
         let (fanOut, name) = Self.fileName(for: key)
         let expiry = expiresAfter.map { Date().timeIntervalSince1970 + $0 } ?? 0
+        var content = Self.header(key: key, expiry: expiry)
+        content.append(data)
         try run(key) {
-            let root = try OpenFile.openFolder(atPath: folder.fileSystemPath, followingLinks: true)
-            if try root.statusIfPresent(of: fanOut) == nil {
-                try Store.createFolderIfMissing(fanOut, in: root, mode: Sys.defaultFolder)
-            }
-            let parent = try root.openFolder(fanOut)
-            let previous = try parent.statusIfPresent(of: name)
-            var content = Self.header(key: key, expiry: expiry)
-            content.append(data)
-            try AtomicWrite.write(content, into: parent, name: name, durable: false, protection: nil)
-            let written = try parent.status(of: name).allocatedSize
-            lock.withLock {
-                allocated += written - (previous?.allocatedSize ?? 0)
-                if previous == nil { entries += 1 }
+            // A sweep (of this cache, or of another process sharing it) removes the fan-out
+            // folders it empties; one may go between being found or made here and the write
+            // into it, which then fails with ENOENT. Writing again makes the folder again.
+            var attempt = 0
+            while true {
+                do {
+                    try write(content, fanOut: fanOut, name: name)
+                    return
+                } catch let error as SystemCallError where error.errno == Sys.noSuchEntry && attempt < 8 {
+                    attempt += 1
+                }
             }
         }
         if isOverLimit { try sweep() }
+    }
+
+    /// Writes one entry file atomically into its fan-out folder (made if missing) and updates the index.
+    private func write(_ content: Data, fanOut: String, name: String) throws {
+        let root = try OpenFile.openFolder(atPath: folder.fileSystemPath, followingLinks: true)
+        if try root.statusIfPresent(of: fanOut) == nil {
+            try Store.createFolderIfMissing(fanOut, in: root, mode: Sys.defaultFolder)
+        }
+        let parent = try root.openFolder(fanOut)
+        let previous = try parent.statusIfPresent(of: name)
+        try AtomicWrite.write(content, into: parent, name: name, durable: false, protection: nil)
+        let written = try parent.status(of: name).allocatedSize
+        lock.withLock {
+            allocated += written - (previous?.allocatedSize ?? 0)
+            if previous == nil { entries += 1 }
+        }
     }
 
     /// Stores an encoded value under `key`.
@@ -166,8 +182,13 @@ public final class DiskCache: @unchecked Sendable {
         let (fanOut, name) = Self.fileName(for: key)
         try run(key) {
             let root = try OpenFile.openFolder(atPath: folder.fileSystemPath, followingLinks: true)
-            guard try root.statusIfPresent(of: fanOut) != nil else { return }
-            try removeEntry(name, in: try root.openFolder(fanOut))
+            let parent: OpenFile
+            do {
+                parent = try root.openFolder(fanOut)
+            } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+                return  // no folder, no entry (a sweep may have just removed the emptied folder)
+            }
+            try removeEntry(name, in: parent)
         }
     }
 
