@@ -174,9 +174,7 @@ public struct FillFolder: Sendable, Hashable {
         } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
             return FillManifest(availableBefore: try availableNow ?? folder.spaceFigures().available)
         }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        if var manifest = try? decoder.decode(FillManifest.self, from: content), manifest.format == FillManifest.currentFormat {
+        if var manifest = try? JSONDecoder().decode(FillManifest.self, from: content), manifest.format == FillManifest.currentFormat {
             try adoptMarkedFiles(into: &manifest, in: folder)
             return manifest
         }
@@ -230,7 +228,6 @@ public struct FillFolder: Sendable, Hashable {
     func save(_ manifest: FillManifest, in folder: OpenFile) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
         try AtomicWrite.write(try encoder.encode(manifest), into: folder, name: FillManifest.fileName,
                               durable: false, protection: nil)
     }
@@ -309,7 +306,9 @@ struct FillManifest: Codable, Sendable {
 
     var format = FillManifest.currentFormat
     var id = String(UInt64.random(in: .min ... .max), radix: 16)
-    var created = Date()
+    /// When the first fill began, in seconds since 1970 (a number: formatting a date as text
+    /// costs Foundation milliseconds the first time, which a fill of a few milliseconds notices).
+    var created = Date().timeIntervalSince1970
     /// The volume's available bytes when the first fill began.
     var availableBefore: Int64
     var files: [Entry] = []
