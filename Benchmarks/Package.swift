@@ -26,12 +26,14 @@ let package = Package(
         .target(name: "BenchmarkSupport"),
         // Makes a realistic, repeatable tree of files for usage scans (no Stowage needed).
         .executableTarget(name: "MakeTree", dependencies: ["BenchmarkSupport"]),
+        // The enumerator-and-resource-values walk of both Foundation baselines.
+        .target(name: "FoundationWalk"),
         // Sizes a tree the common Foundation way: the peer of `stowage usage`.
-        .executableTarget(name: "UsageBaseline"),
+        .executableTarget(name: "UsageBaseline", dependencies: ["FoundationWalk"]),
         // Makes a repeatable cache folder with distinct access times, for sweeps.
         .executableTarget(name: "MakeCache", dependencies: ["BenchmarkSupport"]),
         // Sweeps a folder down to a size the common Foundation way: the peer of `stowage sweep`.
-        .executableTarget(name: "SweepBaseline"),
+        .executableTarget(name: "SweepBaseline", dependencies: ["FoundationWalk"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -41,10 +41,6 @@ struct MakeCache {
         var repair = false
     }
 
-    struct UsageError: Error, CustomStringConvertible {
-        var description: String
-    }
-
     /// What `make` made, for its report.
     struct Stats {
         var files = 0
@@ -97,40 +93,27 @@ struct MakeCache {
     /// Parses the arguments after the program name; `nil` when help was asked for.
     static func parse(_ arguments: [String]) throws -> Options? {
         var options = Options()
-        var directory: String?
-        var remaining = arguments[...]
-        while let argument = remaining.popFirst() {
-            switch argument {
-            case "-h", "--help":
-                return nil
-            case "--files":
-                guard let value = remaining.popFirst().flatMap({ Int($0) }), value > 0 else {
-                    throw UsageError(description: "--files needs a positive whole number")
-                }
-                options.files = value
-            case "--seed":
-                guard let value = remaining.popFirst().flatMap({ UInt64($0) }) else {
-                    throw UsageError(description: "--seed needs a whole number")
-                }
-                options.seed = value
+        let parsed = try GeneratorArguments.parse(arguments) { option, remaining in
+            switch option {
             case "--now":
                 guard let value = remaining.popFirst().flatMap({ Int($0) }), value > CacheShape.accessWindow else {
-                    throw UsageError(description: "--now needs a time in seconds since the epoch")
+                    throw UsageError("--now needs a time in seconds since the epoch")
                 }
                 options.now = value
             case "--repair":
                 options.repair = true
             default:
-                guard !argument.hasPrefix("-") else { throw UsageError(description: "unknown option '\(argument)'") }
-                guard directory == nil else { throw UsageError(description: "more than one DIR given") }
-                directory = argument
+                return false
             }
+            return true
         }
-        guard let directory, !directory.isEmpty else { throw UsageError(description: "no DIR given") }
+        guard let parsed else { return nil }
         if options.repair && options.now == nil {
-            throw UsageError(description: "--repair needs the --now the folder was made with")
+            throw UsageError("--repair needs the --now the folder was made with")
         }
-        options.directory = absolutePath(directory)
+        options.directory = parsed.directory
+        options.files = parsed.files ?? options.files
+        options.seed = parsed.seed ?? options.seed
         return options
     }
 

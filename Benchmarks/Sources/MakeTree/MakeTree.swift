@@ -28,10 +28,6 @@ struct MakeTree {
         var seed: UInt64 = 1
     }
 
-    struct UsageError: Error, CustomStringConvertible {
-        var description: String
-    }
-
     static func main() {
         let options: Options
         do {
@@ -58,31 +54,11 @@ struct MakeTree {
 
     /// Parses the arguments after the program name; `nil` when help was asked for.
     static func parse(_ arguments: [String]) throws -> Options? {
+        guard let parsed = try GeneratorArguments.parse(arguments) else { return nil }
         var options = Options()
-        var directory: String?
-        var remaining = arguments[...]
-        while let argument = remaining.popFirst() {
-            switch argument {
-            case "-h", "--help":
-                return nil
-            case "--files":
-                guard let value = remaining.popFirst().flatMap({ Int($0) }), value > 0 else {
-                    throw UsageError(description: "--files needs a positive whole number")
-                }
-                options.files = value
-            case "--seed":
-                guard let value = remaining.popFirst().flatMap({ UInt64($0) }) else {
-                    throw UsageError(description: "--seed needs a whole number")
-                }
-                options.seed = value
-            default:
-                guard !argument.hasPrefix("-") else { throw UsageError(description: "unknown option '\(argument)'") }
-                guard directory == nil else { throw UsageError(description: "more than one DIR given") }
-                directory = argument
-            }
-        }
-        guard let directory, !directory.isEmpty else { throw UsageError(description: "no DIR given") }
-        options.directory = absolutePath(directory)  // as `TreeMaker` joins paths with "/"
+        options.directory = parsed.directory
+        options.files = parsed.files ?? options.files
+        options.seed = parsed.seed ?? options.seed
         return options
     }
 

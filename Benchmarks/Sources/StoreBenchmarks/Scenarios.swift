@@ -195,83 +195,24 @@ struct Benchmarks {
         let count = plan.elementCount
         let array = Entry.array(count: count)
         let stowagePath = "array/stowage.json"
-        let durablePath = "array/durable.json"
         let baselineFile = try baselineURL("array/baseline.json")
-
-        var save = Stat(operationsPerRepetition: 1)
-        var saveBaseline = Stat(operationsPerRepetition: 1)
-        var saveDurable = Stat(operationsPerRepetition: 1)
-        var retrieve = Stat(operationsPerRepetition: 1)
-        var retrieveBaseline = Stat(operationsPerRepetition: 1)
-        let rounds = plan.warmups + max(plan.arrayRepetitions, plan.durableArrayRepetitions)
-
-        for round in 0..<rounds {
-            let measured = round >= plan.warmups
-            if round == 0 || round == rounds - 1 || round % 5 == 0 {
-                progress("array: round \(round + 1) of \(rounds)\(measured ? "" : " (warm-up)")")
-            }
-            if round < plan.warmups + plan.arrayRepetitions {
-                // Alternate which side goes first, so that neither always follows the other.
-                var sides: [() throws -> Void] = [
-                    {
-                        let seconds = try Timer.seconds {
-                            try store.save(array, to: stowagePath, in: .documents, options: .atomicOnly)
-                        }
-                        if measured { save.record(batch: seconds) }
-                    },
-                    {
-                        let seconds = try Timer.seconds {
-                            let data = try JSONEncoder().encode(array)
-                            try data.write(to: baselineFile, options: .atomic)
-                        }
-                        if measured { saveBaseline.record(batch: seconds) }
-                    },
-                ]
-                if round % 2 == 1 { sides.reverse() }
-                for side in sides { try side() }
-
-                var stowageCount = 0
-                var baselineCount = 0
-                sides = [
-                    {
-                        let seconds = try Timer.seconds {
-                            let back = try store.retrieve([Entry].self, from: stowagePath, in: .documents)
-                            stowageCount = back.count
-                            consume(back)
-                        }
-                        if measured { retrieve.record(batch: seconds) }
-                    },
-                    {
-                        let seconds = try Timer.seconds {
-                            let data = try Data(contentsOf: baselineFile)
-                            let back = try JSONDecoder().decode([Entry].self, from: data)
-                            baselineCount = back.count
-                            consume(back)
-                        }
-                        if measured { retrieveBaseline.record(batch: seconds) }
-                    },
-                ]
-                if round % 2 == 1 { sides.reverse() }
-                for side in sides { try side() }
-                try check(stowageCount == count && baselineCount == count,
-                          "retrieved \(stowageCount) and \(baselineCount) entries, expected \(count)")
-            }
-            if round < plan.warmups + plan.durableArrayRepetitions {
-                let seconds = try Timer.seconds {
-                    try store.save(array, to: durablePath, in: .documents, options: .durable)
-                }
-                if measured { saveDurable.record(batch: seconds) }
-            }
-        }
-
-        return [
-            Row(key: "array_save", operation: "save [Entry] x\(count.grouped)",
-                stowage: save, baseline: saveBaseline, target: .ratio(atMost: 1.2)),
-            Row(key: "array_save_durable", operation: "  save, with Stowage .durable",
-                stowage: saveDurable, baseline: saveBaseline, reference: save, target: .info),
-            Row(key: "array_retrieve", operation: "retrieve [Entry] x\(count.grouped)",
-                stowage: retrieve, baseline: retrieveBaseline, target: .ratio(atMost: 1.2)),
-        ]
+        let stats = try compareSaveAndRetrieve(
+            "array", repetitions: plan.arrayRepetitions, durableRepetitions: plan.durableArrayRepetitions,
+            expected: count, unit: "entries",
+            saveStowage: { try store.save(array, to: stowagePath, in: .documents, options: .atomicOnly) },
+            saveBaseline: { try JSONEncoder().encode(array).write(to: baselineFile, options: .atomic) },
+            saveDurable: { try store.save(array, to: "array/durable.json", in: .documents, options: .durable) },
+            retrieveStowage: {
+                let back = try store.retrieve([Entry].self, from: stowagePath, in: .documents)
+                consume(back)
+                return back.count
+            },
+            retrieveBaseline: {
+                let back = try JSONDecoder().decode([Entry].self, from: Data(contentsOf: baselineFile))
+                consume(back)
+                return back.count
+            })
+        return stats.rows(save: "save [Entry] x\(count.grouped)", retrieve: "retrieve [Entry] x\(count.grouped)", key: "array")
     }
 
     // MARK: 3. Save and retrieve a 100 MB blob
@@ -299,83 +240,101 @@ struct Benchmarks {
         let bytes = plan.blobBytes
         let blob = Self.makeBlob(bytes)
         let stowagePath = "blob/stowage.bin"
-        let durablePath = "blob/durable.bin"
         let baselineFile = try baselineURL("blob/baseline.bin")
+        let stats = try compareSaveAndRetrieve(
+            "blob", repetitions: plan.blobRepetitions, durableRepetitions: plan.durableBlobRepetitions,
+            expected: bytes, unit: "bytes",
+            saveStowage: { try store.save(blob, to: stowagePath, in: .documents, options: .atomicOnly) },
+            saveBaseline: { try blob.write(to: baselineFile, options: .atomic) },
+            saveDurable: { try store.save(blob, to: "blob/durable.bin", in: .documents, options: .durable) },
+            retrieveStowage: {
+                let back = try store.retrieve(Data.self, from: stowagePath, in: .documents)
+                consume(back)
+                return back.count
+            },
+            retrieveBaseline: {
+                let back = try Data(contentsOf: baselineFile)
+                consume(back)
+                return back.count
+            },
+            afterFirstRound: {
+                try check(try store.retrieve(Data.self, from: stowagePath, in: .documents) == blob,
+                          "the blob read back differs from the one saved")
+            })
+        let size = bytes % 1_000_000 == 0 ? "\(bytes / 1_000_000) MB" : "\(bytes.grouped) B"
+        return stats.rows(save: "save \(size) Data", retrieve: "retrieve \(size) Data", key: "blob")
+    }
 
+    // MARK: The save-and-retrieve comparison of scenarios 2 and 3
+
+    /// Times of one save-and-retrieve comparison.
+    struct SaveRetrieveStats {
         var save = Stat(operationsPerRepetition: 1)
         var saveBaseline = Stat(operationsPerRepetition: 1)
         var saveDurable = Stat(operationsPerRepetition: 1)
         var retrieve = Stat(operationsPerRepetition: 1)
         var retrieveBaseline = Stat(operationsPerRepetition: 1)
-        let rounds = plan.warmups + max(plan.blobRepetitions, plan.durableBlobRepetitions)
 
+        func rows(save saveName: String, retrieve retrieveName: String, key: String) -> [Row] {
+            [
+                Row(key: key + "_save", operation: saveName, stowage: save, baseline: saveBaseline, target: .ratio(atMost: 1.2)),
+                Row(key: key + "_save_durable", operation: "  save, with Stowage .durable",
+                    stowage: saveDurable, baseline: saveBaseline, reference: save, target: .info),
+                Row(key: key + "_retrieve", operation: retrieveName, stowage: retrieve, baseline: retrieveBaseline,
+                    target: .ratio(atMost: 1.2)),
+            ]
+        }
+    }
+
+    /// Each round saves with Stowage (`.atomicOnly`) and the baseline, then retrieves with
+    /// both (which side goes first alternates, so that neither always follows the other) and
+    /// checks that both read `expected` units; Stowage's `.durable` save is timed on its own.
+    func compareSaveAndRetrieve(
+        _ name: String, repetitions: Int, durableRepetitions: Int, expected: Int, unit: String,
+        saveStowage: @escaping () throws -> Void, saveBaseline: @escaping () throws -> Void,
+        saveDurable: () throws -> Void,
+        retrieveStowage: @escaping () throws -> Int, retrieveBaseline: @escaping () throws -> Int,
+        afterFirstRound: () throws -> Void = {}
+    ) throws -> SaveRetrieveStats {
+        var stats = SaveRetrieveStats()
+        let rounds = plan.warmups + max(repetitions, durableRepetitions)
         for round in 0..<rounds {
             let measured = round >= plan.warmups
-            progress("blob: round \(round + 1) of \(rounds)\(measured ? "" : " (warm-up)")")
-            if round < plan.warmups + plan.blobRepetitions {
-                var sides: [() throws -> Void] = [
-                    {
-                        let seconds = try Timer.seconds {
-                            try store.save(blob, to: stowagePath, in: .documents, options: .atomicOnly)
-                        }
-                        if measured { save.record(batch: seconds) }
-                    },
-                    {
-                        let seconds = try Timer.seconds {
-                            try blob.write(to: baselineFile, options: .atomic)
-                        }
-                        if measured { saveBaseline.record(batch: seconds) }
-                    },
+            if round == 0 || round == rounds - 1 || round % 5 == 0 {
+                progress("\(name): round \(round + 1) of \(rounds)\(measured ? "" : " (warm-up)")")
+            }
+            if round < plan.warmups + repetitions {
+                var saves: [() throws -> Void] = [
+                    { let seconds = try Timer.seconds(saveStowage); if measured { stats.save.record(batch: seconds) } },
+                    { let seconds = try Timer.seconds(saveBaseline); if measured { stats.saveBaseline.record(batch: seconds) } },
                 ]
-                if round % 2 == 1 { sides.reverse() }
-                for side in sides { try side() }
+                if round % 2 == 1 { saves.reverse() }
+                for side in saves { try side() }
 
                 var stowageCount = 0
                 var baselineCount = 0
-                sides = [
+                var retrieves: [() throws -> Void] = [
                     {
-                        let seconds = try Timer.seconds {
-                            let back = try store.retrieve(Data.self, from: stowagePath, in: .documents)
-                            stowageCount = back.count
-                            consume(back)
-                        }
-                        if measured { retrieve.record(batch: seconds) }
+                        let seconds = try Timer.seconds { stowageCount = try retrieveStowage() }
+                        if measured { stats.retrieve.record(batch: seconds) }
                     },
                     {
-                        let seconds = try Timer.seconds {
-                            let back = try Data(contentsOf: baselineFile)
-                            baselineCount = back.count
-                            consume(back)
-                        }
-                        if measured { retrieveBaseline.record(batch: seconds) }
+                        let seconds = try Timer.seconds { baselineCount = try retrieveBaseline() }
+                        if measured { stats.retrieveBaseline.record(batch: seconds) }
                     },
                 ]
-                if round % 2 == 1 { sides.reverse() }
-                for side in sides { try side() }
-                try check(stowageCount == bytes && baselineCount == bytes,
-                          "retrieved \(stowageCount) and \(baselineCount) bytes, expected \(bytes)")
-                if round == 0 {
-                    try check(try store.retrieve(Data.self, from: stowagePath, in: .documents) == blob,
-                              "the blob read back differs from the one saved")
-                }
+                if round % 2 == 1 { retrieves.reverse() }
+                for side in retrieves { try side() }
+                try check(stowageCount == expected && baselineCount == expected,
+                          "retrieved \(stowageCount) and \(baselineCount) \(unit), expected \(expected)")
+                if round == 0 { try afterFirstRound() }
             }
-            if round < plan.warmups + plan.durableBlobRepetitions {
-                let seconds = try Timer.seconds {
-                    try store.save(blob, to: durablePath, in: .documents, options: .durable)
-                }
-                if measured { saveDurable.record(batch: seconds) }
+            if round < plan.warmups + durableRepetitions {
+                let seconds = try Timer.seconds(saveDurable)
+                if measured { stats.saveDurable.record(batch: seconds) }
             }
         }
-
-        let size = bytes % 1_000_000 == 0 ? "\(bytes / 1_000_000) MB" : "\(bytes.grouped) B"
-        return [
-            Row(key: "blob_save", operation: "save \(size) Data",
-                stowage: save, baseline: saveBaseline, target: .ratio(atMost: 1.2)),
-            Row(key: "blob_save_durable", operation: "  save, with Stowage .durable",
-                stowage: saveDurable, baseline: saveBaseline, reference: save, target: .info),
-            Row(key: "blob_retrieve", operation: "retrieve \(size) Data",
-                stowage: retrieve, baseline: retrieveBaseline, target: .ratio(atMost: 1.2)),
-        ]
+        return stats
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import FoundationWalk
 
 /// `SweepBaseline DIR TARGET_BYTES`: sweeps a folder down to a size the common Foundation
 /// way, least recently used first, as the peer that `stowage sweep` is measured against in
@@ -38,13 +39,7 @@ struct SweepBaseline {
             exit(2)
         }
         let path = arguments[0]
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
-            FileHandle.standardError.write(Data("error: \(path) is not a folder\n".utf8))
-            exit(1)
-        }
-        let root = URL(filePath: path, directoryHint: .isDirectory)
-        let keySet = Set(keys)
+        let root = FoundationWalk.folder(path)
 
         // MARK: Gather
 
@@ -53,28 +48,8 @@ struct SweepBaseline {
         /// What Foundation says the files take (see above): for the report only.
         var foundationAllocatedBefore = 0
         /// Entries that could not be read (reported on standard error) or removed.
-        var failures = 0
-
-        guard let enumerator = FileManager.default.enumerator(
-            at: root, includingPropertiesForKeys: keys, options: [],
-            errorHandler: { url, error in
-                failures += 1
-                FileHandle.standardError.write(Data("warning: \(url.path(percentEncoded: false)): \(error)\n".utf8))
-                return true  // go on with the rest of the folder
-            }
-        ) else {
-            FileHandle.standardError.write(Data("error: cannot enumerate \(path)\n".utf8))
-            exit(1)
-        }
-        for case let url as URL in enumerator {
-            let values: URLResourceValues
-            do {
-                values = try url.resourceValues(forKeys: keySet)
-            } catch {
-                failures += 1
-                continue
-            }
-            guard values.isRegularFile == true else { continue }
+        var failures = FoundationWalk.forEach(in: root, keys: keys) { url, values in
+            guard values.isRegularFile == true else { return }
             let allocated = ((values.fileSize ?? 0) + 4095) / 4096 * 4096
             candidates.append(Candidate(url: url, accessDate: values.contentAccessDate ?? .distantPast,
                                         allocatedBytes: allocated))

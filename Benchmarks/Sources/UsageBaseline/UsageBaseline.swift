@@ -1,4 +1,5 @@
 import Foundation
+import FoundationWalk
 
 /// `UsageBaseline DIR`: the size of a tree the common Foundation way, as the peer that
 /// `stowage usage` is measured against in `Benchmarks/usage.sh`.
@@ -25,41 +26,14 @@ struct UsageBaseline {
             FileHandle.standardError.write(Data("USAGE: UsageBaseline DIR\n".utf8))
             exit(2)
         }
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
-            FileHandle.standardError.write(Data("error: \(path) is not a folder\n".utf8))
-            exit(1)
-        }
-        let root = URL(filePath: path, directoryHint: .isDirectory)
-        let keySet = Set(keys)
-
+        let root = FoundationWalk.folder(path)
         var allocatedBytes = 0
         var logicalBytes = 0
         var files = 0
         var folders = 0
         var symbolicLinks = 0
         /// Entries that could not be read (reported on standard error) or given resource values.
-        var failures = 0
-
-        guard let enumerator = FileManager.default.enumerator(
-            at: root, includingPropertiesForKeys: keys, options: [],
-            errorHandler: { url, error in
-                failures += 1
-                FileHandle.standardError.write(Data("warning: \(url.path(percentEncoded: false)): \(error)\n".utf8))
-                return true  // go on with the rest of the tree
-            }
-        ) else {
-            FileHandle.standardError.write(Data("error: cannot enumerate \(path)\n".utf8))
-            exit(1)
-        }
-        for case let url as URL in enumerator {
-            let values: URLResourceValues
-            do {
-                values = try url.resourceValues(forKeys: keySet)
-            } catch {
-                failures += 1
-                continue
-            }
+        let failures = FoundationWalk.forEach(in: root, keys: keys) { _, values in
             if values.isSymbolicLink == true {
                 symbolicLinks += 1
             } else if values.isDirectory == true {
