@@ -91,10 +91,9 @@ final class FillEngine: @unchecked Sendable {
         guard start.available > target else {
             return report(ending: .alreadyAtGoal, after: start.available, seconds: seconds())
         }
-        let ending: FillReport.Ending
         do {
             try prepare()
-            ending = try fillLoop { available in
+            let ending = try fillLoop { available in
                 guard let progress else { return }
                 let elapsed = seconds()
                 let rate = elapsed > 0 ? Double(filled) / elapsed : 0
@@ -104,13 +103,13 @@ final class FillEngine: @unchecked Sendable {
                                       elapsedSeconds: elapsed))
             }
             try finishCurrentFile()
+            let after = try parent.spaceFigures().available
+            folder?.unlock()
+            return report(ending: ending, after: after, seconds: seconds())
         } catch let error as SystemCallError {
-            try? finishCurrentFile()
+            try? finishCurrentFile()  // best effort: the error that stopped the fill is the one to report
             throw StowageError(error, operation: .fill, path: currentName.map { folderPath + "/" + $0 } ?? folderPath)
         }
-        let after = (try? parent.spaceFigures().available) ?? start.available
-        folder?.unlock()
-        return report(ending: ending, after: after, seconds: seconds())
     }
 
     /// Runs on a thread of its own, so the caller's task only waits; cancelling the task
@@ -173,7 +172,7 @@ final class FillEngine: @unchecked Sendable {
             folder = opened
             let loaded = try fillFolder.loadManifest(in: opened, rebuildingIfDamaged: true, availableNow: start.available)
             // Continue the newest file of an earlier fill while it is below the size limit.
-            if let last = loaded.files.last, let status = try fillFolder.verifiedStatus(of: last, in: opened, manifest: loaded),
+            if let last = loaded.files.last, let status = try fillFolder.verifiedStatus(of: last, in: opened),
                status.size < Self.fileSizeLimit {
                 current = try opened.open(last.name, flags: Sys.readWrite)
                 currentName = last.name
@@ -288,7 +287,11 @@ final class FillEngine: @unchecked Sendable {
                     }
                 }
                 do {
-                    try? file.setAttribute(FillManifest.markerAttribute, to: Array(manifest.id.utf8))
+                    do {
+                        try file.setAttribute(FillManifest.markerAttribute, to: Array(manifest.id.utf8))
+                    } catch let error as SystemCallError where Sys.isUnavailable(error) {
+                        // no extended attributes here: the manifest entry alone identifies the file
+                    }
                     let status = try file.status()
                     manifest.files.append(.init(name: name, device: status.device, inode: status.inode))
                     try fillFolder.save(manifest, in: folder)

@@ -38,7 +38,7 @@ public struct FillFolder: Sendable, Hashable {
             var files = 0
             var allocated: Int64 = 0
             for entry in manifest.files {
-                guard let status = try verifiedStatus(of: entry, in: folder, manifest: manifest) else { continue }
+                guard let status = try verifiedStatus(of: entry, in: folder) else { continue }
                 files += 1
                 allocated += status.allocatedSize
             }
@@ -70,7 +70,7 @@ public struct FillFolder: Sendable, Hashable {
         }
         return try perform(.release) {
             guard let folder = try openIfPresent() else {
-                let available = try OpenFile.openFolder(atPath: parent.fileSystemPath, followingLinks: true).spaceFigures().available
+                let available = try openParent().spaceFigures().available
                 return FillReleaseReport(folder: path, removedFiles: 0, shrunkFiles: 0, releasedBytes: 0,
                                          availableBefore: available, availableAfter: available, remainingBytes: 0)
             }
@@ -86,7 +86,7 @@ public struct FillFolder: Sendable, Hashable {
             var shrunk = 0
             while let entry = manifest.files.last {
                 if let amount, released >= amount { break }
-                guard let status = try verifiedStatus(of: entry, in: folder, manifest: manifest) else {
+                guard let status = try verifiedStatus(of: entry, in: folder) else {
                     manifest.files.removeLast()  // gone, or not ours: forget it, touch nothing
                     try save(manifest, in: folder)
                     continue
@@ -108,12 +108,12 @@ public struct FillFolder: Sendable, Hashable {
                 } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
                     // a fill that stopped before its first file wrote no manifest
                 }
-                removeFolderIfEmpty()
+                try removeFolderIfEmpty()
             }
             try folder.syncVolume()  // so that the volume's figures count what was freed, now
-            let availableAfter = try OpenFile.openFolder(atPath: parent.fileSystemPath, followingLinks: true).spaceFigures().available
+            let availableAfter = try openParent().spaceFigures().available
             let remaining = try manifest.files.reduce(Int64(0)) { sum, entry in
-                sum + ((try verifiedStatus(of: entry, in: folder, manifest: manifest))?.allocatedSize ?? 0)
+                sum + ((try verifiedStatus(of: entry, in: folder))?.allocatedSize ?? 0)
             }
             return FillReleaseReport(folder: path, removedFiles: removed, shrunkFiles: shrunk, releasedBytes: released,
                                      availableBefore: availableBefore, availableAfter: availableAfter, remainingBytes: remaining)
@@ -133,20 +133,24 @@ public struct FillFolder: Sendable, Hashable {
         return opened.allocatedSize - (try folder.status(of: name)).allocatedSize
     }
 
-    private func removeFolderIfEmpty() {
+    private func removeFolderIfEmpty() throws {
         do {
-            let parentFolder = try OpenFile.openFolder(atPath: parent.fileSystemPath, followingLinks: true)
-            try parentFolder.removeEntry(Self.name, folder: true)
-        } catch {
-            return  // foreign entries remain (reported by status); the folder stays with them
+            try openParent().removeEntry(Self.name, folder: true)
+        } catch let error as SystemCallError where error.errno == Sys.notEmpty || error.errno == Sys.exists {
+            // foreign entries remain (reported by status); the folder stays with them
         }
+    }
+
+    /// The folder that was filled, following links (it is named by the caller, as any path).
+    private func openParent() throws -> OpenFile {
+        try OpenFile.openFolder(atPath: parent.fileSystemPath, followingLinks: true)
     }
 
     // MARK: Folder and manifest
 
     /// Opens the fill folder, or `nil` when there is none. A link in its place is not followed.
     func openIfPresent() throws -> OpenFile? {
-        let parentFolder = try OpenFile.openFolder(atPath: parent.fileSystemPath, followingLinks: true)
+        let parentFolder = try openParent()
         do {
             return try parentFolder.openFolder(Self.name)
         } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
@@ -156,7 +160,7 @@ public struct FillFolder: Sendable, Hashable {
 
     /// Opens the fill folder, creating it (owner-only) if needed.
     func openCreating() throws -> OpenFile {
-        let parentFolder = try OpenFile.openFolder(atPath: parent.fileSystemPath, followingLinks: true)
+        let parentFolder = try openParent()
         do {
             try parentFolder.createFolder(Self.name, mode: Sys.ownerOnlyFolder)
         } catch let error as SystemCallError where error.errno == Sys.exists {
@@ -234,7 +238,7 @@ public struct FillFolder: Sendable, Hashable {
 
     /// The status of a manifest entry's file if it is still the file the fill made: a regular
     /// file with the recorded inode.
-    func verifiedStatus(of entry: FillManifest.Entry, in folder: OpenFile, manifest: FillManifest) throws -> FileStatus? {
+    func verifiedStatus(of entry: FillManifest.Entry, in folder: OpenFile) throws -> FileStatus? {
         guard let status = try folder.statusIfPresent(of: entry.name), status.isFile,
               status.inode == entry.inode, status.device == entry.device else { return nil }
         return status
@@ -283,8 +287,9 @@ public struct FillReleaseReport: Sendable, Hashable, Codable {
     public var shrunkFiles: Int
     /// The allocated bytes of the files removed or shrunk.
     public var releasedBytes: Int64
-    /// The volume's available bytes before and after.
+    /// The volume's available bytes before the release.
     public var availableBefore: Int64
+    /// The volume's available bytes after the release.
     public var availableAfter: Int64
     /// The allocated bytes of the fill files still there.
     public var remainingBytes: Int64

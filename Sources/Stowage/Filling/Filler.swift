@@ -134,11 +134,13 @@ public struct FillReport: Sendable, Hashable, Codable {
     public var goal: String
     /// The available bytes aimed at.
     public var targetAvailableBytes: Int64
-    /// The volume's available bytes before and after.
+    /// The volume's available bytes before the fill.
     public var availableBefore: Int64
+    /// The volume's available bytes after the fill.
     public var availableAfter: Int64
-    /// The volume's total bytes and block size.
+    /// The volume's total bytes.
     public var totalBytes: Int64
+    /// The volume's block size (`f_frsize`): the precision of the goal.
     public var blockSize: Int64
     /// Bytes written or allocated by this fill.
     public var filledBytes: Int64

@@ -261,7 +261,6 @@ extension Sys {
     static let defaultFolder: mode_t = 0o777
 
     /// Flags used by the capability layers, so they need no libc names.
-    static let readWriteCreate: Int32 = O_RDWR | O_CREAT
     static let writeCreateExclusive: Int32 = O_WRONLY | O_CREAT | O_EXCL
     static let readOnly: Int32 = O_RDONLY
 
