@@ -114,27 +114,37 @@ final class FillEngine: @unchecked Sendable {
 
     /// Runs on a thread of its own, so the caller's task only waits; cancelling the task
     /// cancels the fill, and the report of what was filled until then is still returned.
+    ///
+    /// Progress is reported from the filling thread itself, at most once per `progressInterval`
+    /// and once more at the end: it needs no task of the cooperative pool, so it stays on time
+    /// when the pool is busy, and a caller that cancels from the callback stops the fill before
+    /// the next chunk.
     func runOnThread(progressInterval: Duration, progress: (@Sendable (FillProgress) -> Void)?) async throws -> FillReport {
-        let latest = LatestProgress()
-        return try await withTaskCancellationHandler {
-            let ticker = progress.map { progress in
-                Task {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: progressInterval)  // cancellation ends the loop
-                        if let figures = latest.value { progress(figures) }
-                    }
-                }
-            }
+        try await withTaskCancellationHandler {
             // A continuation, not a stream: waiting must outlast the task's cancellation.
             let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<FillReport, any Error>, Never>) in
                 let thread = Thread { [self] in
-                    continuation.resume(returning: Result { try self.run { latest.value = $0 } })
+                    var lastReported: ContinuousClock.Instant?
+                    var pending: FillProgress?
+                    let outcome = Result {
+                        try self.run { figures in
+                            guard let progress else { return }
+                            let now = ContinuousClock.now
+                            if let last = lastReported, now - last < progressInterval {
+                                pending = figures
+                                return
+                            }
+                            lastReported = now
+                            pending = nil
+                            progress(figures)
+                        }
+                    }
+                    if let progress, let pending { progress(pending) }
+                    continuation.resume(returning: outcome)
                 }
                 thread.stackSize = 1 << 20
                 thread.start()
             }
-            ticker?.cancel()
-            if let progress, let figures = latest.value { progress(figures) }
             return try result.get()
         } onCancel: {
             cancel()
@@ -316,18 +326,6 @@ final class FillEngine: @unchecked Sendable {
         guard let file = current else { return }
         current = nil
         if !(unnamed && !usesNames) { try file.close() }
-    }
-}
-
-/// The latest progress of a fill running on another thread.
-private final class LatestProgress: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: FillProgress?
-
-    /// `@unchecked Sendable`: `stored` is read and written only while `lock` is held.
-    var value: FillProgress? {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
     }
 }
 

@@ -36,10 +36,13 @@ public struct Filler: Sendable {
         try FillEngine(plan: plan, unnamed: false).run(progress: progress)
     }
 
-    /// Fills the volume on another thread, reporting progress every `progressInterval`.
+    /// Fills the volume on another thread, reporting progress at most every `progressInterval`.
     ///
-    /// Cancelling the task stops the fill within one chunk; the files written so far stay,
-    /// recorded in the manifest, and the report's ``FillReport/ending`` is `.cancelled`.
+    /// `progress` is called on the filling thread: after the first chunk, then at most once per
+    /// interval, and once at the end. Keep it short; the next chunk waits for it.
+    /// Cancelling the task stops the fill within one chunk (before the next one when it is
+    /// cancelled from `progress`); the files written so far stay, recorded in the manifest,
+    /// and the report's ``FillReport/ending`` is `.cancelled`.
     public func fill(progressInterval: Duration = .milliseconds(250),
                      progress: (@Sendable (FillProgress) -> Void)? = nil) async throws -> FillReport {
         let engine = try FillEngine(plan: plan, unnamed: false)

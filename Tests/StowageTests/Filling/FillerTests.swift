@@ -130,19 +130,29 @@ struct FillerTests {
     @Test("cancelling an async fill stops it promptly with a consistent manifest")
     func cancellation() async throws {
         let folder = TestFolder()
-        // 2 GiB of random data in 64 KiB steps takes seconds, so even a loaded machine cancels
-        // it well before the end.
-        let volume = try Self.mount(.tmpfs, in: folder, megabytes: 2048)
+        let volume = try Self.mount(.tmpfs, in: folder, megabytes: 256)
         let before = try Self.figures(volume).available
         let plan = FillPlan(volume: volume.url, goal: .leaving(0), method: .random, chunkSize: 64 << 10)
-        let started = AsyncStream<Void>.makeStream()
+        // The filling thread waits in its first progress call until the task is cancelled,
+        // so the fill is cancelled after exactly one chunk however busy the machine is.
+        let reached = DispatchSemaphore(value: 0)
+        let cancelled = DispatchSemaphore(value: 0)
+        let calls = ProgressCounter()
         let task = Task {
-            try await Filler(plan: plan).fill(progressInterval: .milliseconds(1)) { _ in started.continuation.yield() }
+            try await Filler(plan: plan).fill(progressInterval: .zero) { progress in
+                calls.record(Int(progress.filledBytes))
+                if calls.count == 1 {
+                    reached.signal()
+                    cancelled.wait()
+                }
+            }
         }
-        for await _ in started.stream { break }
+        await Task.detached { reached.wait() }.value
         task.cancel()
+        cancelled.signal()
         let report = try await task.value
         #expect(report.ending == .cancelled)
+        #expect(report.filledBytes == 64 << 10, "one chunk, then the cancellation")
         #expect(report.availableAfter > 0, "stopped before the volume was full")
         let status = try #require(try FillFolder(in: volume.url).status())
         var manifest = stat()
@@ -263,10 +273,11 @@ struct FillerTests {
         #expect(error.path == folder.path)
         #expect(error.reason?.contains("safety floor") == true)
         #expect(!folder.exists(FillFolder.name))
-        // Forced, with a floor above anything the volume has, 64 MB are allocated (other writers
-        // on / may take part of the goal meanwhile), and given back.
+        // Forced, with a floor above anything the volume has, the fill runs and is given back.
+        // How much it allocates depends on what the other tests on / write and free meanwhile
+        // (the goal is an available figure); the exact amounts are tested on scratch volumes.
         let forced = try Filler(plan: FillPlan(volume: folder.url, goal: .consuming(64 << 20), safetyFloor: .max, isForced: true)).fill()
-        #expect(forced.filledBytes > 0 && forced.filledBytes <= 64 << 20)
+        #expect(forced.filledBytes > 0, "\(forced)")
         #expect(folder.exists(FillFolder.name + "/fill-000001"))
         try FillFolder(in: folder.url).release()
         #expect(!folder.exists(FillFolder.name))

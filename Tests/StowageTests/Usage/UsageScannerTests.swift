@@ -167,4 +167,5 @@ final class ProgressCounter: @unchecked Sendable {
     private var values: [Int] = []
     func record(_ value: Int) { lock.withLock { values.append(value) } }
     var maximum: Int { lock.withLock { values.max() ?? 0 } }
+    var count: Int { lock.withLock { values.count } }
 }
