@@ -45,6 +45,20 @@ final class CommandRunner: Sendable {
         return Result(status: result.status, output: result.output, error: result.error)
     }
 
+    /// Starts the binary without waiting for it, its standard output on a pipe to read as it
+    /// runs, its errors discarded.
+    func start(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = try Self.binary()
+        process.arguments = arguments
+        process.environment = environment.merging(extra) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return (process, output)
+    }
+
     /// The `stowage` binary built beside this test bundle.
     static func binary() throws -> URL {
         var folders: [URL] = []
@@ -62,6 +76,20 @@ final class CommandRunner: Sendable {
             }
         }
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "stowage"])
+    }
+}
+
+extension Pipe {
+    /// What the process wrote until `marker` appeared or it closed its output; waits as long as
+    /// that takes, so a busy machine cannot make a test miss the line.
+    func read(until marker: String) -> String {
+        var text = ""
+        while !text.contains(marker) {
+            let chunk = fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        return text
     }
 }
 

@@ -19,18 +19,6 @@ struct FillCommandTests {
     }
 
     /// Starts `stowage` with `arguments`, standard output to a pipe.
-    static func start(_ runner: CommandRunner, _ arguments: [String]) throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = try CommandRunner.binary()
-        process.arguments = arguments
-        process.environment = runner.environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return (process, output)
-    }
-
     @Test("fill --leave, --status and release, as JSON lines and text")
     func fillStatusRelease() throws {
         let runner = try CommandRunner()
@@ -60,9 +48,10 @@ struct FillCommandTests {
     @Test("a fill killed with SIGKILL is released by a new process, back to the original available bytes")
     func killedFill() throws {
         let runner = try CommandRunner()
-        let volume = try ScratchVolume.mount(size: "512m", in: runner.folder)
+        // Filling 2 GiB of random data takes seconds: time enough to kill it mid-fill on a busy machine.
+        let volume = try ScratchVolume.mount(size: "2g", in: runner.folder)
         let before = Self.available(volume.path)
-        let (process, _) = try Self.start(runner, ["fill", volume.path, "--leave", "0", "--method", "random", "--chunk", "64KB"])
+        let (process, _) = try runner.start(["fill", volume.path, "--leave", "0", "--method", "random", "--chunk", "64KB"])
         while Self.available(volume.path) > before - 20_000_000, process.isRunning { Thread.sleep(forTimeInterval: 0.005) }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -80,13 +69,8 @@ struct FillCommandTests {
         let volume = try ScratchVolume.mount(size: "64m", in: runner.folder)
         let before = Self.available(volume.path)
         for signal in [SIGTERM, SIGKILL] {
-            let (process, output) = try Self.start(runner, ["fill", volume.path, "--leave", "5MB", "--hold", "--json"])
-            var text = ""
-            while !text.contains("\"holding\"") {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
-            }
+            let (process, output) = try runner.start(["fill", volume.path, "--leave", "5MB", "--hold", "--json"])
+            let text = output.read(until: "\"holding\"")
             #expect(text.contains("\"holding\""), "\(text)")
             #expect(abs(Self.available(volume.path) - 5_000_000) < 4096)
             kill(process.processIdentifier, signal)

@@ -75,17 +75,13 @@ struct SweepCommandTests {
     func watch() throws {
         let runner = try CommandRunner()
         try makeFiles(runner, in: "app/tmp", count: 2, size: 4096)
-        let process = Process()
-        process.executableURL = try CommandRunner.binary()
-        process.arguments = ["watch", "--available", "1MB", "--interval", "0.2s", "--root", runner.folderPath + "/app"]
-        process.environment = runner.environment.merging(["STOWAGE_SIMULATED_AVAILABLE": "100kB"]) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        Thread.sleep(forTimeInterval: 1.0)
+        let (process, output) = try runner.start(["watch", "--available", "1MB", "--interval", "0.2s", "--root", runner.folderPath + "/app"],
+                                                 environment: ["STOWAGE_SIMULATED_AVAILABLE": "100kB"])
+        // Read until the first relief is logged, however long a busy machine takes to get there.
+        var text = output.read(until: "freed")
         process.terminate()
         process.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(text)")
         #expect(text.contains("watching"))
         #expect(text.contains("freed 8.2 kB from temporary"))
