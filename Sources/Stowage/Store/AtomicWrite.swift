@@ -67,3 +67,23 @@ enum AtomicWrite {
     }
 }
 
+
+extension AtomicWrite {
+    /// Runs `body`, and runs it again (eight times in all at most) while it fails with ENOENT.
+    ///
+    /// Sweeps remove the folders they empty. A write can find or make its folder just before a
+    /// sweep removes it, and then fail to create its file there with ENOENT; running the write
+    /// again makes the folder again. `body` must open its folders itself, and change nothing
+    /// that a second run would repeat before the step that can fail so (a sweep removes only
+    /// empty folders, so a folder that gets a file stays).
+    static func retryingVanishedFolders<Result>(_ body: () throws -> Result) throws -> Result {
+        var attempt = 1
+        while true {
+            do {
+                return try body()
+            } catch let error as SystemCallError where error.errno == Sys.noSuchEntry && attempt < 8 {
+                attempt += 1
+            }
+        }
+    }
+}

@@ -44,55 +44,57 @@ extension Store {
             // The elements and their separators, and the append's small journal.
             let appended = elements.reduce(Int64(elements.count + 2)) { $0 + Int64($1.count) }
             try checkSpace(forFiles: [appended, 1], in: location, options: options, operation: .append, path: path)
-            guard let folder = try openParent(of: relative, in: location, create: true,
-                                              protection: options.protection, operation: .append) else {
-                throw StowageError(.notFound, operation: .append, location: location, path: path)
-            }
-            while true {
-                // A new file appears whole, by an atomic write, or not at all: created empty and
-                // then filled, a crash in between would leave an empty file that is no array.
-                if try folder.statusIfPresent(of: relative.name) == nil {
-                    let array: Data
-                    do {
-                        array = try format.encode(values)
-                    } catch {
-                        throw StowageError(.encodingFailed, operation: .append, location: location, path: path, underlying: error)
-                    }
-                    do {
-                        try AtomicWrite.write(array, into: folder, name: relative.name, durable: durable,
-                                              protection: options.protection, replacing: false)
-                        return
-                    } catch let error as SystemCallError where error.errno == Sys.exists {
-                        continue  // another writer created it meanwhile: append to theirs
-                    }
+            try AtomicWrite.retryingVanishedFolders {
+                guard let folder = try openParent(of: relative, in: location, create: true,
+                                                  protection: options.protection, operation: .append) else {
+                    throw StowageError(.notFound, operation: .append, location: location, path: path)
                 }
-                let file: OpenFile
-                do {
-                    file = try folder.open(relative.name, flags: Sys.readWrite)
-                } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
-                    continue  // removed meanwhile: create it anew
-                } catch let error as SystemCallError where error.errno == Sys.isFolder {
-                    throw StowageError(.wrongKind, operation: .append, location: location, path: path,
-                                       reason: "it is a folder; append Data to a numbered folder instead")
-                } catch let error as SystemCallError where error.errno == Sys.loop {
-                    throw StowageError(.invalidPath, operation: .append, location: location, path: path,
-                                       reason: "it is a symbolic link; Stowage does not follow links inside a container")
-                }
-                try file.lock(exclusive: true)
-                defer { file.unlock() }
-                // Another writer may have replaced the file while we waited for the lock.
-                let opened = try file.status()
-                guard let current = try folder.statusIfPresent(of: relative.name),
-                      current.inode == opened.inode, current.device == opened.device else { continue }
-                try AppendJournal.recover(file: file, name: relative.name, in: folder, durable: durable)
+                while true {
+                    // A new file appears whole, by an atomic write, or not at all: created empty and
+                    // then filled, a crash in between would leave an empty file that is no array.
+                    if try folder.statusIfPresent(of: relative.name) == nil {
+                        let array: Data
+                        do {
+                            array = try format.encode(values)
+                        } catch {
+                            throw StowageError(.encodingFailed, operation: .append, location: location, path: path, underlying: error)
+                        }
+                        do {
+                            try AtomicWrite.write(array, into: folder, name: relative.name, durable: durable,
+                                                  protection: options.protection, replacing: false)
+                            return
+                        } catch let error as SystemCallError where error.errno == Sys.exists {
+                            continue  // another writer created it meanwhile: append to theirs
+                        }
+                    }
+                    let file: OpenFile
+                    do {
+                        file = try folder.open(relative.name, flags: Sys.readWrite)
+                    } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+                        continue  // removed meanwhile: create it anew
+                    } catch let error as SystemCallError where error.errno == Sys.isFolder {
+                        throw StowageError(.wrongKind, operation: .append, location: location, path: path,
+                                           reason: "it is a folder; append Data to a numbered folder instead")
+                    } catch let error as SystemCallError where error.errno == Sys.loop {
+                        throw StowageError(.invalidPath, operation: .append, location: location, path: path,
+                                           reason: "it is a symbolic link; Stowage does not follow links inside a container")
+                    }
+                    try file.lock(exclusive: true)
+                    defer { file.unlock() }
+                    // Another writer may have replaced the file while we waited for the lock.
+                    let opened = try file.status()
+                    guard let current = try folder.statusIfPresent(of: relative.name),
+                          current.inode == opened.inode, current.device == opened.device else { continue }
+                    try AppendJournal.recover(file: file, name: relative.name, in: folder, durable: durable)
 
-                if format.isJSON,
-                   try JSONArrayFile.append(elements, to: file, name: relative.name, in: folder, durable: durable) == .appended {
+                    if format.isJSON,
+                       try JSONArrayFile.append(elements, to: file, name: relative.name, in: folder, durable: durable) == .appended {
+                        return
+                    }
+                    try rewriteArray(appending: values, file: file, name: relative.name, folder: folder,
+                                     location: location, path: path, options: options)
                     return
                 }
-                try rewriteArray(appending: values, file: file, name: relative.name, folder: folder,
-                                 location: location, path: path, options: options)
-                return
             }
         }
     }

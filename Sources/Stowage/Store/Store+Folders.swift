@@ -25,35 +25,37 @@ extension Store {
             let durable = options.isDurable(in: location)
             try checkSpace(forFiles: items.map { Int64($0.count) }, in: location, options: options,
                            operation: .save, path: path)
-            guard let folder = try openParent(of: relative, in: location, create: true,
-                                              protection: options.protection, operation: .save) else {
-                throw StowageError(.notFound, operation: .save, location: location, path: path)
-            }
-            let existing = try folder.statusIfPresent(of: relative.name)
-            if existing != nil && !options.replacesExistingFolder {
-                throw StowageError(.alreadyExists, operation: .save, location: location, path: path,
-                                   reason: "something is there already; save with WriteOptions(replacesExistingFolder: true) to replace it")
-            }
-            let temporary = TemporaryItem.makeName()
-            let mode = options.protection?.isOwnerOnly == true ? Sys.ownerOnlyFolder : Sys.defaultFolder
-            try folder.createFolder(temporary, mode: mode)
-            do {
-                let staging = try folder.openFolder(temporary)
-                for (index, item) in items.enumerated() {
-                    try Self.writeNumbered(item, name: "\(index)\(suffix)", in: staging, durable: durable,
-                                           protection: options.protection)
+            try AtomicWrite.retryingVanishedFolders {
+                guard let folder = try openParent(of: relative, in: location, create: true,
+                                                  protection: options.protection, operation: .save) else {
+                    throw StowageError(.notFound, operation: .save, location: location, path: path)
                 }
-                if durable { try staging.syncFolder() }
-                if existing == nil {
-                    try folder.renameWithoutReplacing(temporary, to: folder, as: relative.name)
-                } else {
-                    try Self.swapIn(temporary, over: relative.name, in: folder)
+                let existing = try folder.statusIfPresent(of: relative.name)
+                if existing != nil && !options.replacesExistingFolder {
+                    throw StowageError(.alreadyExists, operation: .save, location: location, path: path,
+                                       reason: "something is there already; save with WriteOptions(replacesExistingFolder: true) to replace it")
                 }
-            } catch {
-                try? TreeOperations.remove(temporary, in: folder)  // best effort: the original error is what matters
-                throw error
+                let temporary = TemporaryItem.makeName()
+                let mode = options.protection?.isOwnerOnly == true ? Sys.ownerOnlyFolder : Sys.defaultFolder
+                try folder.createFolder(temporary, mode: mode)
+                do {
+                    let staging = try folder.openFolder(temporary)
+                    for (index, item) in items.enumerated() {
+                        try Self.writeNumbered(item, name: "\(index)\(suffix)", in: staging, durable: durable,
+                                               protection: options.protection)
+                    }
+                    if durable { try staging.syncFolder() }
+                    if existing == nil {
+                        try folder.renameWithoutReplacing(temporary, to: folder, as: relative.name)
+                    } else {
+                        try Self.swapIn(temporary, over: relative.name, in: folder)
+                    }
+                } catch {
+                    try? TreeOperations.remove(temporary, in: folder)  // best effort: the original error is what matters
+                    throw error
+                }
+                if durable { try folder.syncFolder() }
             }
-            if durable { try folder.syncFolder() }
         }
     }
 
@@ -101,20 +103,22 @@ extension Store {
             let durable = options.isDurable(in: location)
             try checkSpace(forFiles: items.map { Int64($0.count) }, in: location, options: options,
                            operation: .append, path: path)
-            let folder = try openNumberedFolder(relative, in: location, operation: .append, create: true,
-                                                protection: options.protection)
-            try folder.lock(exclusive: true)
-            defer { folder.unlock() }
-            let entries = try Self.numberedEntries(in: folder)
-            let suffix = try fileExtension.map { try Self.numberedSuffix($0, location: location, path: path) }
-                ?? entries.last.map(\.suffix) ?? ""
-            var next = (entries.last?.number ?? -1) + 1
-            for item in items {
-                try Self.writeNumbered(item, name: "\(next)\(suffix)", in: folder, durable: durable,
-                                       protection: options.protection)
-                next += 1
+            try AtomicWrite.retryingVanishedFolders {
+                let folder = try openNumberedFolder(relative, in: location, operation: .append, create: true,
+                                                    protection: options.protection)
+                try folder.lock(exclusive: true)
+                defer { folder.unlock() }
+                let entries = try Self.numberedEntries(in: folder)
+                let suffix = try fileExtension.map { try Self.numberedSuffix($0, location: location, path: path) }
+                    ?? entries.last.map(\.suffix) ?? ""
+                var next = (entries.last?.number ?? -1) + 1
+                for item in items {
+                    try Self.writeNumbered(item, name: "\(next)\(suffix)", in: folder, durable: durable,
+                                           protection: options.protection)
+                    next += 1
+                }
+                if durable { try folder.syncFolder() }
             }
-            if durable { try folder.syncFolder() }
         }
     }
 

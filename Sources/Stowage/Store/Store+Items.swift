@@ -102,23 +102,25 @@ extension Store {
             throw StowageError(.notFound, operation: operation, location: source, path: path)
         }
         try perform(operation, destination, newPath) {
-            guard let to = try openParent(of: relativeDestination, in: destination, create: true,
-                                          protection: options.protection, operation: operation) else {
-                throw StowageError(.notFound, operation: operation, location: destination, path: newPath)
-            }
-            let durable = options.isDurable(in: destination)
-            do {
-                try from.renameWithoutReplacing(relativeSource.name, to: to, as: relativeDestination.name)
-            } catch let error as SystemCallError where error.errno == Sys.exists || error.errno == Sys.notEmpty {
-                throw StowageError(.alreadyExists, operation: operation, location: destination, path: newPath,
-                                   reason: "something is there already; remove it first")
-            } catch let error as SystemCallError where error.errno == Sys.crossDevice {
-                try Self.copyAcrossVolumes(relativeSource.name, from: from, to: to, as: relativeDestination.name,
-                                           durable: durable, protection: options.protection)
-            }
-            if durable {
-                try to.syncFolder()
-                try from.syncFolder()
+            try AtomicWrite.retryingVanishedFolders {
+                guard let to = try openParent(of: relativeDestination, in: destination, create: true,
+                                              protection: options.protection, operation: operation) else {
+                    throw StowageError(.notFound, operation: operation, location: destination, path: newPath)
+                }
+                let durable = options.isDurable(in: destination)
+                do {
+                    try from.renameWithoutReplacing(relativeSource.name, to: to, as: relativeDestination.name)
+                } catch let error as SystemCallError where error.errno == Sys.exists || error.errno == Sys.notEmpty {
+                    throw StowageError(.alreadyExists, operation: operation, location: destination, path: newPath,
+                                       reason: "something is there already; remove it first")
+                } catch let error as SystemCallError where error.errno == Sys.crossDevice {
+                    try Self.copyAcrossVolumes(relativeSource.name, from: from, to: to, as: relativeDestination.name,
+                                               durable: durable, protection: options.protection)
+                }
+                if durable {
+                    try to.syncFolder()
+                    try from.syncFolder()
+                }
             }
         }
     }

@@ -26,33 +26,35 @@ extension Store {
         let resourcePath = resource.standardizedFileURL.fileSystemPath
         try perform(.materialize, location, path) {
             let relative = try RelativePath(path)
-            guard let folder = try openParent(of: relative, in: location, create: true,
-                                              protection: options.protection, operation: .materialize) else {
-                throw StowageError(.notFound, operation: .materialize, location: location, path: path)
+            try AtomicWrite.retryingVanishedFolders {
+                guard let folder = try openParent(of: relative, in: location, create: true,
+                                                  protection: options.protection, operation: .materialize) else {
+                    throw StowageError(.notFound, operation: .materialize, location: location, path: path)
+                }
+                if try folder.statusIfPresent(of: relative.name) != nil { return }
+                let parentPath = resource.standardizedFileURL.deletingLastPathComponent().fileSystemPath
+                let resourceName = resource.standardizedFileURL.lastPathComponent
+                guard try Self.itemExists(atPath: resourcePath) else {
+                    throw StowageError(.notFound, operation: .materialize, path: resourcePath,
+                                       errno: Sys.noSuchEntry, systemCall: "stat",
+                                       reason: "the resource to copy does not exist")
+                }
+                let source = try OpenFile.openFolder(atPath: parentPath, followingLinks: true)
+                let temporary = TemporaryItem.makeName()
+                let durable = options.isDurable(in: location)
+                do {
+                    try TreeOperations.copy(resourceName, in: source, to: folder, as: temporary, durable: durable,
+                                            protection: options.protection, followingLink: true)
+                    try folder.renameWithoutReplacing(temporary, to: folder, as: relative.name)
+                } catch let error as SystemCallError where error.errno == Sys.exists || error.errno == Sys.notEmpty {
+                    try TreeOperations.remove(temporary, in: folder)  // another process materialised it first
+                    return
+                } catch {
+                    try? TreeOperations.remove(temporary, in: folder)  // best effort: the copy is incomplete anyway
+                    throw error
+                }
+                if durable { try folder.syncFolder() }
             }
-            if try folder.statusIfPresent(of: relative.name) != nil { return }
-            let parentPath = resource.standardizedFileURL.deletingLastPathComponent().fileSystemPath
-            let resourceName = resource.standardizedFileURL.lastPathComponent
-            guard try Self.itemExists(atPath: resourcePath) else {
-                throw StowageError(.notFound, operation: .materialize, path: resourcePath,
-                                   errno: Sys.noSuchEntry, systemCall: "stat",
-                                   reason: "the resource to copy does not exist")
-            }
-            let source = try OpenFile.openFolder(atPath: parentPath, followingLinks: true)
-            let temporary = TemporaryItem.makeName()
-            let durable = options.isDurable(in: location)
-            do {
-                try TreeOperations.copy(resourceName, in: source, to: folder, as: temporary, durable: durable,
-                                        protection: options.protection, followingLink: true)
-                try folder.renameWithoutReplacing(temporary, to: folder, as: relative.name)
-            } catch let error as SystemCallError where error.errno == Sys.exists || error.errno == Sys.notEmpty {
-                try TreeOperations.remove(temporary, in: folder)  // another process materialised it first
-                return
-            } catch {
-                try? TreeOperations.remove(temporary, in: folder)  // best effort: the copy is incomplete anyway
-                throw error
-            }
-            if durable { try folder.syncFolder() }
         }
         return destination
     }

@@ -63,16 +63,18 @@ extension Store {
         try perform(operation, location, path) {
             let relative = try RelativePath(path)
             try checkSpace(forFiles: [Int64(data.count)], in: location, options: options, operation: operation, path: path)
-            guard let folder = try openParent(of: relative, in: location, create: true,
-                                              protection: options.protection, operation: operation) else {
-                throw StowageError(.notFound, operation: operation, location: location, path: path)
+            try AtomicWrite.retryingVanishedFolders {
+                guard let folder = try openParent(of: relative, in: location, create: true,
+                                                  protection: options.protection, operation: operation) else {
+                    throw StowageError(.notFound, operation: operation, location: location, path: path)
+                }
+                if let existing = try folder.statusIfPresent(of: relative.name), existing.isFolder {
+                    throw StowageError(.wrongKind, operation: operation, location: location, path: path,
+                                       reason: "a folder is in the way")
+                }
+                try AtomicWrite.write(data, into: folder, name: relative.name,
+                                      durable: options.isDurable(in: location), protection: options.protection)
             }
-            if let existing = try folder.statusIfPresent(of: relative.name), existing.isFolder {
-                throw StowageError(.wrongKind, operation: operation, location: location, path: path,
-                                   reason: "a folder is in the way")
-            }
-            try AtomicWrite.write(data, into: folder, name: relative.name,
-                                  durable: options.isDurable(in: location), protection: options.protection)
         }
     }
 

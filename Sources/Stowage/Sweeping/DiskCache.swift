@@ -93,17 +93,8 @@ public final class DiskCache: @unchecked Sendable {
         content.append(data)
         try run(key) {
             // A sweep (of this cache, or of another process sharing it) removes the fan-out
-            // folders it empties; one may go between being found or made here and the write
-            // into it, which then fails with ENOENT. Writing again makes the folder again.
-            var attempt = 0
-            while true {
-                do {
-                    try write(content, fanOut: fanOut, name: name)
-                    return
-                } catch let error as SystemCallError where error.errno == Sys.noSuchEntry && attempt < 8 {
-                    attempt += 1
-                }
-            }
+            // folders it empties, maybe just after this write found or made one.
+            try AtomicWrite.retryingVanishedFolders { try write(content, fanOut: fanOut, name: name) }
         }
         if isOverLimit { try sweep() }
     }

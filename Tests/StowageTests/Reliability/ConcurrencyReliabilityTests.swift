@@ -104,4 +104,87 @@ struct ConcurrencyReliabilityTests {
         print("sweepers and writer: \(writerCount) cache writes against 2 sweeping processes; \(present) entries left, all intact, "
             + "\(final.keptAllocatedBytes) of \(limit) bytes")
     }
+
+    @Test("saves, folder saves and appends into Caches succeed while sweeps empty and remove their folders")
+    func storeAndSweeps() throws {
+        let folder = TestFolder()
+        let store = folder.store()
+        try store.save(Data(), to: "first", in: .caches)  // the sweeps need the folder
+        let caches = try store.container.url(for: .caches)
+        // A thread of its own (not a task, which a busy cooperative pool may hold back) sweeps
+        // every file away, so the folders the store writes into are emptied and removed over and
+        // over; a write that finds or makes a folder just before a sweep removes it must make it
+        // again, not fail.
+        let tally = SweepTally()
+        let sweeper = Thread {
+            while !tally.isStopped {
+                do {
+                    tally.add(try Sweeper(policy: SweepPolicy(maximumCount: 0)).sweep(caches))
+                } catch {
+                    tally.fail(error)
+                }
+            }
+            tally.finish()
+        }
+        sweeper.start()
+        defer { tally.stopAndWait() }
+        // At least 600 rounds, and on until the sweeps have removed 200 folders however the
+        // two threads get scheduled.
+        var round = 0
+        while round < 600 || (tally.removedFolders < 200 && round < 100_000) {
+            try store.save(Tagged(tag: "v", index: round), to: "values/\(round % 3)/v.json", in: .caches)
+            try store.save(Data([UInt8(round % 256)]), to: "data/\(round % 3)", in: .caches)
+            try store.save([Data("a".utf8), Data("b".utf8)], to: "frames/\(round % 3)", in: .caches,
+                           options: WriteOptions(replacesExistingFolder: true))
+            try store.append(Tagged(tag: "a", index: round), to: "arrays/\(round % 3)/a.json", in: .caches)
+            try store.append(Data([1]), to: "appended/\(round % 3)", in: .caches)
+            round += 1
+        }
+        tally.stopAndWait()
+        #expect(tally.errors.isEmpty, "the sweeps: \(tally.errors)")
+        #expect(tally.removedFolders >= 200, "the sweeps removed folders the store wrote into")
+        print("store and sweeps: \(5 * round) writes into Caches during \(tally.sweeps) sweeps that removed "
+            + "\(tally.removedFolders) emptied folders; none failed")
+    }
+}
+
+/// What a sweeping thread did, read by the test while it runs and after it stopped.
+///
+/// `@unchecked Sendable`: every property is read and written under `lock`.
+final class SweepTally: @unchecked Sendable {
+    private let lock = NSCondition()
+    private var stopped = false
+    private var finished = false
+    private var count = 0
+    private var folders = 0
+    private var failures: [String] = []
+
+    var isStopped: Bool { lock.withLock { stopped } }
+    var sweeps: Int { lock.withLock { count } }
+    var removedFolders: Int { lock.withLock { folders } }
+    var errors: [String] { lock.withLock { failures } }
+
+    func add(_ report: SweepReport) {
+        lock.withLock {
+            count += 1
+            folders += report.removedFolders.count
+        }
+    }
+
+    func fail(_ error: any Error) { lock.withLock { failures.append(String(describing: error)) } }
+
+    func finish() {
+        lock.withLock {
+            finished = true
+            lock.broadcast()
+        }
+    }
+
+    /// Asks the thread to stop and waits until it has.
+    func stopAndWait() {
+        lock.withLock {
+            stopped = true
+            while !finished { lock.wait() }
+        }
+    }
 }

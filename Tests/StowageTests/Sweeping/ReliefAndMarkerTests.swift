@@ -54,6 +54,12 @@ struct ReliefAndMarkerTests {
         #expect(attribute.output == "1")
         try store.unmark("f", in: .documents, .pinned)
         #expect(try store.markers(of: "f", in: .documents) == [.purgeable, .excludedFromBackup])
+        // Sweeps and audits read markers by path after listing a folder; a file removed in
+        // between carries no marker, rather than failing the whole sweep.
+        let path = folder.path + "/container/Documents/f"
+        #expect(try Marker.purgeable.isSet(atPath: path))
+        try store.remove("f", from: .documents)
+        #expect(try !Marker.purgeable.isSet(atPath: path))
     }
 
     @Test("markers on a file system without extended attributes are unsupported")
