@@ -4,11 +4,16 @@ import Foundation
 ///
 /// An append overwrites the array's closing `]` with `,<values>]`. Before it touches the file
 /// it writes a journal beside it (`.stowage-append-<hash>`) naming the file (device and inode),
-/// the offset of the `]`, the bytes that were there, and the length and checksum the file will
-/// have afterwards. Whoever next locks the file (an append or a read) finds the journal of an
-/// append that did not finish and settles it: if the file has the promised length and checksum
-/// the append completed and is kept; otherwise the old tail is put back. So a crash at any
-/// moment leaves the array as it was before the append or after it.
+/// the offset of the `]`, a checksum of the bytes just before it, the bytes that were there, and
+/// the length and checksum the file will have afterwards. Whoever next locks the file (an append,
+/// a read, a move) finds the journal of an append that did not finish and settles it: if the file
+/// has the promised length and checksum the append completed and is kept; otherwise the old tail
+/// is put back. So a crash at any moment leaves the array as it was before the append or after it.
+///
+/// A journal can outlive its file (removed by another program after the crash) and the file
+/// system can give a new file the same inode number. The bytes before the offset, which an append
+/// never changes, tell that file apart: a journal whose file does not have them is stale and
+/// removed without touching the file. Stowage's own removals and replacements remove the journal.
 ///
 /// The journal is synced before the data is touched when the write is durable, so the same
 /// holds after a power loss.
@@ -17,12 +22,26 @@ enum AppendJournal {
         var device: UInt64
         var inode: UInt64
         var offset: Int64
+        /// The checksum of the bytes before `offset` (at most ``anchorLength`` of them).
+        var anchor: UInt64
         var newLength: Int64
         var checksum: UInt64
         var oldTail: [UInt8]
     }
 
-    private static let magic = "stowage-append-journal-1"
+    private static let magic = "stowage-append-journal-2"
+
+    /// How many bytes before the offset the anchor covers: one read, whatever the file's size.
+    static let anchorLength: Int64 = 64
+
+    /// The checksum of the bytes before `offset` in `file` (of those there are, should the file
+    /// be shorter).
+    static func anchor(of file: OpenFile, before offset: Int64) throws -> UInt64 {
+        let start = max(0, offset - anchorLength)
+        var bytes = [UInt8](repeating: 0, count: Int(offset - start))
+        let read = try bytes.withUnsafeMutableBytes { raw in try Sys.preadAll(file.descriptor, raw, at: start) }
+        return checksum(bytes.prefix(read))
+    }
 
     /// The journal's name for the file `name`.
     static func name(for fileName: String) -> String {
@@ -36,7 +55,7 @@ enum AppendJournal {
     /// Writes the journal (synced, with its folder entry, when `durable`).
     static func begin(_ record: Record, for fileName: String, in folder: OpenFile, durable: Bool) throws {
         let text = [magic, String(record.device), String(record.inode), String(record.offset),
-                    String(record.newLength), String(record.checksum, radix: 16),
+                    String(record.anchor, radix: 16), String(record.newLength), String(record.checksum, radix: 16),
                     record.oldTail.isEmpty ? "-" : record.oldTail.map { String($0, radix: 16) }.joined(separator: ",")]
             .joined(separator: " ") + "\n"
         let journalName = name(for: fileName)
@@ -63,6 +82,19 @@ enum AppendJournal {
         }
     }
 
+    /// Settles an interrupted append of the file `name` in `folder`, taking the file's exclusive
+    /// lock for it (a reader holding a shared lock releases it first: locks belong to open
+    /// descriptions, so a second descriptor of the same process would wait for the first).
+    ///
+    /// - Parameter inode: When given, the file is settled only if it is still this inode.
+    static func settle(_ fileName: String, in folder: OpenFile, ifInode inode: UInt64? = nil) throws {
+        let writable = try folder.open(fileName, flags: Sys.readWrite)
+        try writable.lock(exclusive: true)
+        defer { writable.unlock() }
+        if let inode, try writable.status().inode != inode { return }
+        try recover(file: writable, name: fileName, in: folder, durable: true)
+    }
+
     /// Settles an interrupted append of `file`, which the caller has locked exclusively.
     static func recover(file: OpenFile, name fileName: String, in folder: OpenFile, durable: Bool) throws {
         let journalName = name(for: fileName)
@@ -76,8 +108,9 @@ enum AppendJournal {
         // An unreadable journal was cut short while being written, before the file was touched.
         guard let record = parse(text) else { return try end(for: fileName, in: folder) }
         let status = try file.status()
-        guard status.device == record.device, status.inode == record.inode else {
-            return try end(for: fileName, in: folder)  // the file was replaced since: the journal is stale
+        guard status.device == record.device, status.inode == record.inode, status.size >= record.offset,
+              try anchor(of: file, before: record.offset) == record.anchor else {
+            return try end(for: fileName, in: folder)  // another file now: the journal is stale
         }
         if status.size == record.newLength, record.newLength >= record.offset {
             let count = Int(record.newLength - record.offset)
@@ -106,18 +139,20 @@ enum AppendJournal {
     static func parse(_ data: Data) -> Record? {
         guard let text = String(data: data, encoding: .utf8), text.hasSuffix("\n") else { return nil }
         let fields = text.dropLast().split(separator: " ", omittingEmptySubsequences: false)
-        guard fields.count == 7, fields[0] == magic,
+        guard fields.count == 8, fields[0] == magic,
               let device = UInt64(fields[1]), let inode = UInt64(fields[2]),
-              let offset = Int64(fields[3]), let newLength = Int64(fields[4]),
-              let checksum = UInt64(fields[5], radix: 16), offset >= 0 else { return nil }
+              let offset = Int64(fields[3]), let anchor = UInt64(fields[4], radix: 16),
+              let newLength = Int64(fields[5]), let checksum = UInt64(fields[6], radix: 16),
+              offset >= 0 else { return nil }
         var tail: [UInt8] = []
-        if fields[6] != "-" {
-            for piece in fields[6].split(separator: ",") {
+        if fields[7] != "-" {
+            for piece in fields[7].split(separator: ",") {
                 guard let byte = UInt8(piece, radix: 16) else { return nil }
                 tail.append(byte)
             }
         }
-        return Record(device: device, inode: inode, offset: offset, newLength: newLength, checksum: checksum, oldTail: tail)
+        return Record(device: device, inode: inode, offset: offset, anchor: anchor, newLength: newLength,
+                      checksum: checksum, oldTail: tail)
     }
 
     /// FNV-1a, 64 bits: enough to tell a completed append from a torn one.

@@ -52,6 +52,7 @@ enum JSONArrayFile {
         }
         let record = AppendJournal.Record(
             device: status.device, inode: status.inode, offset: offset,
+            anchor: try AppendJournal.anchor(of: file, before: offset),
             newLength: offset + Int64(newBytes.count), checksum: AppendJournal.checksum(newBytes), oldTail: oldTail)
         try AppendJournal.begin(record, for: name, in: folder, durable: durable)
         do {

@@ -15,6 +15,7 @@ extension Store {
                 throw StowageError(.notFound, operation: .remove, location: location, path: path)
             }
             try TreeOperations.remove(relative.name, in: folder)
+            try AppendJournal.end(for: relative.name, in: folder)  // it described the file just removed
         }
     }
 
@@ -100,6 +101,13 @@ extension Store {
             try openParent(of: relativeSource, in: source, create: false, protection: nil, operation: operation)
         }), try perform(operation, source, path, { try from.statusIfPresent(of: relativeSource.name) }) != nil else {
             throw StowageError(.notFound, operation: operation, location: source, path: path)
+        }
+        // An append a crash interrupted is settled first: its journal is found by the file's name.
+        try perform(operation, source, path) {
+            if try AppendJournal.exists(for: relativeSource.name, in: from),
+               try from.statusIfPresent(of: relativeSource.name)?.isFile == true {
+                try AppendJournal.settle(relativeSource.name, in: from)
+            }
         }
         try perform(operation, destination, newPath) {
             try AtomicWrite.retryingVanishedFolders {

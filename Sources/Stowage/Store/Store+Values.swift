@@ -74,6 +74,7 @@ extension Store {
                 }
                 try AtomicWrite.write(data, into: folder, name: relative.name,
                                       durable: options.isDurable(in: location), protection: options.protection)
+                try AppendJournal.end(for: relative.name, in: folder)  // it described the file just replaced
             }
         }
     }
@@ -92,15 +93,9 @@ extension Store {
             try file.lock(exclusive: false)
             defer { file.unlock() }
             if try AppendJournal.exists(for: relative.name, in: folder) {
-                // An append was interrupted: settle it through a writable descriptor (locks
-                // belong to open descriptions, so ours is released first), then read.
+                // An append was interrupted: settle it, then read.
                 file.unlock()
-                let writable = try folder.open(relative.name, flags: Sys.readWrite)
-                try writable.lock(exclusive: true)
-                if try writable.status().inode == file.status().inode {
-                    try AppendJournal.recover(file: writable, name: relative.name, in: folder, durable: true)
-                }
-                writable.unlock()
+                try AppendJournal.settle(relative.name, in: folder, ifInode: file.status().inode)
                 try file.lock(exclusive: false)
             }
             let data = try file.readAll()

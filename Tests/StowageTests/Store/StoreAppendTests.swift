@@ -80,6 +80,7 @@ struct StoreAppendTests {
         let newBytes = Data(#",{"id":2,"text":"b"}]"#.utf8)
         let offset = status.size - 1
         try AppendJournal.begin(.init(device: status.device, inode: status.inode, offset: offset,
+                                      anchor: try AppendJournal.anchor(of: file, before: offset),
                                       newLength: offset + Int64(newBytes.count), checksum: AppendJournal.checksum(newBytes),
                                       oldTail: Array("]".utf8)), for: "m.json", in: documents, durable: false)
         return (file, offset, newBytes)
@@ -114,9 +115,57 @@ struct StoreAppendTests {
         let folder = TestFolder()
         let store = folder.store()
         try store.save([Message(id: 1, text: "a")], to: "m.json", in: .documents)
-        try folder.write("stowage-append-journal-1 12 34", to: "container/Documents/" + AppendJournal.name(for: "m.json"))
+        try folder.write("stowage-append-journal-2 12 34", to: "container/Documents/" + AppendJournal.name(for: "m.json"))
         try store.append(Message(id: 2, text: "b"), to: "m.json", in: .documents)
         #expect(try store.retrieve([Message].self, from: "m.json", in: .documents).map(\.id) == [1, 2])
         #expect(folder.leftoverTemporaryItems().isEmpty)
     }
+
+    @Test("a journal whose file is gone is stale for a new file that got the same inode number")
+    func staleJournalOfReusedInode() throws {
+        let folder = TestFolder()
+        let store = folder.store()
+        try store.save([Message(id: 1, text: "a")], to: "m.json", in: .documents)
+        let (file, _, _) = try Self.beginAppend(in: folder)
+        // The crash left the journal; then another program replaced the file by one that the
+        // file system gave the same inode number. Rewriting in place makes exactly that file.
+        let replacement = Data(#"[{"id":7,"text":"a different file, of a different length"}]"#.utf8)
+        try file.truncate(to: 0)
+        try file.writeAll(replacement, at: 0)
+        let path = folder.path + "/container/Documents/m.json"
+        #expect(try store.retrieve([Message].self, from: "m.json", in: .documents).map(\.id) == [7])
+        #expect(try Data(contentsOf: URL(filePath: path)) == replacement, "left exactly as it was")
+        #expect(folder.leftoverTemporaryItems().isEmpty, "the stale journal is removed")
+    }
+
+    @Test("removing, replacing or moving a file settles or drops its append journal")
+    func journalFollowsTheFile() throws {
+        let folder = TestFolder()
+        let store = folder.store()
+        // Removed: the journal goes with the file.
+        try store.save([Message(id: 1, text: "a")], to: "m.json", in: .documents)
+        _ = try Self.beginAppend(in: folder)
+        try store.remove("m.json", from: .documents)
+        #expect(folder.leftoverTemporaryItems().isEmpty, "removed with its file")
+        // Replaced by a save: the journal described the old file.
+        try store.save([Message(id: 1, text: "a")], to: "m.json", in: .documents)
+        _ = try Self.beginAppend(in: folder)
+        try store.save([Message(id: 5, text: "e")], to: "m.json", in: .documents)
+        #expect(folder.leftoverTemporaryItems().isEmpty, "dropped by the save")
+        #expect(try store.retrieve([Message].self, from: "m.json", in: .documents).map(\.id) == [5])
+        // Renamed and moved in the middle of a torn append: settled first, so the file arrives whole.
+        try store.save([Message(id: 1, text: "a")], to: "m.json", in: .documents)
+        var (file, offset, newBytes) = try Self.beginAppend(in: folder)
+        try file.writeAll(newBytes.prefix(7), at: offset)
+        try store.rename("m.json", to: "n.json", in: .documents)
+        #expect(folder.leftoverTemporaryItems().isEmpty, "settled before the rename")
+        #expect(try store.retrieve([Message].self, from: "n.json", in: .documents).map(\.id) == [1])
+        try store.rename("n.json", to: "m.json", in: .documents)
+        (file, offset, newBytes) = try Self.beginAppend(in: folder)
+        try file.writeAll(newBytes, at: offset)  // this one completed before the crash
+        try store.move("m.json", from: .documents, to: .applicationSupport)
+        #expect(folder.leftoverTemporaryItems().isEmpty, "settled before the move")
+        #expect(try store.retrieve([Message].self, from: "m.json", in: .applicationSupport).map(\.id) == [1, 2])
+    }
 }
+
