@@ -75,7 +75,7 @@ final class FillEngine: @unchecked Sendable {
     private func isSystemVolume() throws -> Bool {
         let device = try parent.status().device
         var homes = [FileManager.default.homeDirectoryForCurrentUser.fileSystemPath]
-        if let home = ProcessInfo.processInfo.environment["HOME"], home.hasPrefix("/") { homes.append(home) }
+        if let home = ProcessInfo.processInfo.environment["HOME"], home.hasBytePrefix("/") { homes.append(home) }
         return (["/"] + homes).contains { path in (try? Sys.stat(path).device) == device }
     }
 

@@ -189,7 +189,7 @@ public struct FillFolder: Sendable, Hashable {
         }
         var rebuilt = FillManifest(availableBefore: try folder.spaceFigures().available)
         var markersWork = true
-        for name in try folder.entryNames().sorted() where name.hasPrefix(FillManifest.filePrefix) {
+        for name in try folder.entryNames().sorted() where name.hasBytePrefix(FillManifest.filePrefix) {
             do {
                 let file = try folder.openForReading(name)
                 if try file.attribute(FillManifest.markerAttribute) != nil {
@@ -214,7 +214,7 @@ public struct FillFolder: Sendable, Hashable {
     /// every new file), so after a power loss it can be older than the files.
     private func adoptMarkedFiles(into manifest: inout FillManifest, in folder: OpenFile) throws {
         let named = Set(manifest.files.map(\.name))
-        for name in try folder.entryNames().sorted() where name.hasPrefix(FillManifest.filePrefix) && !named.contains(name) {
+        for name in try folder.entryNames().sorted() where name.hasBytePrefix(FillManifest.filePrefix) && !named.contains(name) {
             do {
                 let file = try folder.openForReading(name)
                 guard try file.attribute(FillManifest.markerAttribute) == Array(manifest.id.utf8) else { continue }

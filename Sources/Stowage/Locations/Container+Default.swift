@@ -44,7 +44,7 @@ extension Container {
     /// The XDG layout, used on Linux and available everywhere for tools that want it.
     static func xdg(appIdentifier: String, environment: [String: String]) throws -> Container {
         func absolute(_ name: String) -> URL? {
-            guard let value = environment[name], value.hasPrefix("/") else { return nil }
+            guard let value = environment[name], value.hasBytePrefix("/") else { return nil }
             return URL(filePath: value, directoryHint: .isDirectory).standardizedFileURL
         }
         let home: URL

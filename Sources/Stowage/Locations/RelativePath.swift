@@ -31,6 +31,11 @@ public struct RelativePath: Sendable, Hashable, CustomStringConvertible {
     /// append journals); user paths cannot use it.
     public static let reservedPrefix = ".stowage-"
 
+    /// Whether `name` is one Stowage keeps for itself: its UTF-8 bytes start with
+    /// ``reservedPrefix``'s, as the kernel compares names. (`hasPrefix` compares characters, and
+    /// a combining mark right after the prefix glues onto its `-`.)
+    static func isReserved(_ name: String) -> Bool { name.hasBytePrefix(reservedPrefix) }
+
     /// Validates `string` as a relative path.
     ///
     /// - Throws: ``StowageError/Code/invalidPath`` naming the path and what is wrong with it.
@@ -60,7 +65,7 @@ public struct RelativePath: Sendable, Hashable, CustomStringConvertible {
             if name.utf8.count > maximumNameLength {
                 return "the name '\(name.prefix(24))…' is longer than \(maximumNameLength) bytes"
             }
-            if name.utf8.starts(with: reservedPrefix.utf8) {
+            if isReserved(name) {
                 return "names starting with '\(reservedPrefix)' are reserved for Stowage"
             }
         }
@@ -91,4 +96,9 @@ public struct RelativePath: Sendable, Hashable, CustomStringConvertible {
     func appending(_ name: String) -> RelativePath {
         RelativePath(components: components + [name])
     }
+}
+
+extension String {
+    /// Whether this string's UTF-8 bytes start with those of `prefix`: how file names compare.
+    func hasBytePrefix(_ prefix: String) -> Bool { utf8.starts(with: prefix.utf8) }
 }

@@ -24,7 +24,7 @@ extension Container {
         let status = getpwuid_r(geteuid(), &record, &buffer, buffer.count, &result)
         guard status == 0, result != nil, let directory = record.pw_dir else { return nil }
         let home = String(cString: directory)
-        return home.hasPrefix("/") ? home : nil
+        return home.hasBytePrefix("/") ? home : nil
     }
 }
 #endif

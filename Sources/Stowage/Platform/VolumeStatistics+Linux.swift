@@ -40,7 +40,7 @@ extension VolumeStatistics {
             let fields = line.split(separator: " ")
             guard fields.count >= 7, let separator = fields.firstIndex(of: "-"), separator + 1 < fields.count else { continue }
             let point = unescapeMountField(String(fields[4]))
-            guard path == point || point == "/" || path.hasPrefix(point + "/") else { continue }
+            guard path == point || point == "/" || path.hasBytePrefix(point + "/") else { continue }
             let entry = (point: point, type: String(fields[separator + 1]))
             let numbers = fields[2].split(separator: ":")
             if numbers.count == 2, UInt64(numbers[0]) == major, UInt64(numbers[1]) == minor,

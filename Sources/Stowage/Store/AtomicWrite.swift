@@ -12,7 +12,7 @@ enum TemporaryItem {
     }
 
     /// Whether `name` is a temporary item of an atomic write.
-    static func isTemporary(_ name: String) -> Bool { name.hasPrefix(prefix) }
+    static func isTemporary(_ name: String) -> Bool { name.hasBytePrefix(prefix) }
 }
 
 /// Writes files atomically: into a temporary file beside the target, synced when durable,

@@ -174,7 +174,7 @@ extension Store {
 
     private static func numberedSuffix(_ fileExtension: String?, location: Location, path: String) throws -> String {
         guard let fileExtension, !fileExtension.isEmpty else { return "" }
-        let trimmed = fileExtension.hasPrefix(".") ? String(fileExtension.dropFirst()) : fileExtension
+        let trimmed = fileExtension.hasBytePrefix(".") ? String(fileExtension.dropFirst()) : fileExtension
         if trimmed.isEmpty || trimmed.utf8.contains(UInt8(ascii: "/")) || trimmed.utf8.contains(0) || trimmed.utf8.count > 64 {
             throw StowageError(.invalidArgument, operation: .save, location: location, path: path,
                                reason: "the file extension '\(fileExtension)' is not usable")

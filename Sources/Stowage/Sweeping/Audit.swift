@@ -58,7 +58,7 @@ extension Container {
             do {
                 try FileTreeWalk(root: folder).run({ entry in
                     guard entry.status.kind == .file else { return entry.status.kind == .folder }
-                    if entry.name.hasPrefix(RelativePath.reservedPrefix) || entry.name == CacheDirectoryTag.name { return false }
+                    if RelativePath.isReserved(entry.name) || entry.name == CacheDirectoryTag.name { return false }
                     let absolute = base + "/" + entry.path
                     let size = entry.status.allocatedSize
                     switch location {

@@ -233,7 +233,7 @@ public final class DiskCache: @unchecked Sendable {
         do {
             let root = try OpenFile.openFolder(atPath: folder.fileSystemPath, followingLinks: true)
             try FileTreeWalk(root: root).run({ entry in
-                if entry.status.kind == .file && !entry.name.hasPrefix(RelativePath.reservedPrefix) {
+                if entry.status.kind == .file && !RelativePath.isReserved(entry.name) {
                     files += 1
                     bytes += entry.status.allocatedSize
                 }

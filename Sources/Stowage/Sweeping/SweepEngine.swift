@@ -173,7 +173,7 @@ final class SweepEngine: @unchecked Sendable {
     /// followed nor removed; folders on other file systems are not entered.
     private func walk(countingFolders: Bool, _ body: (String, String, FileStatus, EntryKind) throws -> Void) throws {
         try FileTreeWalk(root: root).run({ entry in
-            if entry.name.hasPrefix(RelativePath.reservedPrefix) {
+            if RelativePath.isReserved(entry.name) {
                 if TemporaryItem.isTemporary(entry.name) { try body(entry.folder, entry.name, entry.status, .leftover) }
                 return false
             }

@@ -98,12 +98,17 @@ struct SweeperTests {
         let caches = folder.path + "/container/Library/Caches"
         try FileManager.default.createSymbolicLink(atPath: caches + "/link", withDestinationPath: folder.path + "/outside")
         try FileManager.default.createSymbolicLink(atPath: caches + "/file-link", withDestinationPath: folder.path + "/outside/keep")
+        // Stowage's prefix followed by a combining mark: one character "-\u{301}" to Swift's
+        // `hasPrefix`, but reserved by its bytes, as the Store's path check sees it.
+        let reserved = RelativePath.reservedPrefix + "\u{301}state"
+        #expect(FileManager.default.createFile(atPath: caches + "/" + reserved, contents: Data(count: 4096)))
         let report = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: 0)).sweep(folder.file("container/Library/Caches"))
         #expect(report.removed.count == 5)
         #expect(report.pinnedFiles == 1)
         #expect(try store.exists("f0", in: .caches))
         #expect(try folder.read("outside/keep") == "outside")
         #expect(folder.exists("container/Library/Caches/link") && folder.exists("container/Library/Caches/file-link"))
+        #expect(FileManager.default.fileExists(atPath: caches + "/" + reserved), "reserved by its bytes")
         #expect(try folder.read("container/Library/Caches/CACHEDIR.TAG").hasPrefix("Signature: 8a477f597d28d172789f06886806bc55"))
     }
 
