@@ -44,6 +44,15 @@ public final class DiskCache: @unchecked Sendable {
     /// How values are encoded.
     public let format: any ValueFormat
 
+    /// Where the folder is: inside a container (opened name by name, never through a link, so a
+    /// folder swapped for a link later cannot lead the cache outside), or any folder the caller
+    /// chose (opened by its path, which may be a link).
+    private enum Place {
+        case container(Store, RelativePath)
+        case path
+    }
+
+    private let place: Place
     private let lock = NSLock()
     private var allocated: Int64 = 0
     private var entries = 0
@@ -51,33 +60,63 @@ public final class DiskCache: @unchecked Sendable {
 
     /// A cache in the folder `name` of `container`'s caches location (created if needed).
     ///
+    /// Like the Store, the cache opens its folder name by name and never through a symbolic
+    /// link: should the folder be swapped for a link later, every call is `invalidPath`. A folder
+    /// removed behind its back (Caches cleared, say) is made again by the next call.
+    ///
     /// - Throws: ``StowageError/Code/invalidPath`` for a name that is not a valid path,
     ///   ``StowageError/Code/invalidArgument`` for a low watermark outside (0, 1].
     public convenience init(name: String, in container: Container, limits: Limits = Limits(),
                             format: any ValueFormat = JSONFormat()) throws {
         let store = Store(container: container)
-        try store.perform(.locate, .caches, name) {
-            let relative = try RelativePath(name)
-            _ = try store.openParent(of: relative.appending("x"), in: .caches, create: true, protection: nil, operation: .locate)
-        }
-        try self.init(folder: try store.url(for: name, in: .caches), limits: limits, format: format)
+        let relative = try store.perform(.locate, .caches, name) { try RelativePath(name) }
+        try self.init(folder: try store.url(for: name, in: .caches), place: .container(store, relative),
+                      limits: limits, format: format)
     }
 
     /// A cache in any folder (created if needed).
-    public init(folder: URL, limits: Limits = Limits(), format: any ValueFormat = JSONFormat()) throws {
+    public convenience init(folder: URL, limits: Limits = Limits(), format: any ValueFormat = JSONFormat()) throws {
+        try self.init(folder: folder, place: .path, limits: limits, format: format)
+    }
+
+    private init(folder: URL, place: Place, limits: Limits, format: any ValueFormat) throws {
         guard limits.lowWatermark > 0, limits.lowWatermark <= 1 else {
             throw StowageError(.invalidArgument, operation: .cache, path: folder.fileSystemPath,
                                reason: "the low watermark must be more than 0 and at most 1")
         }
         self.folder = folder
+        self.place = place
         self.limits = limits
         self.format = format
-        do {
-            try Container.createFolders(atPath: folder.fileSystemPath)
-        } catch let error as SystemCallError {
-            throw StowageError(error, operation: .cache, path: folder.fileSystemPath)
+        if case .path = place {
+            do {
+                try Container.createFolders(atPath: folder.fileSystemPath)
+            } catch let error as SystemCallError {
+                throw StowageError(error, operation: .cache, path: folder.fileSystemPath)
+            }
         }
         try rebuildIndex()
+    }
+
+    /// Opens the cache's folder, making it again if it was removed.
+    private func openRoot() throws -> OpenFile {
+        switch place {
+        case .path:
+            do {
+                return try OpenFile.openFolder(atPath: folder.fileSystemPath, followingLinks: true)
+            } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+                try Container.createFolders(atPath: folder.fileSystemPath)
+                return try OpenFile.openFolder(atPath: folder.fileSystemPath, followingLinks: true)
+            }
+        case .container(let store, let relative):
+            return try store.perform(.cache, .caches, relative.string) {
+                guard let root = try store.openParent(of: relative.appending("entry"), in: .caches, create: true,
+                                                      protection: nil, operation: .cache) else {
+                    throw StowageError(.notFound, operation: .cache, location: .caches, path: relative.string)
+                }
+                return root
+            }
+        }
     }
 
     // MARK: Reading and writing
@@ -101,7 +140,7 @@ public final class DiskCache: @unchecked Sendable {
 
     /// Writes one entry file atomically into its fan-out folder (made if missing) and updates the index.
     private func write(_ content: Data, fanOut: String, name: String) throws {
-        let root = try OpenFile.openFolder(atPath: folder.fileSystemPath, followingLinks: true)
+        let root = try openRoot()
         if try root.statusIfPresent(of: fanOut) == nil {
             try Store.createFolderIfMissing(fanOut, in: root, mode: Sys.defaultFolder)
         }
@@ -133,7 +172,7 @@ public final class DiskCache: @unchecked Sendable {
     public func data(for key: String) throws -> Data? {
         let (fanOut, name) = Self.fileName(for: key)
         return try run(key) {
-            let root = try OpenFile.openFolder(atPath: folder.fileSystemPath, followingLinks: true)
+            let root = try openRoot()
             let file: OpenFile
             let parent: OpenFile
             do {
@@ -172,7 +211,7 @@ public final class DiskCache: @unchecked Sendable {
     public func remove(_ key: String) throws {
         let (fanOut, name) = Self.fileName(for: key)
         try run(key) {
-            let root = try OpenFile.openFolder(atPath: folder.fileSystemPath, followingLinks: true)
+            let root = try openRoot()
             let parent: OpenFile
             do {
                 parent = try root.openFolder(fanOut)
@@ -186,7 +225,7 @@ public final class DiskCache: @unchecked Sendable {
     /// Removes every entry.
     public func removeAll() throws {
         try run("") {
-            let root = try OpenFile.openFolder(atPath: folder.fileSystemPath, followingLinks: true)
+            let root = try openRoot()
             try TreeOperations.removeContents(of: root)
             lock.withLock {
                 allocated = 0
@@ -216,7 +255,10 @@ public final class DiskCache: @unchecked Sendable {
     public func sweep() throws -> SweepReport {
         let policy = SweepPolicy(maximumAllocatedSize: limits.maximumAllocatedSize, maximumCount: limits.maximumCount,
                                  order: .leastRecentlyUsed, lowWatermark: limits.lowWatermark)
-        let report = try Sweeper(policy: policy).sweep(folder)
+        let report = try run("") {
+            try Sweeper.run(root: try openRoot(), path: folder.fileSystemPath, policy: policy, goal: .limits,
+                            dryRun: false, now: Date())
+        }
         lock.withLock {
             allocated = report.keptAllocatedBytes
             entries = report.keptFiles
@@ -231,7 +273,7 @@ public final class DiskCache: @unchecked Sendable {
         var files = 0
         var bytes: Int64 = 0
         do {
-            let root = try OpenFile.openFolder(atPath: folder.fileSystemPath, followingLinks: true)
+            let root = try openRoot()
             try FileTreeWalk(root: root).run({ entry in
                 if entry.status.kind == .file && !RelativePath.isReserved(entry.name) {
                     files += 1

@@ -55,8 +55,20 @@ public struct Sweeper: Sendable {
     }
 
     static func run(_ path: String, policy: SweepPolicy, goal: SweepEngine.Goal, dryRun: Bool, now: Date) throws -> SweepReport {
+        let root: OpenFile
         do {
-            let root = try OpenFile.openFolder(atPath: path, followingLinks: true)
+            root = try OpenFile.openFolder(atPath: path, followingLinks: true)
+        } catch let error as SystemCallError {
+            throw StowageError(error, operation: .sweep, path: path)
+        }
+        return try run(root: root, path: path, policy: policy, goal: goal, dryRun: dryRun, now: now)
+    }
+
+    /// Sweeps the folder `root`, already opened (as a container opens its folders, never
+    /// through a link); `path` names it in the report and errors.
+    static func run(root: OpenFile, path: String, policy: SweepPolicy, goal: SweepEngine.Goal, dryRun: Bool,
+                    now: Date) throws -> SweepReport {
+        do {
             try root.lock(exclusive: true)
             defer { root.unlock() }
             let engine = try SweepEngine(rootPath: path, root: root, policy: policy, goal: goal, now: now)

@@ -290,6 +290,27 @@ struct HostilePathReliabilityTests {
         #expect(try folder.snapshot("outside") == before)
     }
 
+    @Test("a DiskCache whose folder is swapped for a link after it was made never follows the link")
+    func swappedCacheFolder() throws {
+        let harness = try Harness()
+        let folder = harness.folder
+        let before = try folder.snapshot("outside")
+        let cache = try DiskCache(name: "thumbnails", in: folder.container(), limits: DiskCache.Limits(maximumCount: 1))
+        try cache.set(Data("1".utf8), for: "a")
+        try FileManager.default.moveItem(atPath: harness.caches + "/thumbnails", toPath: harness.caches + "/thumbnails-moved")
+        try FileManager.default.createSymbolicLink(atPath: harness.caches + "/thumbnails", withDestinationPath: folder.path + "/outside")
+        expectStowageError(.invalidPath) { try cache.set(Data("evil".utf8), for: "b") }
+        expectStowageError(.invalidPath) { _ = try cache.data(for: "a") }
+        expectStowageError(.invalidPath) { try cache.remove("a") }
+        expectStowageError(.invalidPath) { try cache.removeAll() }
+        expectStowageError(.invalidPath) { try cache.sweep() }
+        #expect(try folder.snapshot("outside") == before)
+        // A folder removed behind the cache's back (by clearing Caches, say) is made again.
+        try FileManager.default.removeItem(atPath: harness.caches + "/thumbnails")
+        try cache.set(Data("2".utf8), for: "c")
+        #expect(try cache.data(for: "c") == Data("2".utf8))
+    }
+
     @Test("a folder swapped back and forth with a link to the outside, while every operation runs, never leads outside")
     func racingSwap() async throws {
         let harness = try Harness()
