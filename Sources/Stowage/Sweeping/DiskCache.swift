@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Keys of any length become safe file names (two 64-bit FNV-1a hashes, in 256 fan-out folders);
 /// each file starts with its full key, so a hash collision reads as a miss, never as another
-/// key's value. Entries can expire. A write that takes the cache over a limit sweeps it, least
+/// key's value, and with its data's length, so an entry cut short reads as a miss, never as
+/// truncated data. Entries can expire. A write that takes the cache over a limit sweeps it, least
 /// recently used first, down to the low watermark (so the next writes do not sweep again).
 /// ``totalAllocatedSize`` and ``count`` are O(1): an index of totals, built by one scan when the
 /// cache is opened, kept by every write and removal, and rebuilt by every sweep. Entries removed
@@ -128,7 +129,7 @@ public final class DiskCache: @unchecked Sendable {
     public func set(_ data: Data, for key: String, expiresAfter: TimeInterval? = nil) throws {
         let (fanOut, name) = Self.fileName(for: key)
         let expiry = expiresAfter.map { Date().timeIntervalSince1970 + $0 } ?? 0
-        var content = Self.header(key: key, expiry: expiry)
+        var content = Self.header(key: key, expiry: expiry, dataLength: data.count)
         content.append(data)
         try run(key) {
             // A sweep (of this cache, or of another process sharing it) removes the fan-out
@@ -313,7 +314,7 @@ public final class DiskCache: @unchecked Sendable {
 
     // MARK: Entry files
 
-    private static let magic = Array("STOWAGE-CACHE-1\n".utf8)
+    private static let magic = Array("STOWAGE-CACHE-2\n".utf8)
 
     /// The fan-out folder and file name of a key.
     static func fileName(for key: String) -> (String, String) {
@@ -324,25 +325,38 @@ public final class DiskCache: @unchecked Sendable {
         return (String(name.prefix(2)), name)
     }
 
-    static func header(key: String, expiry: Double) -> Data {
+    /// An entry starts with the magic, the key's length (4 bytes) and UTF-8 bytes, the expiry
+    /// (8 bytes, a `Double`'s bits, 0 for never) and the data's length (8 bytes), all little
+    /// endian; the data follows. The length tells a whole entry from one cut short (a write that
+    /// was not synced, then a power loss, can leave a file shorter than it was written).
+    static func header(key: String, expiry: Double, dataLength: Int) -> Data {
         var data = Data(magic)
         let keyBytes = Array(key.utf8)
         withUnsafeBytes(of: UInt32(keyBytes.count).littleEndian) { data.append(contentsOf: $0) }
         data.append(contentsOf: keyBytes)
         withUnsafeBytes(of: expiry.bitPattern.littleEndian) { data.append(contentsOf: $0) }
+        withUnsafeBytes(of: UInt64(dataLength).littleEndian) { data.append(contentsOf: $0) }
         return data
     }
 
+    /// The key, expiry and where the data starts; `nil` for anything but a whole entry.
     static func parse(_ content: Data) -> (key: String, expiry: Double, dataOffset: Int)? {
-        let bytes = [UInt8](content.prefix(magic.count + 4))
-        guard bytes.count == magic.count + 4, Array(bytes.prefix(magic.count)) == magic else { return nil }
-        let length = Int(bytes[magic.count..<magic.count + 4].enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) })
-        let keyStart = content.startIndex + magic.count + 4
-        guard content.count >= magic.count + 4 + length + 8 else { return nil }
-        let key = String(decoding: content[keyStart..<keyStart + length], as: UTF8.self)
-        let expiryBytes = [UInt8](content[keyStart + length..<keyStart + length + 8])
-        let pattern = expiryBytes.enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
-        return (key, Double(bitPattern: pattern), magic.count + 4 + length + 8)
+        let start = content.startIndex
+        guard content.count >= magic.count + 4, content.prefix(magic.count).elementsEqual(magic) else { return nil }
+        let keyLength = Int(littleEndian(content, at: start + magic.count, count: 4))
+        let keyStart = start + magic.count + 4
+        guard content.count >= magic.count + 4 + keyLength + 16 else { return nil }
+        let key = String(decoding: content[keyStart..<keyStart + keyLength], as: UTF8.self)
+        let expiry = Double(bitPattern: littleEndian(content, at: keyStart + keyLength, count: 8))
+        let dataLength = littleEndian(content, at: keyStart + keyLength + 8, count: 8)
+        let dataOffset = magic.count + 4 + keyLength + 16
+        guard UInt64(content.count - dataOffset) == dataLength else { return nil }
+        return (key, expiry, dataOffset)
+    }
+
+    /// The little-endian number in the `count` bytes of `content` at `index`.
+    private static func littleEndian(_ content: Data, at index: Int, count: Int) -> UInt64 {
+        content[index..<index + count].enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
     }
 }
 

@@ -76,12 +76,14 @@ struct CorruptInputReliabilityTests {
         let cache = try DiskCache(folder: folder.file("cache"))
         let (fanOut, name) = DiskCache.fileName(for: "k")
         let entry = "cache/\(fanOut)/\(name)"
-        let header = DiskCache.header(key: "k", expiry: 0)
+        let header = DiskCache.header(key: "k", expiry: 0, dataLength: 5)
         let magic = header.prefix(16)
         var corrupt: [Data] = [Data(), Data("garbage".utf8), magic, header.prefix(19), header.prefix(header.count - 1)]
         corrupt.append(magic + Data([0xFF, 0xFF, 0xFF, 0xFF]) + Data("k".utf8))  // a key length past the end
         corrupt.append(magic + Data([0xFF, 0xFF, 0xFF, 0x7F]))
         corrupt.append(Data(repeating: 0, count: 10_000))
+        corrupt.append(header + Data("val".utf8))  // cut short: 3 of the 5 bytes of data
+        corrupt.append(header + Data("value!".utf8))  // longer than its header says
         for content in corrupt {
             try cache.set(Data("value".utf8), for: "k")
             try content.write(to: folder.file(entry))
@@ -90,7 +92,7 @@ struct CorruptInputReliabilityTests {
             #expect(try cache.value(Message.self, for: "k") == nil)
         }
         // An entry that is whole but holds another key (a hash collision) is that key's: kept.
-        var other = DiskCache.header(key: "other", expiry: 0)
+        var other = DiskCache.header(key: "other", expiry: 0, dataLength: 6)
         other.append(Data("theirs".utf8))
         try other.write(to: folder.file(entry))
         #expect(try cache.data(for: "k") == nil)
