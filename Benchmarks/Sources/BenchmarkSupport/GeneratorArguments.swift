@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A malformed command line of a benchmark program.
 public struct UsageError: Error, CustomStringConvertible {
     public var description: String
@@ -47,3 +55,19 @@ public struct GeneratorArguments {
         return parsed
     }
 }
+
+/// The options `parse` makes of this process's arguments. Help prints `usage` and exits 0; a
+/// malformed command line prints the error and `usage` to standard error and exits 2.
+public func commandLineOptions<Options>(usage: String, _ parse: ([String]) throws -> Options?) -> Options {
+    do {
+        guard let options = try parse(Array(CommandLine.arguments.dropFirst())) else {
+            print(usage)
+            exit(0)
+        }
+        return options
+    } catch {
+        printError("error: \(error)\n\n\(usage)")
+        exit(2)
+    }
+}
+

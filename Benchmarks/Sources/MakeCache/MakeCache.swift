@@ -59,17 +59,7 @@ struct MakeCache {
     }
 
     static func main() {
-        let options: Options
-        do {
-            guard let parsed = try parse(Array(CommandLine.arguments.dropFirst())) else {
-                print(usage)
-                return
-            }
-            options = parsed
-        } catch {
-            printError("error: \(error)\n\n\(usage)")
-            exit(2)
-        }
+        let options = commandLineOptions(usage: usage, parse)
 
         let start = ContinuousClock.now
         let now = options.now ?? time(nil)

@@ -29,17 +29,7 @@ struct MakeTree {
     }
 
     static func main() {
-        let options: Options
-        do {
-            guard let parsed = try parse(Array(CommandLine.arguments.dropFirst())) else {
-                print(usage)
-                return
-            }
-            options = parsed
-        } catch {
-            printError("error: \(error)\n\n\(usage)")
-            exit(2)
-        }
+        let options = commandLineOptions(usage: usage, parse)
 
         var maker = TreeMaker(root: options.directory, fileCount: options.files, seed: options.seed)
         let start = ContinuousClock.now
