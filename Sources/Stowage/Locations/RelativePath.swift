@@ -47,8 +47,6 @@ public struct RelativePath: Sendable, Hashable, CustomStringConvertible {
         components = Self.names(in: string)
     }
 
-    private init(components: [String]) { self.components = components }
-
     /// What is wrong with `string` as a relative path, or `nil` when it is acceptable.
     static func problem(in string: String) -> String? {
         if string.isEmpty { return "the path is empty" }
@@ -91,11 +89,6 @@ public struct RelativePath: Sendable, Hashable, CustomStringConvertible {
 
     /// The folders above the item, empty for an item directly in the location.
     public var folders: ArraySlice<String> { components.dropLast() }
-
-    /// This path with `name` appended (which must be a valid single name).
-    func appending(_ name: String) -> RelativePath {
-        RelativePath(components: components + [name])
-    }
 }
 
 extension String {

@@ -69,7 +69,7 @@ extension Store {
     public func retrieve(_ type: [Data].Type, from path: String, in location: Location) throws -> [Data] {
         try perform(.retrieve, location, path) {
             let relative = try RelativePath(path)
-            let folder = try openNumberedFolder(relative, in: location, operation: .retrieve, create: false)
+            let folder = try openFolder(relative, in: location, operation: .retrieve, create: false)
             try folder.lock(exclusive: false)
             defer { folder.unlock() }
             return try Self.numberedEntries(in: folder).map { entry in
@@ -104,7 +104,7 @@ extension Store {
             try checkSpace(forFiles: items.map { Int64($0.count) }, in: location, options: options,
                            operation: .append, path: path)
             try AtomicWrite.retryingVanishedFolders {
-                let folder = try openNumberedFolder(relative, in: location, operation: .append, create: true,
+                let folder = try openFolder(relative, in: location, operation: .append, create: true,
                                                     protection: options.protection)
                 try folder.lock(exclusive: true)
                 defer { folder.unlock() }
@@ -140,20 +140,6 @@ extension Store {
             entries.append(NumberedEntry(number: number, name: name, suffix: String(name.dropFirst(stem.count))))
         }
         return entries.sorted { $0.number < $1.number }
-    }
-
-    private func openNumberedFolder(_ relative: RelativePath, in location: Location, operation: StowageError.Operation,
-                                    create: Bool, protection: FileProtection? = nil) throws -> OpenFile {
-        guard let parent = try openParent(of: relative, in: location, create: create, protection: protection,
-                                          operation: operation) else {
-            throw StowageError(.notFound, operation: operation, location: location, path: relative.string)
-        }
-        let mode = protection?.isOwnerOnly == true ? Sys.ownerOnlyFolder : Sys.defaultFolder
-        guard let folder = try Self.openChildFolder(relative.name, in: parent, create: create, mode: mode, path: relative,
-                                                    location: location, operation: operation) else {
-            throw StowageError(.notFound, operation: operation, location: location, path: relative.string)
-        }
-        return folder
     }
 
     /// Creates the folder `name`; one created by someone else meanwhile is just as good.

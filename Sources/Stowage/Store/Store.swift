@@ -94,6 +94,22 @@ extension Store {
         return current
     }
 
+    /// Opens the folder at `path` itself (creating it and missing folders on the way when
+    /// `create` is set), never through a symbolic link.
+    ///
+    /// - Throws: ``StowageError/Code/notFound`` when it does not exist and `create` is not set.
+    func openFolder(_ path: RelativePath, in location: Location, operation: StowageError.Operation,
+                    create: Bool, protection: FileProtection? = nil) throws -> OpenFile {
+        let mode = protection?.isOwnerOnly == true ? Sys.ownerOnlyFolder : Sys.defaultFolder
+        guard let parent = try openParent(of: path, in: location, create: create, protection: protection,
+                                          operation: operation),
+              let folder = try Self.openChildFolder(path.name, in: parent, create: create, mode: mode, path: path,
+                                                    location: location, operation: operation) else {
+            throw StowageError(.notFound, operation: operation, location: location, path: path.string)
+        }
+        return folder
+    }
+
     /// Opens (or, when `create` is set, creates and opens) the folder `name` in `folder`.
     static func openChildFolder(_ name: String, in folder: OpenFile, create: Bool, mode: mode_t,
                                 path: RelativePath, location: Location,

@@ -89,14 +89,8 @@ public final class DiskCache: @unchecked Sendable {
         self.place = place
         self.limits = limits
         self.format = format
-        if case .path = place {
-            do {
-                try Container.createFolders(atPath: folder.fileSystemPath)
-            } catch let error as SystemCallError {
-                throw StowageError(error, operation: .cache, path: folder.fileSystemPath)
-            }
-        }
-        try rebuildIndex()
+        try rebuildIndex()  // opening the folder makes it
+
     }
 
     /// Opens the cache's folder, making it again if it was removed.
@@ -111,11 +105,7 @@ public final class DiskCache: @unchecked Sendable {
             }
         case .container(let store, let relative):
             return try store.perform(.cache, .caches, relative.string) {
-                guard let root = try store.openParent(of: relative.appending("entry"), in: .caches, create: true,
-                                                      protection: nil, operation: .cache) else {
-                    throw StowageError(.notFound, operation: .cache, location: .caches, path: relative.string)
-                }
-                return root
+                try store.openFolder(relative, in: .caches, operation: .cache, create: true)
             }
         }
     }
@@ -273,17 +263,14 @@ public final class DiskCache: @unchecked Sendable {
     private func rebuildIndex() throws {
         var files = 0
         var bytes: Int64 = 0
-        do {
-            let root = try openRoot()
-            try FileTreeWalk(root: root).run({ entry in
+        try run("") {
+            try FileTreeWalk(root: try openRoot()).run({ entry in
                 if entry.status.kind == .file && !RelativePath.isReserved(entry.name) {
                     files += 1
                     bytes += entry.status.allocatedSize
                 }
                 return entry.status.kind == .folder
             }, problem: { _, _ in })  // an unreadable fan-out folder only makes the totals low until the next sweep
-        } catch let error as SystemCallError {
-            throw StowageError(error, operation: .cache, path: folder.fileSystemPath)
         }
         lock.withLock {
             entries = files
@@ -304,11 +291,13 @@ public final class DiskCache: @unchecked Sendable {
         }
     }
 
+    /// Runs `body`, naming the folder (and the key, when there is one) in a system call's error.
     private func run<T>(_ key: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as SystemCallError {
-            throw StowageError(error, operation: .cache, path: folder.fileSystemPath + " [" + key.prefix(64) + "]")
+            let path = folder.fileSystemPath + (key.isEmpty ? "" : " [" + key.prefix(64) + "]")
+            throw StowageError(error, operation: .cache, path: path)
         }
     }
 
