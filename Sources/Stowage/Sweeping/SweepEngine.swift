@@ -29,13 +29,11 @@ final class SweepEngine: @unchecked Sendable {
         var allocated: Int64
         var access: Double
         var modification: Double
-        var isFolder: Bool
         var reason: SweepReason
     }
 
     let rootPath: String
     let root: OpenFile
-    let rootDevice: UInt64
     let policy: SweepPolicy
     let goal: Goal
     let now: Double
@@ -43,10 +41,9 @@ final class SweepEngine: @unchecked Sendable {
     /// Entries per folder (relative path), to predict which folders the sweep empties.
     private var entriesPerFolder: [String: Int] = [:]
 
-    init(rootPath: String, root: OpenFile, policy: SweepPolicy, goal: Goal, now: Date) throws {
+    init(rootPath: String, root: OpenFile, policy: SweepPolicy, goal: Goal, now: Date) {
         self.rootPath = rootPath
         self.root = root
-        rootDevice = try root.status().device
         self.policy = policy
         self.goal = goal
         self.now = now.timeIntervalSince1970
@@ -59,7 +56,7 @@ final class SweepEngine: @unchecked Sendable {
         var totalFiles = 0
         var totalAllocated: Int64 = 0
         if case .limits = goal, policy.maximumAllocatedSize != nil || policy.maximumCount != nil {
-            try walk(countingFolders: false) { _, _, status, kind in
+            try walk(recording: false) { _, _, status, kind in
                 if kind == .ordinary {
                     totalFiles += 1
                     totalAllocated += status.allocatedSize
@@ -90,7 +87,7 @@ final class SweepEngine: @unchecked Sendable {
         var heap = VictimHeap(order: policy.order)
         var seenFiles = 0
         var seenAllocated: Int64 = 0
-        try walk(countingFolders: true) { folder, name, status, kind in
+        try walk(recording: true) { folder, name, status, kind in
             switch kind {
             case .leftover:
                 guard now - status.modificationTime >= policy.leftoverGracePeriod else { return }
@@ -142,8 +139,7 @@ final class SweepEngine: @unchecked Sendable {
     private func candidate(_ folder: String, _ name: String, _ status: FileStatus, reason: SweepReason) -> Candidate {
         Candidate(path: folder.isEmpty ? name : folder + "/" + name, folder: folder, device: status.device,
                   inode: status.inode, logical: status.size, allocated: status.allocatedSize,
-                  access: status.accessTime, modification: status.modificationTime,
-                  isFolder: status.isFolder, reason: reason)
+                  access: status.accessTime, modification: status.modificationTime, reason: reason)
     }
 
     private func absolutePath(_ folder: String, _ name: String) -> String {
@@ -170,8 +166,11 @@ final class SweepEngine: @unchecked Sendable {
 
     /// Calls `body` for every regular file (and leftover temporary item) below the root, by
     /// folder path and name. Stowage's own bookkeeping files are skipped; links are never
-    /// followed nor removed; folders on other file systems are not entered.
-    private func walk(countingFolders: Bool, _ body: (String, String, FileStatus, EntryKind) throws -> Void) throws {
+    /// followed nor removed; folders on other file systems are not entered. With `recording`
+    /// set (the selecting walk, which every sweep makes), the entries of each folder and the
+    /// folders that could not be read are recorded; the totalling walk before it records
+    /// nothing, so each unreadable folder is reported once.
+    private func walk(recording: Bool, _ body: (String, String, FileStatus, EntryKind) throws -> Void) throws {
         try FileTreeWalk(root: root).run({ entry in
             if RelativePath.isReserved(entry.name) {
                 if TemporaryItem.isTemporary(entry.name) { try body(entry.folder, entry.name, entry.status, .leftover) }
@@ -188,9 +187,9 @@ final class SweepEngine: @unchecked Sendable {
                 return false  // links are never followed nor removed; devices, sockets and pipes are left alone
             }
         }, folderDone: { folder, entries in
-            if countingFolders { self.entriesPerFolder[folder] = entries }
+            if recording { self.entriesPerFolder[folder] = entries }
         }, problem: { folder, error in
-            self.issues.append(UsageIssue(path: folder, errno: error.errno, message: StowageError.describe(errno: error.errno)))
+            if recording { self.issues.append(UsageIssue(path: folder, error: error)) }
         })
     }
 
@@ -269,8 +268,12 @@ final class SweepEngine: @unchecked Sendable {
             do {
                 try open(folder: parentPath).removeEntry(name, folder: true)
                 return true
+            } catch let error as SystemCallError
+                        where [Sys.notEmpty, Sys.exists, Sys.noSuchEntry].contains(error.errno) {
+                return false  // not empty any more (something was written meanwhile) or gone: not an error
             } catch {
-                return false  // not empty any more (something was written meanwhile) or gone: keep quiet, it is not an error
+                issues.append(UsageIssue(path: folder, error: error))
+                return false
             }
         }
     }
@@ -316,13 +319,7 @@ private final class RemovalOutcomes: @unchecked Sendable {
 
     func note(_ issue: UsageIssue) { lock.withLock { issues.append(issue) } }
 
-    func fail(_ path: String, _ error: any Error) {
-        if let error = error as? SystemCallError {
-            note(UsageIssue(path: path, errno: error.errno, message: StowageError.describe(errno: error.errno)))
-        } else {
-            note(UsageIssue(path: path, errno: 0, message: String(describing: error)))
-        }
-    }
+    func fail(_ path: String, _ error: any Error) { note(UsageIssue(path: path, error: error)) }
 }
 
 /// The victims chosen so far, least deserving of removal on top, so the set can shrink to the

@@ -58,7 +58,9 @@ extension Container {
             guard let folder = try openFolder(of: location, create: false, operation: .sweep),
                   try folder.status().device == volume else { continue }
             let policy = SweepPolicy(order: order, leftoverGracePeriod: 0)
-            let step = try Sweeper.run(try url(for: location).fileSystemPath, policy: policy,
+            // The folder just opened (and, for tmp, checked to be the user's own), not its path
+            // looked up again, which a swapped-in link could lead elsewhere.
+            let step = try Sweeper.run(root: folder, path: try url(for: location).fileSystemPath, policy: policy,
                                        goal: .free(remaining, purgeableOnly: purgeableOnly), dryRun: dryRun, now: now)
             report.freedAllocatedBytes += step.freedAllocatedBytes
             report.steps.append(ReliefStep(location: location.identifier, report: step))

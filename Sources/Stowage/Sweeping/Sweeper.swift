@@ -71,7 +71,7 @@ public struct Sweeper: Sendable {
         do {
             try root.lock(exclusive: true)
             defer { root.unlock() }
-            let engine = try SweepEngine(rootPath: path, root: root, policy: policy, goal: goal, now: now)
+            let engine = SweepEngine(rootPath: path, root: root, policy: policy, goal: goal, now: now)
             let selection = try engine.select()
             let predictedFolders = engine.emptiedFolders(by: selection.victims)
             let removed = dryRun ? selection.victims : engine.remove(selection.victims)

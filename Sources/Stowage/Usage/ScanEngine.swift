@@ -116,10 +116,8 @@ final class ScanEngine: @unchecked Sendable {
         let status: FileStatus
         do {
             status = options.followsSymbolicLinks ? try Sys.stat(root) : try Sys.lstat(root)
-        } catch let error as SystemCallError {
-            issues.append(UsageIssue(path: root, errno: error.errno, message: StowageError.describe(errno: error.errno)))
-            return
         } catch {
+            issues.append(UsageIssue(path: root, error: error))
             return
         }
         if status.kind == .folder {
@@ -252,9 +250,9 @@ final class ScanEngine: @unchecked Sendable {
                 }
                 return true
             }
-        } catch let error as SystemCallError {
-            record(UsageIssue(path: work.path, errno: error.errno, message: StowageError.describe(errno: error.errno)))
-        } catch {}
+        } catch {
+            record(UsageIssue(path: work.path, error: error))
+        }
         if !subfolders.isEmpty {
             condition.lock()
             openPending += opened

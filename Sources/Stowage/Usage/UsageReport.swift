@@ -95,6 +95,18 @@ public struct UsageIssue: Sendable, Hashable, Codable, CustomStringConvertible {
     public var description: String { "\(path): \(message)" }
 }
 
+extension UsageIssue {
+    /// The issue of `error` at `path`: a system call's `errno` and its description, or any
+    /// other error's text with `errno` 0.
+    init(path: String, error: any Error) {
+        if let error = error as? SystemCallError {
+            self.init(path: path, errno: error.errno, message: StowageError.describe(errno: error.errno))
+        } else {
+            self.init(path: path, errno: 0, message: String(describing: error))
+        }
+    }
+}
+
 /// How far a running scan has come.
 public struct UsageProgress: Sendable, Hashable {
     /// Entries examined so far.
