@@ -124,9 +124,8 @@ struct FillCommand: AsyncParsableCommand {
         let hold = try Filler(plan: plan).hold { events.progress($0) }
         events.filled(hold.report, holding: true)
         for await _ in stopped.stream {}
-        let released = try hold.release()
-        let available = try VolumeCapacity.forVolume(containing: plan.volume).available
-        events.released(released, availableAfter: available)
+        _ = try hold.release()  // the command reports the volume's available bytes, not the files
+        events.released(availableAfter: try VolumeCapacity.forVolume(containing: plan.volume).available)
     }
 }
 
@@ -212,7 +211,7 @@ final class FillEvents: @unchecked Sendable {
         }
     }
 
-    func released(_ report: FillReleaseReport?, availableAfter: Int64) {
+    func released(availableAfter: Int64) {
         if json {
             emit(FillEventJSON(event: "released", availableAfter: availableAfter))
         } else {

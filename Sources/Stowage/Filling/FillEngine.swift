@@ -299,7 +299,7 @@ final class FillEngine: @unchecked Sendable {
                 do {
                     do {
                         try file.setAttribute(FillManifest.markerAttribute, to: Array(manifest.id.utf8))
-                    } catch let error as SystemCallError where Sys.isUnavailable(error) {
+                    } catch let error as SystemCallError where Sys.isUnsupportedAttribute(error) {
                         // no extended attributes here: the manifest entry alone identifies the file
                     }
                     let status = try file.status()

@@ -188,23 +188,12 @@ public struct FillFolder: Sendable, Hashable {
                                reason: "the fill manifest is damaged; `release` rebuilds it from the marked fill files")
         }
         var rebuilt = FillManifest(availableBefore: try folder.spaceFigures().available)
-        var markersWork = true
-        for name in try folder.entryNames().sorted() where name.hasBytePrefix(FillManifest.filePrefix) {
-            do {
-                let file = try folder.openForReading(name)
-                if try file.attribute(FillManifest.markerAttribute) != nil {
-                    let status = try file.status()
-                    rebuilt.files.append(.init(name: name, device: status.device, inode: status.inode))
-                }
-            } catch let error as SystemCallError where Sys.isUnavailable(error) {
-                markersWork = false
-            }
-        }
-        guard markersWork || !rebuilt.files.isEmpty else {
+        guard let marked = try markedFiles(in: folder, ofFill: nil) else {
             throw StowageError(.decodingFailed, operation: .release, path: manifestPath,
                                reason: "the fill manifest is damaged and this file system keeps no markers to rebuild it from; "
                                    + "check the folder and remove it by hand")
         }
+        rebuilt.files = marked
         try save(rebuilt, in: folder)
         return rebuilt
     }
@@ -214,17 +203,29 @@ public struct FillFolder: Sendable, Hashable {
     /// every new file), so after a power loss it can be older than the files.
     private func adoptMarkedFiles(into manifest: inout FillManifest, in folder: OpenFile) throws {
         let named = Set(manifest.files.map(\.name))
-        for name in try folder.entryNames().sorted() where name.hasBytePrefix(FillManifest.filePrefix) && !named.contains(name) {
+        let marked = try markedFiles(in: folder, ofFill: manifest.id) ?? []  // no markers here: nothing to adopt
+        manifest.files += marked.filter { !named.contains($0.name) }
+    }
+
+    /// The fill files in `folder` (by name) that carry a fill marker, of the fill `id` when
+    /// given; `nil` when this file system keeps no markers. Files gone meanwhile are skipped.
+    private func markedFiles(in folder: OpenFile, ofFill id: String?) throws -> [FillManifest.Entry]? {
+        var found: [FillManifest.Entry] = []
+        for name in try folder.entryNames().sorted() where name.hasBytePrefix(FillManifest.filePrefix) {
             do {
                 let file = try folder.openForReading(name)
-                guard try file.attribute(FillManifest.markerAttribute) == Array(manifest.id.utf8) else { continue }
+                guard let marker = try file.attribute(FillManifest.markerAttribute),
+                      id.map({ marker == Array($0.utf8) }) ?? true else { continue }
                 let status = try file.status()
                 guard status.isFile else { continue }
-                manifest.files.append(.init(name: name, device: status.device, inode: status.inode))
-            } catch let error as SystemCallError where Sys.isUnavailable(error) || error.errno == Sys.noSuchEntry {
-                continue  // no markers on this file system, or gone meanwhile: nothing to adopt
+                found.append(.init(name: name, device: status.device, inode: status.inode))
+            } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+                continue
+            } catch let error as SystemCallError where Sys.isUnsupportedAttribute(error) {
+                return nil
             }
         }
+        return found
     }
 
     /// Saves the manifest atomically. Not synced: a crash of the filling process leaves it

@@ -17,7 +17,7 @@ final class DirectoryStream {
 
     /// Opens the folder at `path`, never through a final symbolic link unless `followingLinks`.
     convenience init(path: String, followingLinks: Bool) throws {
-        try self.init(adopting: try Sys.open(path, O_RDONLY | O_DIRECTORY | (followingLinks ? 0 : O_NOFOLLOW)))
+        try self.init(adopting: try Sys.open(path, Sys.folderReadOnly | (followingLinks ? 0 : O_NOFOLLOW)))
     }
 
     /// Reads the folder open as `fd`, which the stream then owns.
@@ -66,7 +66,7 @@ final class DirectoryStream {
     /// the error then).
     func openFolder(_ name: UnsafePointer<CChar>, followingLinks: Bool) -> Int32? {
         while true {
-            let fd = openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
+            let fd = openat(descriptor, name, Sys.folderReadOnly | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
             if fd >= 0 { return fd }
             if Sys.currentErrno != EINTR { return nil }
         }

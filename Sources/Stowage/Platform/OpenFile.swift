@@ -43,7 +43,7 @@ final class OpenFile {
     /// Opens the sub-folder `name` as a bare descriptor, for callers that must catch the error
     /// before owning the result.
     func openFolderDescriptor(_ name: String) throws -> Int32 {
-        try Sys.openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
+        try Sys.openat(descriptor, name, Sys.folderReadOnly | O_NOFOLLOW)
     }
 
     /// Opens the file `name` for reading, never through a symbolic link.
@@ -58,18 +58,14 @@ final class OpenFile {
 
     /// Opens an absolute path as a folder (used only for location roots).
     static func openFolder(atPath path: String, followingLinks: Bool) throws -> OpenFile {
-        OpenFile(adopting: try Sys.open(path, O_RDONLY | O_DIRECTORY | (followingLinks ? 0 : O_NOFOLLOW)))
+        OpenFile(adopting: try Sys.open(path, Sys.folderReadOnly | (followingLinks ? 0 : O_NOFOLLOW)))
     }
 
     /// Opens the folder `name` in `folder`, following a link when asked (resources outside containers).
     static func openFolder(in folder: OpenFile, _ name: String, followingLinks: Bool) throws -> OpenFile {
-        OpenFile(adopting: try Sys.openat(folder.descriptor, name, O_RDONLY | O_DIRECTORY | (followingLinks ? 0 : O_NOFOLLOW)))
+        OpenFile(adopting: try Sys.openat(folder.descriptor, name, Sys.folderReadOnly | (followingLinks ? 0 : O_NOFOLLOW)))
     }
 
-    /// Opens an absolute path for reading, following links (used for resources outside containers).
-    static func openForReading(atPath path: String) throws -> OpenFile {
-        OpenFile(adopting: try Sys.open(path, O_RDONLY))
-    }
 
     /// Creates the sub-folder `name`.
     func createFolder(_ name: String, mode: mode_t) throws {

@@ -89,11 +89,6 @@ enum Sys {
         _ = try retrying("ftruncate") { systemFtruncate(fd, off_t(length)) }
     }
 
-    /// `lseek(2)`.
-    static func lseek(_ fd: Int32, _ offset: Int64, _ whence: Int32) throws -> Int64 {
-        Int64(try retrying("lseek") { systemLseek(fd, off_t(offset), whence) })
-    }
-
     // MARK: Names in folders
 
     /// `mkdirat(2)`.
@@ -210,7 +205,6 @@ enum Sys {
 @inline(__always) private func systemWrite(_ fd: Int32, _ b: UnsafeRawPointer, _ c: Int) -> Int { write(fd, b, c) }
 @inline(__always) private func systemPwrite(_ fd: Int32, _ b: UnsafeRawPointer, _ c: Int, _ o: off_t) -> Int { pwrite(fd, b, c, o) }
 @inline(__always) private func systemFtruncate(_ fd: Int32, _ l: off_t) -> Int32 { ftruncate(fd, l) }
-@inline(__always) private func systemLseek(_ fd: Int32, _ o: off_t, _ w: Int32) -> off_t { lseek(fd, o, w) }
 @inline(__always) private func systemMkdirat(_ d: Int32, _ p: UnsafePointer<CChar>, _ m: mode_t) -> Int32 { mkdirat(d, p, m) }
 @inline(__always) private func systemMkdir(_ p: UnsafePointer<CChar>, _ m: mode_t) -> Int32 { mkdir(p, m) }
 @inline(__always) private func systemUnlinkat(_ d: Int32, _ p: UnsafePointer<CChar>, _ f: Int32) -> Int32 { unlinkat(d, p, f) }
@@ -252,6 +246,11 @@ extension Sys {
     /// Whether an error from ``renameat2(_:_:_:_:exchange:)`` means "not available here".
     static func isUnavailable(_ error: SystemCallError) -> Bool {
         error.errno == ENOSYS || error.errno == EINVAL || error.errno == ENOTSUP || error.errno == EOPNOTSUPP
+    }
+
+    /// Whether an error from an extended-attribute call means "this file system keeps none".
+    static func isUnsupportedAttribute(_ error: SystemCallError) -> Bool {
+        error.errno == ENOTSUP || error.errno == EOPNOTSUPP
     }
 
     /// Permission bits for new files and folders.

@@ -3,7 +3,6 @@
 import Glibc
 #else
 import Musl
-@inline(__always) private func releaseCString(_ pointer: UnsafeMutablePointer<CChar>) { free(pointer) }
 #endif
 import Foundation
 

@@ -32,7 +32,7 @@ enum AtomicWrite {
         _ write: (OpenFile) throws -> Void
     ) throws {
         let temporary = TemporaryItem.makeName()
-        let mode = protection?.isOwnerOnly == true ? Sys.ownerOnlyFile : Sys.defaultFile
+        let mode = protection.fileMode
         let file = try folder.open(temporary, flags: Sys.writeCreateExclusive, mode: mode)
         do {
             if protection == nil, replacing, let existing = try folder.statusIfPresent(of: name), existing.isFile {

@@ -36,13 +36,13 @@ extension Store {
                                        reason: "something is there already; save with WriteOptions(replacesExistingFolder: true) to replace it")
                 }
                 let temporary = TemporaryItem.makeName()
-                let mode = options.protection?.isOwnerOnly == true ? Sys.ownerOnlyFolder : Sys.defaultFolder
+                let mode = options.protection.folderMode
                 try folder.createFolder(temporary, mode: mode)
                 do {
                     let staging = try folder.openFolder(temporary)
                     for (index, item) in items.enumerated() {
-                        try Self.writeNumbered(item, name: "\(index)\(suffix)", in: staging, durable: durable,
-                                               protection: options.protection)
+                        try AtomicWrite.write(item, into: staging, name: "\(index)\(suffix)", durable: durable,
+                                              protection: options.protection, replacing: false)
                     }
                     if durable { try staging.syncFolder() }
                     if existing == nil {
@@ -113,8 +113,8 @@ extension Store {
                     ?? entries.last.map(\.suffix) ?? ""
                 var next = (entries.last?.number ?? -1) + 1
                 for item in items {
-                    try Self.writeNumbered(item, name: "\(next)\(suffix)", in: folder, durable: durable,
-                                           protection: options.protection)
+                    try AtomicWrite.write(item, into: folder, name: "\(next)\(suffix)", durable: durable,
+                                          protection: options.protection, replacing: false)
                     next += 1
                 }
                 if durable { try folder.syncFolder() }
@@ -148,13 +148,6 @@ extension Store {
             try folder.createFolder(name, mode: mode)
         } catch let error as SystemCallError where error.errno == Sys.exists {
             return
-        }
-    }
-
-    private static func writeNumbered(_ data: Data, name: String, in folder: OpenFile, durable: Bool,
-                                      protection: FileProtection?) throws {
-        try AtomicWrite.write(into: folder, name: name, durable: durable, protection: protection, replacing: false) { file in
-            try file.writeAll(data)
         }
     }
 

@@ -89,7 +89,7 @@ extension Store {
                 throw StowageError(.notFound, operation: operation, location: location, path: path)
             }
             let file = try openExistingFile(relative.name, in: folder, operation: operation,
-                                            location: location, path: path, writable: false)
+                                            location: location, path: path)
             try file.lock(exclusive: false)
             defer { file.unlock() }
             if try AppendJournal.exists(for: relative.name, in: folder) {
@@ -121,11 +121,11 @@ extension Store {
     /// How stale a recorded access time may be before a read updates it.
     static let accessRecordingInterval: Double = 60
 
-    /// Opens an existing regular file, with a precise error for links and folders.
+    /// Opens an existing regular file for reading, with a precise error for links and folders.
     func openExistingFile(_ name: String, in folder: OpenFile, operation: StowageError.Operation,
-                          location: Location, path: String, writable: Bool) throws -> OpenFile {
+                          location: Location, path: String) throws -> OpenFile {
         do {
-            let file = writable ? try folder.open(name, flags: Sys.readWrite) : try folder.openForReading(name)
+            let file = try folder.openForReading(name)
             let status = try file.status()
             if status.isFolder {
                 throw StowageError(.wrongKind, operation: operation, location: location, path: path,

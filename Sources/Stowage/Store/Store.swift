@@ -85,7 +85,7 @@ extension Store {
         guard var current = try container.openFolder(of: location, create: create, operation: operation) else {
             return nil
         }
-        let mode = protection?.isOwnerOnly == true ? Sys.ownerOnlyFolder : Sys.defaultFolder
+        let mode = protection.folderMode
         for name in path.folders {
             guard let next = try Self.openChildFolder(name, in: current, create: create, mode: mode, path: path,
                                                       location: location, operation: operation) else { return nil }
@@ -100,7 +100,7 @@ extension Store {
     /// - Throws: ``StowageError/Code/notFound`` when it does not exist and `create` is not set.
     func openFolder(_ path: RelativePath, in location: Location, operation: StowageError.Operation,
                     create: Bool, protection: FileProtection? = nil) throws -> OpenFile {
-        let mode = protection?.isOwnerOnly == true ? Sys.ownerOnlyFolder : Sys.defaultFolder
+        let mode = protection.folderMode
         guard let parent = try openParent(of: path, in: location, create: create, protection: protection,
                                           operation: operation),
               let folder = try Self.openChildFolder(path.name, in: parent, create: create, mode: mode, path: path,

@@ -45,7 +45,7 @@ enum TreeOperations {
         case .folder:
             let input = followingLink ? try OpenFile.openFolder(in: source, name, followingLinks: true)
                                       : try source.openFolder(name)
-            let mode = protection?.isOwnerOnly == true ? Sys.ownerOnlyFolder : Sys.defaultFolder
+            let mode = protection.folderMode
             try destination.createFolder(destinationName, mode: mode)
             let output = try destination.openFolder(destinationName)
             for child in try input.entryNames() {
@@ -63,7 +63,7 @@ enum TreeOperations {
     /// Copies the open file `input` into a new file `name` in `destination`.
     static func copyFile(_ input: OpenFile, to destination: OpenFile, as name: String,
                          durable: Bool, protection: FileProtection?) throws {
-        let mode = protection?.isOwnerOnly == true ? Sys.ownerOnlyFile : Sys.defaultFile
+        let mode = protection.fileMode
         let output = try destination.open(name, flags: Sys.writeCreateExclusive, mode: mode)
         do {
             let chunk = 1 << 20

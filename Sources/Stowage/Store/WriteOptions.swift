@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a write is carried out: durability, file protection, replacement of folders.
 ///
 /// ```swift
@@ -91,4 +93,13 @@ public struct FileProtection: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether Linux restricts the file to its owner for this level.
     var isOwnerOnly: Bool { self != .none }
+}
+
+extension Optional where Wrapped == FileProtection {
+    /// The permissions of a new file written with this protection (owner-only for protected
+    /// levels, the platform default otherwise and without one).
+    var fileMode: mode_t { self?.isOwnerOnly == true ? Sys.ownerOnlyFile : Sys.defaultFile }
+
+    /// The permissions of a new folder made with this protection.
+    var folderMode: mode_t { self?.isOwnerOnly == true ? Sys.ownerOnlyFolder : Sys.defaultFolder }
 }

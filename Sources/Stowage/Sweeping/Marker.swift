@@ -80,7 +80,7 @@ extension Store {
                 where try ExtendedAttributes.value(marker.attribute, of: item.descriptor) == Marker.setValue {
                     markers.insert(marker)
                 }
-            } catch let error as SystemCallError where StowageError.Code(errno: error.errno) == .unsupported {
+            } catch let error as SystemCallError where Sys.isUnsupportedAttribute(error) {
                 return []
             }
             return markers
