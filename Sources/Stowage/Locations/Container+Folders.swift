@@ -13,7 +13,8 @@ extension Container {
     func openFolder(of location: Location, create: Bool, operation: StowageError.Operation) throws -> OpenFile? {
         let path = try url(for: location).fileSystemPath
         do {
-            if create { try Self.createFolders(atPath: path) }
+            // One lstat on the common path (the folder is there), not a mkdir per component.
+            if create, try Self.statusIfPresent(atPath: path) == nil { try Self.createFolders(atPath: path) }
             if ownershipCheckedLocations.contains(location) {
                 guard let status = try Self.statusIfPresent(atPath: path) else { return nil }
                 guard status.kind == .folder, status.userID == Sys.effectiveUserID else {
