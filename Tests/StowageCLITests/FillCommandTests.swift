@@ -42,6 +42,8 @@ struct FillCommandTests {
         #expect(rest.output.hasPrefix("Released "))
         #expect(Self.available(volume.path) == before)
         let nothing = try runner.run("fill", "--status", volume.path, "--json")
+        #expect(nothing.status == 0, "\(nothing.error)")
+        #expect(try nothing.json()["error"] == nil)
         #expect(try nothing.json()["status"] == nil)
     }
 
@@ -103,6 +105,7 @@ struct FillCommandTests {
         #expect(nowhere.error.contains("no such file or directory"))
         #expect(Self.available(volume.path) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: volume.path).isEmpty)
+        try requireOnRootVolume(runner.folderPath)
         let system = try runner.run("fill", runner.folderPath, "--leave", "0", "--json")
         #expect(system.status == 1)
         #expect((try system.json()["error"] as? [String: Any])?["code"] as? String == "refused")

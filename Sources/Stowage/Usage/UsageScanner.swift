@@ -31,7 +31,8 @@ public struct UsageScanner: Sendable {
     ///
     /// - Parameters:
     ///   - progressInterval: How often `progress` is called while the scan runs.
-    ///   - progress: Called with the entries and bytes counted so far.
+    ///   - progress: Called with the entries and bytes counted so far, every interval while the
+    ///     scan runs and once more with the final figures.
     /// - Throws: `CancellationError` when the task is cancelled.
     public func scan(_ roots: [URL], progressInterval: Duration = .milliseconds(200),
                      progress: (@Sendable (UsageProgress) -> Void)? = nil) async throws -> UsageReport {
@@ -56,6 +57,7 @@ public struct UsageScanner: Sendable {
                 }
                 for await _ in finished.stream {}
                 ticker.cancel()
+                if !Task.isCancelled { progress(engine.progress) }  // the final figures, however short the scan
             } else {
                 for await _ in finished.stream {}
             }

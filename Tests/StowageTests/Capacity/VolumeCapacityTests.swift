@@ -9,7 +9,9 @@ struct CapacityTests {
     /// `df -B1 --output=size,avail` of a path: the figures the command-line peer reports.
     static func df(_ path: String) throws -> (total: Int64, available: Int64) {
         let result = try runProcess(URL(filePath: "/bin/df"), ["-B1", "--output=size,avail", path])
-        let numbers = result.output.split(separator: "\n").last!.split(separator: " ").compactMap { Int64($0) }
+        let numbers = try #require(result.output.split(separator: "\n").last, "df printed nothing: \(result.error)")
+            .split(separator: " ").compactMap { Int64($0) }
+        try #require(numbers.count == 2, "df printed \(result.output)")
         return (numbers[0], numbers[1])
     }
 

@@ -42,6 +42,7 @@ struct StowageErrorTests {
         struct Value: Decodable { var count: Int }
         do {
             _ = try JSONDecoder().decode(Value.self, from: Data(#"{"count":"x"}"#.utf8))
+            Issue.record("a string decoded as an Int")
         } catch {
             let wrapped = StowageError(.decodingFailed, operation: .retrieve, location: .documents, path: "v.json", underlying: error)
             #expect(wrapped.description.hasPrefix("retrieve 'Documents/v.json' failed: the content could not be decoded: type mismatch"))

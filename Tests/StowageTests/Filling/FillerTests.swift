@@ -147,7 +147,8 @@ struct FillerTests {
                 }
             }
         }
-        await Task.detached { reached.wait() }.value
+        let reachedInTime = await Task.detached { reached.wait(timeout: .now() + 60) == .success }.value
+        #expect(reachedInTime, "progress was reported after the first chunk")
         task.cancel()
         cancelled.signal()
         let report = try await task.value
@@ -267,8 +268,11 @@ struct FillerTests {
     @Test("the volume holding / is refused below the safety floor unless forced, and nothing is written")
     func safetyFloor() throws {
         let folder = TestFolder()
+        try requireOnRootVolume(folder.path)
+        // A floor above anything the volume has and a goal of one block: even if the refusal
+        // failed, one block of the system volume would be taken, not all of it.
         let error = try #require(expectStowageError(.refused) {
-            _ = try Filler(plan: FillPlan(volume: folder.url, goal: .leaving(0))).fill()
+            _ = try Filler(plan: FillPlan(volume: folder.url, goal: .consuming(4096), safetyFloor: .max)).fill()
         })
         #expect(error.path == folder.path)
         #expect(error.reason?.contains("safety floor") == true)
@@ -276,13 +280,13 @@ struct FillerTests {
         // Forced, with a floor above anything the volume has, the fill runs and is given back.
         // How much it allocates depends on what the other tests on / write and free meanwhile
         // (the goal is an available figure); the exact amounts are tested on scratch volumes.
-        let forced = try Filler(plan: FillPlan(volume: folder.url, goal: .consuming(64 << 20), safetyFloor: .max, isForced: true)).fill()
+        let forced = try Filler(plan: FillPlan(volume: folder.url, goal: .consuming(1 << 20), safetyFloor: .max, isForced: true)).fill()
         #expect(forced.filledBytes > 0, "\(forced)")
         #expect(folder.exists(FillFolder.name + "/fill-000001"))
         try FillFolder(in: folder.url).release()
         #expect(!folder.exists(FillFolder.name))
         expectStowageError(.refused) {
-            _ = try Filler(plan: FillPlan(volume: folder.url, goal: .consuming(64 << 20), safetyFloor: .max)).fill()
+            _ = try Filler(plan: FillPlan(volume: folder.url, goal: .consuming(1 << 20), safetyFloor: .max)).fill()
         }
     }
 }

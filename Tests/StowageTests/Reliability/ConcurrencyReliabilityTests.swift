@@ -72,6 +72,8 @@ struct ConcurrencyReliabilityTests {
         let limit = 150 * 4096
         let stop = folder.path + "/stop"
         try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
+        // The sweepers stop when this file appears, also when the test fails on the way.
+        defer { _ = FileManager.default.createFile(atPath: stop, contents: nil) }
         let sweepers = try (0..<2).map { _ in
             try RunningProcess(helper, ["sweep-until", cache.fileSystemPath, String(limit), stop])
         }

@@ -19,13 +19,29 @@ struct FuzzReliabilityTests {
 
 
 
+    /// The environment for the toolchain: HOME, the XDG folders and TMPDIR in the test's own
+    /// folder, so neither swiftc's module cache nor SwiftPM's caches and configuration are
+    /// written to the machine's real folders. (Packages resolve through git's system-wide
+    /// configuration, which does not depend on HOME.)
+    static func environment(in folder: TestFolder) throws -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        for (name, subfolder) in [("HOME", "home"), ("XDG_CACHE_HOME", "home/.cache"), ("XDG_CONFIG_HOME", "home/.config")] {
+            try FileManager.default.createDirectory(atPath: folder.path + "/" + subfolder, withIntermediateDirectories: true)
+            environment[name] = folder.path + "/" + subfolder
+        }
+        environment["TMPDIR"] = folder.path  // SwiftPM's lock files and FuzzJSONAppend's scratch files
+        environment["SWIFT_BACKTRACE"] = "enable=no"  // so that libFuzzer, not Swift's backtracer, handles a trap
+        return environment
+    }
+
     /// Skips the test, with the reason printed, unless this toolchain links a libFuzzer program.
     static func requireFuzzer(in folder: TestFolder) throws {
         let source = folder.file("probe.swift")
         try Data("@_cdecl(\"LLVMFuzzerTestOneInput\") public func f(_ d: UnsafePointer<UInt8>?, _ n: Int) -> Int32 { 0 }\n".utf8)
             .write(to: source)
         let probe = try runProcess(URL(filePath: "/usr/bin/env"), ["swiftc", "-sanitize=fuzzer", "-use-ld=lld", "-parse-as-library",
-                                                                  source.fileSystemPath, "-o", folder.path + "/probe"])
+                                                                  source.fileSystemPath, "-o", folder.path + "/probe"],
+                               environment: try Self.environment(in: folder))
         if probe.status != 0 {
             let reason = "this toolchain cannot link a libFuzzer program (swiftc -sanitize=fuzzer -use-ld=lld: "
                 + probe.error.trimmingCharacters(in: .whitespacesAndNewlines).prefix(300) + ")"
@@ -38,9 +54,7 @@ struct FuzzReliabilityTests {
     func shortRuns() throws {
         let folder = TestFolder("fuzz")
         try Self.requireFuzzer(in: folder)
-        var environment = ProcessInfo.processInfo.environment
-        environment["TMPDIR"] = folder.path  // SwiftPM's lock files and FuzzJSONAppend's scratch files
-        environment["SWIFT_BACKTRACE"] = "enable=no"  // so that libFuzzer, not Swift's backtracer, handles a trap
+        let environment = try Self.environment(in: folder)
         let scratch = folder.path + "/build"
         let build = try runProcess(URL(filePath: "/usr/bin/env"),
                                    ["swift", "build", "-c", "release", "--package-path", Self.fuzz.fileSystemPath, "--scratch-path", scratch,
@@ -56,6 +70,7 @@ struct FuzzReliabilityTests {
             let executions = run.error.split(separator: "\n").first { $0.hasPrefix("stat::number_of_executed_units:") }?
                 .split(separator: " ").last.map(String.init) ?? "?"
             #expect(run.status == 0, "\(target) found a crash:\n\(run.error.suffix(4000))\n\(Self.crashInputs(in: folder))")
+            #expect((Int(executions) ?? 0) > 0, "\(target) ran no inputs:\n\(run.error.suffix(2000))")
             print("fuzz: \(target): \(executions) inputs in \(Self.secondsEach) s, " + (run.status == 0 ? "no crash" : "CRASHED"))
         }
     }

@@ -70,12 +70,13 @@ struct StoreFoldersTests {
     func concurrentThreads() async throws {
         let folder = TestFolder()
         let store = folder.store()
-        await withTaskGroup(of: Void.self) { group in
+        try await withThrowingTaskGroup(of: Void.self) { group in
             for thread in 0..<8 {
                 group.addTask {
-                    for index in 0..<25 { try! store.append(Data("\(thread)-\(index)".utf8), to: "shared", in: .documents) }
+                    for index in 0..<25 { try store.append(Data("\(thread)-\(index)".utf8), to: "shared", in: .documents) }
                 }
             }
+            try await group.waitForAll()
         }
         let all = try store.retrieve([Data].self, from: "shared", in: .documents).map { String(decoding: $0, as: UTF8.self) }
         #expect(all.count == 200)

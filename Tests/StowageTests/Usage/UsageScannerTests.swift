@@ -140,6 +140,7 @@ struct UsageScannerTests {
             counter.record(progress.entries)
         }
         #expect(report.total.files == 3000)
+        #expect(counter.count > 0, "progress is reported at least once, with the final figures")
         let synchronous = try await UsageScanner().scan([folder.file("many")])
         #expect(report.total == synchronous.total)
         let task = Task { try await UsageScanner().scan([folder.file("many")]) }
