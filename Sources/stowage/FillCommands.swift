@@ -31,7 +31,7 @@ struct FillCommand: AsyncParsableCommand {
             with --hold the space is held until Ctrl-C or SIGTERM (by unnamed files, which the \
             system frees even if the process is killed). Ctrl-C during a fill stops it; what was \
             filled stays until released. The volume holding / or your home folder is never \
-            filled below 1 GB available without --force.
+            filled below 1 GiB available without --force.
             """
     )
 
@@ -57,7 +57,7 @@ struct FillCommand: AsyncParsableCommand {
     @Flag(help: "Hold the space until Ctrl-C or SIGTERM, then give it back.")
     var hold = false
 
-    @Flag(help: "Fill the volume holding / or your home folder below 1 GB available.")
+    @Flag(help: "Fill the volume holding / or your home folder below 1 GiB available.")
     var force = false
 
     @Flag(help: "Show what is filled in PATH instead of filling.")

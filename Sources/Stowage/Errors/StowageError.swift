@@ -184,4 +184,9 @@ extension StowageError {
     public static let invalidArgument = Code.invalidArgument
     /// Any other failure of the system; ``StowageError/errno`` says which.
     public static let ioFailure = Code.ioFailure
+    /// Refused for the system's safety, such as a fill below the safety floor of the volume
+    /// holding `/`.
+    public static let refused = Code.refused
+    /// In use by another process, such as a fill folder another fill holds.
+    public static let busy = Code.busy
 }

@@ -10,7 +10,7 @@ extension Store {
     ///
     /// Appends are safe from many threads and processes at once: each takes an exclusive lock
     /// on the file (`flock`), and a crash mid-append leaves the array as it was before or after
-    /// (see the "Append" section of the README).
+    /// (see "Appends cost what the value costs" in the README).
     ///
     /// ```swift
     /// try store.append(LogEntry(message: "started"), to: "log.json", in: .applicationSupport)
