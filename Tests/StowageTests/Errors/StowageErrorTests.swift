@@ -22,6 +22,15 @@ struct StowageErrorTests {
         } catch {
             Issue.record("did not match: \(error)")
         }
+        do {
+            throw StowageError(.refused, operation: .fill, path: "/")
+        } catch StowageError.busy {
+            Issue.record("matched the wrong code")
+        } catch StowageError.refused {
+            // expected
+        } catch {
+            Issue.record("did not match: \(error)")
+        }
     }
 
     @Test("maps errno values to codes")
