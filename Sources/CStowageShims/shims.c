@@ -10,6 +10,9 @@
 #include <sys/syscall.h>
 #include <sys/xattr.h>
 #endif
+#if defined(__APPLE__)
+#include <sys/xattr.h>
+#endif
 
 int cstowage_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags) {
 #if defined(__linux__) && defined(SYS_renameat2)
@@ -93,6 +96,88 @@ ssize_t cstowage_lgetxattr(const char *path, const char *name, void *value, size
     return lgetxattr(path, name, value, size);
 #else
     (void)path; (void)name; (void)value; (void)size;
+    errno = ENOTSUP;
+    return -1;
+#endif
+}
+
+int cstowage_mount_id(int fd, uint64_t *mount_id) {
+#if defined(__linux__) && defined(SYS_statx)
+    // The kernel's `struct statx` (a stable ABI), declared here because glibc's declaration
+    // hides `stx_mnt_id` in padding in some versions.
+    struct {
+        uint32_t mask, blksize;
+        uint64_t attributes;
+        uint32_t nlink, uid, gid;
+        uint16_t mode, spare0;
+        uint64_t ino, size, blocks, attributes_mask;
+        struct { int64_t sec; uint32_t nsec; int32_t reserved; } atime, btime, ctime, mtime;
+        uint32_t rdev_major, rdev_minor, dev_major, dev_minor;
+        uint64_t mnt_id;
+        uint64_t spare[13];
+    } result;
+    const unsigned int want_mount_id = 0x1000U;  // STATX_MNT_ID
+    if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, want_mount_id, &result) != 0) return -1;
+    if ((result.mask & want_mount_id) == 0) {
+        errno = ENOSYS;
+        return -1;
+    }
+    *mount_id = result.mnt_id;
+    return 0;
+#else
+    (void)fd; (void)mount_id;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+#if defined(__linux__) || defined(__APPLE__)
+/// The attribute of a regular file or folder `name` in `directory`, read by opening it (never a
+/// link, a device or a pipe, whose opening could have effects).
+static ssize_t getxattr_by_opening(int directory, const char *name, const char *attribute, void *value, size_t size) {
+    struct stat status;
+    if (fstatat(directory, name, &status, AT_SYMLINK_NOFOLLOW) != 0) return -1;
+    if (!S_ISREG(status.st_mode) && !S_ISDIR(status.st_mode)) {
+#if defined(__APPLE__)
+        errno = ENOATTR;
+#else
+        errno = ENODATA;
+#endif
+        return -1;
+    }
+    int fd = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return -1;
+#if defined(__APPLE__)
+    ssize_t result = fgetxattr(fd, attribute, value, size, 0, XATTR_NOFOLLOW);
+#else
+    ssize_t result = fgetxattr(fd, attribute, value, size);
+#endif
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return result;
+}
+#endif
+
+ssize_t cstowage_getxattr_at(int directory, const char *name, const char *attribute, void *value, size_t size) {
+#if defined(__linux__)
+    char path[64 + 256];
+    int length = snprintf(path, sizeof path, "/proc/self/fd/%d/%s", directory, name);
+    if (length > 0 && (size_t)length < sizeof path) {
+        ssize_t result = lgetxattr(path, attribute, value, size);
+        if (result >= 0) return result;
+        int saved = errno;
+        if (saved != ENOENT || access("/proc/self/fd", X_OK) == 0) {
+            errno = saved;  // a real answer about the entry (ENOENT: it is gone)
+            return -1;
+        }
+    }
+    // No /proc (or a name too long for the buffer): open the entry itself.
+    return getxattr_by_opening(directory, name, attribute, value, size);
+#elif defined(__APPLE__)
+    return getxattr_by_opening(directory, name, attribute, value, size);
+#else
+    (void)directory; (void)name; (void)attribute; (void)value; (void)size;
     errno = ENOTSUP;
     return -1;
 #endif

@@ -39,6 +39,17 @@ int cstowage_fremovexattr(int fd, const char *name);
 /// `lgetxattr(2)`: an attribute of a path, not following a final link; ENOTSUP elsewhere.
 ssize_t cstowage_lgetxattr(const char *path, const char *name, void *value, size_t size);
 
+/// The identity of the mount holding the open file `fd`: `statx(2)`'s `stx_mnt_id` on Linux
+/// 5.8 and later (a bind mount has an identity of its own, though it shares the device number).
+/// Returns 0, or -1 with errno ENOSYS where the system does not tell (older kernels, Darwin).
+int cstowage_mount_id(int fd, uint64_t *mount_id);
+
+/// The extended attribute `attribute` of the entry `name` in the folder `directory`, not
+/// following a final link and without opening the entry (Linux: `lgetxattr` through
+/// `/proc/self/fd`, or an `openat` + `fgetxattr` of a regular file or folder where /proc is
+/// missing; Darwin: `openat` + `fgetxattr`). Returns the value's length, or -1 with errno.
+ssize_t cstowage_getxattr_at(int directory, const char *name, const char *attribute, void *value, size_t size);
+
 /// `UTIME_NOW` and `UTIME_OMIT`, whose values differ between systems.
 long cstowage_utime_now(void);
 long cstowage_utime_omit(void);

@@ -1,3 +1,12 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CStowageShims
+
 /// Extended attributes of an open file, in the `user.` namespace on Linux.
 ///
 /// A file system without extended attributes makes these throw `ENOTSUP`/`EOPNOTSUPP`;
@@ -17,6 +26,26 @@ enum ExtendedAttributes {
     /// A file system without attributes has none: `false`, not an error, since this only reads.
     static func has(_ name: String, value: [UInt8], atPath path: String) throws -> Bool {
         try platformHas(name, value: value, atPath: path)
+    }
+
+    /// Whether the entry `name` in the folder `directory` (not following a final link) has the
+    /// attribute with `value`, without opening it (see `cstowage_getxattr_at`). An entry that
+    /// vanished, or a file system without attributes, has none: `false`, not an error.
+    static func has(_ attribute: String, value: [UInt8], entry name: RawPath, inFolder directory: Int32) throws -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { raw in
+                name.withCString { n in attribute.withCString { cstowage_getxattr_at(directory, n, $0, raw.baseAddress, raw.count) } }
+            }
+            if count >= 0 { return Array(buffer.prefix(count)) == value }
+            let code = Sys.currentErrno
+            if code == EINTR { continue }
+            if code == ENOENT || code == ERANGE || Sys.isUnsupportedAttribute(SystemCallError(errno: code, call: "getxattr"))
+                || Sys.isMissingAttribute(code) {
+                return false  // gone, longer than any value we write, unsupported, or absent
+            }
+            throw SystemCallError(errno: code, call: "getxattr")
+        }
     }
 
     /// Removes the attribute; removing one that is absent is not an error.

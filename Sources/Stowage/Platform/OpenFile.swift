@@ -67,6 +67,30 @@ final class OpenFile {
     }
 
 
+    /// Opens the sub-folder `name` (bytes, as a walk read it), never through a symbolic link.
+    func openFolder(_ name: RawPath) throws -> OpenFile {
+        OpenFile(adopting: try Sys.openat(descriptor, name, Sys.folderReadOnly | O_NOFOLLOW))
+    }
+
+    /// Removes the entry `name` (bytes; a folder only when `folder` is set, and it must be empty).
+    func removeEntry(_ name: RawPath, folder: Bool) throws {
+        try Sys.unlinkat(descriptor, name, folder: folder)
+    }
+
+    /// The status of `name` (bytes, not following a link), or `nil` when there is no such entry.
+    func statusIfPresent(of name: RawPath) throws -> FileStatus? {
+        do {
+            return try Sys.fstatat(descriptor, name)
+        } catch let error as SystemCallError where error.errno == ENOENT {
+            return nil
+        }
+    }
+
+    /// Which mount this open file is on: ``MountIdentity``.
+    func mountIdentity() throws -> MountIdentity {
+        MountIdentity(device: try status().device, mountID: Sys.mountID(descriptor))
+    }
+
     /// Creates the sub-folder `name`.
     func createFolder(_ name: String, mode: mode_t) throws {
         try Sys.mkdirat(descriptor, name, mode: mode)
@@ -228,5 +252,21 @@ final class OpenFile {
             try body(String(cString: name), kind)
             return true
         }
+    }
+}
+
+/// Which mount a file is on. Two files are on the same mount when their mount identities
+/// (`statx`'s `stx_mnt_id`) are equal; a bind mount of a folder of the same file system shares
+/// the device number but not the mount identity. Where the system does not tell the mount
+/// identity, the device numbers are compared, as `find -xdev` and `rm --one-file-system` do.
+struct MountIdentity: Hashable, Sendable {
+    var device: UInt64
+    var mountID: UInt64?
+
+    /// Whether `other` is on the same mount as this.
+    func isSameMount(as other: MountIdentity) -> Bool {
+        guard device == other.device else { return false }
+        if let mountID, let otherID = other.mountID { return mountID == otherID }
+        return true
     }
 }

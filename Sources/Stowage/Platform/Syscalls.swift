@@ -32,6 +32,11 @@ enum Sys {
         try retrying("openat") { name.withCString { systemOpenat(directory, $0, flags | O_CLOEXEC, mode) } }
     }
 
+    /// `openat(2)` of a name as bytes (see ``RawPath``). The flags always include `O_CLOEXEC`.
+    static func openat(_ directory: Int32, _ name: RawPath, _ flags: Int32, mode: mode_t = 0) throws -> Int32 {
+        try retrying("openat") { name.withCString { systemOpenat(directory, $0, flags | O_CLOEXEC, mode) } }
+    }
+
     /// `open(2)` of an absolute path.
     static func open(_ path: String, _ flags: Int32, mode: mode_t = 0) throws -> Int32 {
         try retrying("open") { path.withCString { systemOpen($0, flags | O_CLOEXEC, mode) } }
@@ -106,6 +111,11 @@ enum Sys {
         _ = try retrying("unlinkat") { name.withCString { systemUnlinkat(directory, $0, folder ? AT_REMOVEDIR : 0) } }
     }
 
+    /// `unlinkat(2)` of a name as bytes; `folder` adds `AT_REMOVEDIR`.
+    static func unlinkat(_ directory: Int32, _ name: RawPath, folder: Bool) throws {
+        _ = try retrying("unlinkat") { name.withCString { systemUnlinkat(directory, $0, folder ? AT_REMOVEDIR : 0) } }
+    }
+
     /// `renameat(2)`.
     static func renameat(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws {
         _ = try retrying("renameat") {
@@ -136,6 +146,23 @@ enum Sys {
             name.withCString { systemFstatat(directory, $0, &status, followingLinks ? 0 : AT_SYMLINK_NOFOLLOW) }
         }
         return FileStatus(status)
+    }
+
+    /// `fstatat(2)` of a name as bytes, never following a final symbolic link.
+    static func fstatat(_ directory: Int32, _ name: RawPath) throws -> FileStatus {
+        var status = systemStatStruct()
+        _ = try retrying("fstatat") { name.withCString { systemFstatat(directory, $0, &status, AT_SYMLINK_NOFOLLOW) } }
+        return FileStatus(status)
+    }
+
+    /// The identity of the mount holding the open file `fd` (`statx`'s `stx_mnt_id`), or `nil`
+    /// where the system does not tell (Linux before 5.8, Darwin): callers then compare devices.
+    static func mountID(_ fd: Int32) -> UInt64? {
+        var identity: UInt64 = 0
+        while cstowage_mount_id(fd, &identity) != 0 {
+            if currentErrno != EINTR { return nil }
+        }
+        return identity
     }
 
     /// `lstat(2)` of an absolute path.
@@ -253,6 +280,16 @@ extension Sys {
         error.errno == ENOTSUP || error.errno == EOPNOTSUPP
     }
 
+    /// Whether an extended-attribute call's errno means "the item has no such attribute"
+    /// (`ENODATA` on Linux, `ENOATTR` on Darwin).
+    static func isMissingAttribute(_ code: Int32) -> Bool {
+#if canImport(Darwin)
+        code == ENOATTR
+#else
+        code == ENODATA
+#endif
+    }
+
     /// Permission bits for new files and folders.
     static let ownerOnlyFile: mode_t = 0o600
     static let ownerOnlyFolder: mode_t = 0o700
@@ -262,6 +299,7 @@ extension Sys {
     /// Flags used by the capability layers, so they need no libc names.
     static let writeCreateExclusive: Int32 = O_WRONLY | O_CREAT | O_EXCL
     static let readOnly: Int32 = O_RDONLY
+    static let noFollow: Int32 = O_NOFOLLOW
 
     static let noSuchEntry: Int32 = ENOENT
     static let exists: Int32 = EEXIST
@@ -270,6 +308,7 @@ extension Sys {
     static let noSpace: Int32 = ENOSPC
     static let loop: Int32 = ELOOP
     static let notFolder: Int32 = ENOTDIR
+    static let busy: Int32 = EBUSY
 }
 
 #if canImport(Darwin)

@@ -1,0 +1,69 @@
+/// A name or a relative path (names joined by `/`) as the kernel has it: bytes, which need not
+/// be UTF-8.
+///
+/// The removal walk reads names from `getdents` and passes the same bytes back to `openat`,
+/// `fstatat` and `unlinkat`, so a name that is not valid UTF-8 can be removed like any other
+/// (a `String` would replace its bad bytes with U+FFFD, and the kernel would find no such name).
+/// ``description`` is the lossy form, for people; ``isUTF8`` says whether it lost anything.
+struct RawPath: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The bytes, without a terminating NUL.
+    private(set) var bytes: [UInt8]
+
+    /// The empty path: the walk's root folder itself.
+    static let root = RawPath(bytes: [])
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    /// The path spelled by `string` in UTF-8.
+    init(_ string: String) { bytes = Array(string.utf8) }
+
+    /// The name at `cName`, a C string from `readdir`.
+    init(cString cName: UnsafePointer<CChar>) {
+        var count = 0
+        while cName[count] != 0 { count += 1 }
+        bytes = cName.withMemoryRebound(to: UInt8.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
+    }
+
+    var isEmpty: Bool { bytes.isEmpty }
+
+    /// Whether the bytes begin with `prefix`'s UTF-8 bytes.
+    func hasPrefix(_ prefix: String) -> Bool { bytes.starts(with: prefix.utf8) }
+
+    /// Whether the bytes are exactly `string`'s UTF-8 bytes.
+    func equals(_ string: String) -> Bool { bytes.elementsEqual(string.utf8) }
+
+    /// This path with `name` added below it.
+    func appending(_ name: RawPath) -> RawPath {
+        if isEmpty { return name }
+        return RawPath(bytes: bytes + [UInt8(ascii: "/")] + name.bytes)
+    }
+
+    /// The names, from the top.
+    var components: [RawPath] {
+        bytes.split(separator: UInt8(ascii: "/")).map { RawPath(bytes: Array($0)) }
+    }
+
+    /// The folder holding the last name (``root`` for a single name) and that name.
+    var parentAndName: (parent: RawPath, name: RawPath) {
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return (.root, self) }
+        return (RawPath(bytes: Array(bytes[..<slash])), RawPath(bytes: Array(bytes[(slash + 1)...])))
+    }
+
+    /// How many names deep the path is (0 for the root).
+    var depth: Int { isEmpty ? 0 : bytes.reduce(1) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) } }
+
+    /// Whether the bytes are valid UTF-8 (``description`` is then exact).
+    var isUTF8: Bool { String(validating: bytes, as: UTF8.self) != nil }
+
+    /// The path as text; bytes that are not UTF-8 become U+FFFD (see ``isUTF8``).
+    var description: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// Calls `body` with the path as a NUL-terminated C string.
+    func withCString<Result>(_ body: (UnsafePointer<CChar>) throws -> Result) rethrows -> Result {
+        try (bytes + [0]).withUnsafeBufferPointer { buffer in
+            try buffer.withMemoryRebound(to: CChar.self) { try body($0.baseAddress!) }
+        }
+    }
+
+    static func < (lhs: RawPath, rhs: RawPath) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+}
