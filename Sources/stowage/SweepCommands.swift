@@ -7,9 +7,10 @@ struct SweepCommand: ParsableCommand {
         commandName: "sweep",
         abstract: "Keep a folder within size, count and age limits, least recently used first.",
         discussion: """
-            Never follows links, never leaves the folder or its file system, never removes \
-            pinned files; removes emptied folders and old leftovers of interrupted writes. Once a \
-            size or count limit is exceeded the folder is swept down to the low watermark.
+            Never follows links, never leaves the folder or enters another mount, never removes \
+            pinned files or folders; removes only the folders it empties, and old leftovers of \
+            interrupted writes. Once a size or count limit is exceeded the folder is swept down to \
+            the low watermark. Refuses /, the home folder and the folders above it unless --force.
             """
     )
 
@@ -34,6 +35,9 @@ struct SweepCommand: ParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Report what would be removed; remove nothing.")
     var dryRun = false
 
+    @Flag(help: "Sweep even /, the home folder or a folder holding it (refused otherwise).")
+    var force = false
+
     @OptionGroup var units: UnitOptions
     @OptionGroup var output: OutputOptions
 
@@ -49,8 +53,9 @@ struct SweepCommand: ParsableCommand {
         let folder = URL(filePath: path, directoryHint: .isDirectory, relativeTo: base)
         let style = units.style
         let dryRun = dryRun
+        let force = force
         try output.run {
-            let report = try Sweeper(policy: policy).sweep(folder, dryRun: dryRun)
+            let report = try Sweeper(policy: policy).sweep(folder, dryRun: dryRun, allowingSystemFolders: force)
             for issue in report.issues { Terminal.standardError.write("stowage: \(issue)\n") }
             return Rendered(json: report) { SweepView.render(report, style: style) }
         }
@@ -132,37 +137,34 @@ struct ClearCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clear",
         abstract: "Remove everything in one location of the container (the settings screen's \"Clear cache\").",
-        discussion: "Only the location's own folder is emptied; in the default container on Linux that is always a folder of the app's own."
+        discussion: """
+            Only the location's own folder is emptied; in the default container on Linux that is \
+            always a folder of the app's own. A location folder that is a link is refused; mount \
+            points inside are left alone; pinned files and folders, and writes in progress, are kept.
+            """
     )
 
     @Argument(help: ArgumentHelp("The location: documents, applicationSupport, caches, preferences, temporary, shared:<group>."))
     var location: Location
 
+    @Flag(name: .customLong("dry-run"), help: "Report what would be removed; remove nothing.")
+    var dryRun = false
+
     @OptionGroup var container: ContainerOptions
     @OptionGroup var units: UnitOptions
     @OptionGroup var output: OutputOptions
 
-    struct Result: Encodable {
-        var location: String
-        var path: String
-        var freedAllocatedBytes: Int64
-        var removedFiles: Int
-    }
-
     mutating func run() throws {
         let location = location
         let style = units.style
+        let dryRun = dryRun
         try output.run {
-            let container = try self.container.resolve()
-            let before = try container.usage(of: [location], options: .totalsOnly)[0]
-            try Store(container: container).clear(location)
-            let after = try container.usage(of: [location], options: .totalsOnly)[0]
-            let result = Result(location: location.identifier, path: DisplayPath.of(try container.url(for: location)),
-                                freedAllocatedBytes: before.totals.allocatedBytes - after.totals.allocatedBytes,
-                                removedFiles: before.totals.files - after.totals.files)
-            return Rendered(json: result) {
-                "Cleared \(location.displayName) (\(result.path)): \(result.removedFiles) files, "
-                    + "\(ByteCount(result.freedAllocatedBytes).formatted(style)) freed.\n"
+            let report = try Store(container: self.container.resolve()).clear(location, dryRun: dryRun)
+            for issue in report.issues { Terminal.standardError.write("stowage: \(issue)\n") }
+            return Rendered(json: report) {
+                "\(dryRun ? "Would clear" : "Cleared") \(location.displayName) (\(report.folder)): \(report.removed.count) files, "
+                    + "\(ByteCount(report.freedAllocatedBytes).formatted(style)) \(dryRun ? "to free" : "freed")"
+                    + (report.pinnedFiles > 0 ? "; \(report.pinnedFiles) pinned kept" : "") + ".\n"
             }
         }
     }

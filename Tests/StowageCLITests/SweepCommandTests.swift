@@ -86,6 +86,7 @@ struct SweepCommandTests {
         #expect(text.contains("watching"))
         #expect(text.contains("freed 8.2 kB from temporary"))
         #expect(text.hasSuffix("stopped\n"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: runner.folderPath + "/app/tmp") == [".stowage-last-sweep"])
+        // Relief writes nothing into the folders it frees (it must work on a full disk).
+        #expect(try FileManager.default.contentsOfDirectory(atPath: runner.folderPath + "/app/tmp") == [])
     }
 }

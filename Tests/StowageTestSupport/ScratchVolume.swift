@@ -23,10 +23,12 @@ public final class ScratchVolume: Sendable {
     }
 
     /// Mounts a memory file system of `type` (with a `size` option such as `16m`, and any
-    /// further mount options) on a new folder in `folder`.
+    /// further mount options) on a new folder in `folder`, named `name` when given (a location's
+    /// own folder name, say).
     public static func mount(_ type: String = "tmpfs", size: String? = nil, options: [String] = [], in folder: URL,
+                             named name: String? = nil,
                              sourceLocation: SourceLocation = #_sourceLocation) throws -> ScratchVolume {
-        let mountPoint = try makeMountPoint(type, in: folder)
+        let mountPoint = try makeMountPoint(type, in: folder, named: name)
         let allOptions = (size.map { ["size=\($0)"] } ?? []) + options
         let arguments = ["-t", type] + (allOptions.isEmpty ? [] : ["-o", allOptions.joined(separator: ",")])
             + [type, mountPoint.path(percentEncoded: false)]
@@ -62,8 +64,8 @@ public final class ScratchVolume: Sendable {
         if let image { try? FileManager.default.removeItem(at: image) }
     }
 
-    private static func makeMountPoint(_ type: String, in folder: URL) throws -> URL {
-        let mountPoint = folder.appending(path: "volume-\(type)-\(UInt32.random(in: 0 ... .max))", directoryHint: .isDirectory)
+    private static func makeMountPoint(_ type: String, in folder: URL, named name: String? = nil) throws -> URL {
+        let mountPoint = folder.appending(path: name ?? "volume-\(type)-\(UInt32.random(in: 0 ... .max))", directoryHint: .isDirectory)
         try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
         return mountPoint
     }

@@ -111,8 +111,12 @@ extension StowageError.Operation {
 }
 
 extension Container {
-    /// The capacity of the volume holding `location`, counting this container's temporary and
-    /// cache files on that volume as reclaimable for important usage.
+    /// The capacity of the volume holding `location`, counting what pressure relief could free
+    /// on that volume (``relieve(toAvailable:dryRun:now:)``'s rule: tmp, unpinned caches, files
+    /// marked purgeable elsewhere) as reclaimable for important usage.
+    ///
+    /// This walks those folders (and reads the purgeable marker of each file in Documents,
+    /// Application Support and Preferences); for available space alone, measure the volume.
     ///
     /// The location's folder need not exist: the nearest existing folder above it is measured.
     ///
@@ -125,23 +129,11 @@ extension Container {
         } catch let error as SystemCallError {
             throw StowageError(error, operation: .measureCapacity, location: location, path: path)
         }
-        var reclaimable: Int64 = 0
-        for purgeable in [Location.temporary, .caches] {
-            guard let folder = try openFolder(of: purgeable, create: false, operation: .measureCapacity) else { continue }
-            let own: FileStatus
-            do {
-                own = try folder.status()
-            } catch let error as SystemCallError {
-                throw StowageError(error, operation: .measureCapacity, location: purgeable, path: "")
-            }
-            guard own.device == statistics.device else { continue }
-            // What clearing the location would free: everything inside, not the folder itself,
-            // nor the CACHEDIR.TAG that clearing keeps.
-            var options = UsageOptions.totalsOnly
-            options.excludedPatterns = [CacheDirectoryTag.name]
-            let report = UsageScanner(options: options).scan([try url(for: purgeable)])
-            reclaimable += report.allocatedBytes - own.allocatedSize
-        }
+        // What pressure relief could free on this volume, by the one relief rule; a location
+        // that cannot be used safely (a link, another user's folder) frees nothing here.
+        var skipped: [UsageIssue] = []
+        let reclaimable = try freeableUnderPressure(volume: statistics.device, skipped: &skipped)
+            .reduce(Int64(0)) { $0 + $1.allocatedBytes }
         return VolumeCapacity(statistics: statistics, path: path, reclaimable: reclaimable,
                               simulated: try SimulatedCapacity.current())
     }

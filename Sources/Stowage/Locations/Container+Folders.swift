@@ -4,38 +4,87 @@ extension Container {
     /// Opens the folder of `location`, creating it (and the folders above it) when `create`
     /// is set. Created folders are owner-only (0700).
     ///
+    /// The folders that belong to the container (``ownedNames(of:)``: `Library` and `Caches`
+    /// of a rooted container, `<app>` in `$XDG_CACHE_HOME`, ...) are opened one by one without
+    /// following a link: a location whose folder is a link fails with
+    /// ``StowageError/Code/invalidPath`` naming it, so nothing (a write, a `clear`, relief) can
+    /// be redirected into the link's target. The folders above them (the root, the XDG base
+    /// folders, the home folder) are where the user or the system put them, links included.
+    ///
     /// For locations in a folder other users can write to (the default container's `tmp`), the
-    /// folder must be a real folder, not a link, owned by the current user; otherwise the call
-    /// fails with ``StowageError/Code/permissionDenied`` rather than write into (or clear)
-    /// someone else's files.
+    /// folder must also be owned by the current user; otherwise the call fails with
+    /// ``StowageError/Code/permissionDenied`` rather than write into (or clear) someone else's
+    /// files.
     ///
     /// - Returns: `nil` when the folder does not exist and `create` is not set.
     func openFolder(of location: Location, create: Bool, operation: StowageError.Operation) throws -> OpenFile? {
         let path = try url(for: location).fileSystemPath
+        let names = RelativePath.names(in: path)
+        let owned = names.suffix(ownedNames(of: location))
+        var walked = "/" + names.dropLast(owned.count).joined(separator: "/")
         do {
             // One lstat on the common path (the folder is there), not a mkdir per component.
-            if create, try Self.statusIfPresent(atPath: path) == nil { try Self.createFolders(atPath: path) }
+            if create, try Self.statusIfPresent(atPath: walked) == nil { try Self.createFolders(atPath: walked) }
+            var folder = try OpenFile.openFolder(atPath: walked, followingLinks: true)
+            for name in owned {
+                walked += (walked == "/" ? "" : "/") + name
+                folder = try Self.openOwnedFolder(name, in: folder, create: create, path: walked,
+                                                  location: location, operation: operation)
+            }
             if ownershipCheckedLocations.contains(location) {
-                guard let status = try Self.statusIfPresent(atPath: path) else { return nil }
-                guard status.kind == .folder, status.userID == Sys.effectiveUserID else {
+                guard try folder.status().userID == Sys.effectiveUserID else {
                     throw StowageError(.permissionDenied, operation: operation, location: location, path: "",
                                        reason: "\(path) is not a folder owned by the current user")
                 }
-                let folder = try OpenFile.openFolder(atPath: path, followingLinks: false)
-                let opened = try folder.status()
-                guard opened.inode == status.inode, opened.device == status.device else {
-                    throw StowageError(.permissionDenied, operation: operation, location: location, path: "",
-                                       reason: "\(path) changed while it was opened")
-                }
-                return folder
             }
-            let folder = try OpenFile.openFolder(atPath: path, followingLinks: true)
             if create && location == .caches { try CacheDirectoryTag.ensure(in: folder) }
             return folder
         } catch let error as SystemCallError where error.errno == Sys.noSuchEntry && !create {
             return nil
         } catch let error as SystemCallError {
             throw StowageError(error, operation: operation, location: location, path: "")
+        }
+    }
+
+    /// Opens (and when `create` is set, makes) the folder `name` of a location's own path,
+    /// never through a link.
+    private static func openOwnedFolder(_ name: String, in parent: OpenFile, create: Bool, path: String,
+                                        location: Location, operation: StowageError.Operation) throws -> OpenFile {
+        if create {
+            do {
+                try parent.createFolder(name, mode: Sys.ownerOnlyFolder)
+            } catch let error as SystemCallError where error.errno == Sys.exists {
+                // there already (or a link, refused below)
+            }
+        }
+        do {
+            return try parent.openFolder(name)
+        } catch let error as SystemCallError where error.errno == Sys.loop || error.errno == Sys.notFolder {
+            guard try parent.statusIfPresent(of: name)?.kind == .symbolicLink else { throw error }
+            throw StowageError(.invalidPath, operation: operation, location: location, path: "",
+                               reason: "\(path) is a symbolic link; Stowage never reaches a location's folder through a link")
+        }
+    }
+
+    /// How many names at the end of `location`'s folder path belong to the container (and so
+    /// must be real folders, never links): those below the rooted container's root, the app's
+    /// folder and what is below it in the XDG base folders, the app's folder in the sandbox.
+    func ownedNames(of location: Location) -> Int {
+        switch kind {
+        case .rooted:
+            switch location {
+            case .documents, .temporary: return 1
+            case .applicationSupport, .caches, .preferences: return 2
+            case .sharedContainer: return 3
+            }
+        case .xdg:
+            switch location {
+            case .documents, .applicationSupport, .sharedContainer: return 2
+            case .caches, .preferences, .temporary: return 1
+            }
+        default:
+            if case .sharedContainer = location { return 0 }  // the system's own folder for the group
+            return 1
         }
     }
 

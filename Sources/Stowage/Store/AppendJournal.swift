@@ -43,9 +43,12 @@ enum AppendJournal {
         return checksum(bytes.prefix(read))
     }
 
+    /// The start of every journal's name.
+    static let prefix = RelativePath.reservedPrefix + "append-"
+
     /// The journal's name for the file `name`.
     static func name(for fileName: String) -> String {
-        RelativePath.reservedPrefix + "append-" + String(checksum(Array(fileName.utf8)), radix: 16)
+        prefix + String(checksum(Array(fileName.utf8)), radix: 16)
     }
 
     static func exists(for fileName: String, in folder: OpenFile) throws -> Bool {

@@ -67,18 +67,34 @@ extension Store {
     }
 
     /// Removes everything in `location`, keeping the location's folder itself (and, in Caches,
-    /// its `CACHEDIR.TAG`).
+    /// its `CACHEDIR.TAG`); returns what was removed.
     ///
     /// Only the location's own folder is emptied: in the default container on Linux that is a
     /// folder of the app's own (`$XDG_CACHE_HOME/<app>`, `$TMPDIR/<app>`, ...), never `~/.cache`
-    /// or `/tmp` themselves. Links inside are removed, never followed. A location that was
-    /// never created is already clear.
+    /// or `/tmp` themselves. It goes through the removal walk that sweeps use, so:
+    /// - a location folder that is a link is refused (``StowageError/Code/invalidPath``), and
+    ///   links inside are removed, never followed;
+    /// - mount points inside (bind mounts included) are left alone and reported as issues;
+    /// - files and folders marked ``Marker/pinned`` are kept (clearing is the "Clear cache"
+    ///   button, and a pin is the app's word that a file must survive it; remove a pinned item
+    ///   by name with ``remove(_:from:)``);
+    /// - temporary files of writes in progress (younger than an hour) are kept.
     ///
-    /// - Throws: ``StowageError/Code/permissionDenied``, ``StowageError/Code/ioFailure``.
-    public func clear(_ location: Location) throws {
+    /// A location that was never created is already clear.
+    ///
+    /// - Parameter dryRun: Report what would be removed, and remove nothing.
+    /// - Throws: ``StowageError/Code/invalidPath``, ``StowageError/Code/permissionDenied``,
+    ///   ``StowageError/Code/ioFailure``. Items that cannot be removed are issues in the report.
+    @discardableResult
+    public func clear(_ location: Location, dryRun: Bool = false) throws -> SweepReport {
         try perform(.clear, location, "") {
-            guard let folder = try container.openFolder(of: location, create: false, operation: .clear) else { return }
-            try TreeOperations.removeContents(of: folder, keeping: location == .caches ? [CacheDirectoryTag.name] : [])
+            let path = try container.url(for: location).fileSystemPath
+            guard let folder = try container.openFolder(of: location, create: false, operation: .clear) else {
+                return SweepReport(folder: path, dryRun: dryRun, removed: [], removedFolders: [], freedLogicalBytes: 0,
+                                   freedAllocatedBytes: 0, keptFiles: 0, keptAllocatedBytes: 0, pinnedFiles: 0, issues: [])
+            }
+            return try TreeOperations.removeEverything(in: folder, path: path, honouringPins: true, dryRun: dryRun,
+                                                       operation: .clear)
         }
     }
 

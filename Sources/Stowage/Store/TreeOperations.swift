@@ -1,32 +1,45 @@
 import Foundation
 
-/// Recursive removal and copying of items, by file descriptor, never following links.
+/// Removal and copying of whole items, by file descriptor, never following links.
+///
+/// Removal goes through the one removal walk (``SweepEngine``), with the goal "everything".
 enum TreeOperations {
-    /// Removes the item `name` in `folder`: a file, a link (the link itself) or a whole folder.
+    /// Removes the item `name` in `folder`: a file, a link (the link itself) or a whole folder,
+    /// which must not be a mount point and must hold no mount point (each is refused, never
+    /// crossed). Pins do not protect what the caller names explicitly.
+    ///
+    /// - Throws: a `SystemCallError`, or ``StowageError`` naming the first thing that could not
+    ///   be removed (a mount point, a file that changed meanwhile, an in-flight write).
     static func remove(_ name: String, in folder: OpenFile) throws {
         let status = try folder.status(of: name)
-        if status.isFolder {
-            do {
-                let child = try folder.openFolder(name)
-                try removeContents(of: child)
-            }
-            try folder.removeEntry(name, folder: true)
-        } else {
+        guard status.isFolder else {
             try folder.removeEntry(name, folder: false)
+            return
         }
+        let child = try folder.openFolder(name)
+        guard try child.mountIdentity().isSameMount(as: folder.mountIdentity()) else {
+            throw StowageError(.refused, operation: .remove, path: name,
+                               reason: "it is a mount point; Stowage never removes across a mount")
+        }
+        let report = try removeEverything(in: child, path: name, honouringPins: false, dryRun: false)
+        if let issue = report.issues.first {
+            throw StowageError(.ioFailure, operation: .remove, path: name,
+                               reason: "\(issue.path) could not be removed: \(issue.message)")
+        }
+        try folder.removeEntry(name, folder: true)
     }
 
-    /// Removes everything inside `folder`, keeping the folder itself.
+    /// Removes everything inside the open folder `root`, keeping the folder itself (and a
+    /// `CACHEDIR.TAG` directly in it), through the removal walk: mount points inside are left
+    /// alone and reported, pinned items are kept when `honouringPins`, in-flight writes younger
+    /// than the grace period are kept.
     ///
-    /// - Parameter keeping: Names directly in `folder` to leave in place.
-    static func removeContents(of folder: OpenFile, keeping: Set<String> = []) throws {
-        for name in try folder.entryNames() where !keeping.contains(name) {
-            do {
-                try remove(name, in: folder)
-            } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
-                continue  // removed by someone else meanwhile: the goal is reached
-            }
-        }
+    /// - Parameter path: Names the folder in the report and its issues.
+    @discardableResult
+    static func removeEverything(in root: OpenFile, path: String, honouringPins: Bool, dryRun: Bool,
+                                 operation: StowageError.Operation = .remove, now: Date = Date()) throws -> SweepReport {
+        try Sweeper.run(root: root, path: path, policy: SweepPolicy(), goal: .everything(honouringPins: honouringPins),
+                        dryRun: dryRun, now: now, operation: operation)
     }
 
     /// Copies the item `name` in `source` to `destinationName` in `destination`. Files are

@@ -43,65 +43,51 @@ extension Container {
     ///   (re-downloadable data belongs in Caches, or should be excluded);
     /// - preferences files over 4 MiB, the size at which Apple's defaults system starts warning;
     /// - pinned files in Caches, which then never go under pressure;
-    /// and totals what pressure relief would free: everything in tmp, unpinned caches, and files
-    /// marked purgeable elsewhere.
+    /// and totals what pressure relief would free, by relief's own rule (see
+    /// ``relieve(toAvailable:dryRun:now:)``): tmp, unpinned caches, and files marked purgeable
+    /// elsewhere. A location whose folder cannot be used safely is reported and skipped.
     ///
     /// - Throws: as ``url(for:)``; unreadable folders are issues in the report.
     public func audit(minimumSize: Int64 = 10_000_000) throws -> AuditReport {
         var findings: [AuditFinding] = []
-        var purgeable: [LocationTotals] = []
         var issues: [UsageIssue] = []
-        for location in [Location.temporary, .caches, .documents, .applicationSupport, .preferences] {
-            guard let folder = try openFolder(of: location, create: false, operation: .audit) else { continue }
+        let purgeable = try freeableUnderPressure(skipped: &issues)
+        for location in [Location.caches, .documents, .applicationSupport, .preferences] {
+            guard let folder = try usableFolder(of: location, onVolume: nil, operation: .audit, skipped: &issues) else { continue }
             let base = try url(for: location).fileSystemPath
-            var totals = LocationTotals(location: location.identifier, files: 0, allocatedBytes: 0)
             do {
                 try FileTreeWalk(root: folder).run({ entry in
                     guard entry.status.kind == .file else { return entry.status.kind == .folder }
-                    if RelativePath.isReserved(entry.name) || entry.name == CacheDirectoryTag.name { return false }
-                    let absolute = base + "/" + entry.path
+                    if entry.name.hasPrefix(RelativePath.reservedPrefix) || entry.name.equals(CacheDirectoryTag.name) { return false }
+                    let path = entry.path.description
                     let size = entry.status.allocatedSize
-                    switch location {
-                    case .temporary:
-                        totals.files += 1
-                        totals.allocatedBytes += size
-                    case .caches:
-                        if try Marker.pinned.isSet(atPath: absolute) {
-                            findings.append(AuditFinding(kind: "pinnedInCaches", location: location.identifier, path: entry.path,
+                    if location == .caches {
+                        if try entry.carries(.pinned) {
+                            findings.append(AuditFinding(kind: "pinnedInCaches", location: location.identifier, path: path,
                                                          allocatedBytes: size,
                                                          advice: "pinned: it never goes under storage pressure; unpin it or keep it in Application Support"))
-                        } else {
-                            totals.files += 1
-                            totals.allocatedBytes += size
                         }
-                    default:
-                        if try Marker.purgeable.isSet(atPath: absolute), !(try Marker.pinned.isSet(atPath: absolute)) {
-                            totals.files += 1
-                            totals.allocatedBytes += size
-                        }
-                        if location == .preferences, entry.status.size > Self.preferencesWarningSize {
-                            findings.append(AuditFinding(kind: "largePreferencesFile", location: location.identifier, path: entry.path,
-                                                         allocatedBytes: size,
-                                                         advice: "over 4 MiB: preferences are read whole at launch; move the data to Application Support"))
-                        } else if size >= minimumSize, !(try BackupMarker.isExcluded(atPath: absolute)) {
-                            findings.append(AuditFinding(kind: "largeBackedUpFile", location: location.identifier, path: entry.path,
-                                                         allocatedBytes: size,
-                                                         advice: "backed up: if it can be downloaded again, move it to Caches or exclude it from backup"))
-                        }
+                    } else if location == .preferences, entry.status.size > Self.preferencesWarningSize {
+                        findings.append(AuditFinding(kind: "largePreferencesFile", location: location.identifier, path: path,
+                                                     allocatedBytes: size,
+                                                     advice: "over 4 MiB: preferences are read whole at launch; move the data to Application Support"))
+                    } else if size >= minimumSize, !(try BackupMarker.isExcluded(atPath: base + "/" + path)) {
+                        findings.append(AuditFinding(kind: "largeBackedUpFile", location: location.identifier, path: path,
+                                                     allocatedBytes: size,
+                                                     advice: "backed up: if it can be downloaded again, move it to Caches or exclude it from backup"))
                     }
                     return false
-                }, problem: { folder, error in
-                    issues.append(UsageIssue(path: base + (folder.isEmpty ? "" : "/" + folder), errno: error.errno,
-                                             message: StowageError.describe(errno: error.errno) + "; its contents were skipped"))
+                }, problem: { folder, problem in
+                    issues.append(UsageIssue(path: base + (folder.isEmpty ? "" : "/" + folder.description), problem: problem))
                 })
             } catch let error as SystemCallError {
                 throw StowageError(error, operation: .audit, location: location, path: "")
             }
-            if location.policy.purgePriority < .never || totals.files > 0 { purgeable.append(totals) }
         }
         findings.sort { ($0.allocatedBytes, $1.path) > ($1.allocatedBytes, $0.path) }
         return AuditReport(findings: findings, purgeableUnderPressure: purgeable, issues: issues)
     }
+
 }
 
 extension StowageError.Operation {

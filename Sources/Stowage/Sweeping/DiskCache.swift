@@ -213,14 +213,16 @@ public final class DiskCache: @unchecked Sendable {
         }
     }
 
-    /// Removes every entry.
+    /// Removes every entry, through the removal walk: entries marked ``Marker/pinned`` stay, as
+    /// do mount points and writes in progress.
     public func removeAll() throws {
         try run("") {
             let root = try openRoot()
-            try TreeOperations.removeContents(of: root)
+            let report = try TreeOperations.removeEverything(in: root, path: folder.fileSystemPath, honouringPins: true,
+                                                             dryRun: false, operation: .cache)
             lock.withLock {
-                allocated = 0
-                entries = 0
+                allocated = report.keptAllocatedBytes
+                entries = report.keptFiles
             }
         }
     }
@@ -265,7 +267,7 @@ public final class DiskCache: @unchecked Sendable {
         var bytes: Int64 = 0
         try run("") {
             try FileTreeWalk(root: try openRoot()).run({ entry in
-                if entry.status.kind == .file && !RelativePath.isReserved(entry.name) {
+                if entry.status.kind == .file && !entry.name.hasPrefix(RelativePath.reservedPrefix) {
                     files += 1
                     bytes += entry.status.allocatedSize
                 }

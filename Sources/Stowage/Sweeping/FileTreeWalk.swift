@@ -1,73 +1,119 @@
-/// A serial walk of a tree through file descriptors: never follows a link, never enters a
-/// folder on another file system, and names entries by their path below the root.
+/// A serial walk of a tree through file descriptors: never follows a link, never enters
+/// another mount (a bind mount included: see ``MountIdentity``), and names entries by their
+/// path below the root, as bytes (``RawPath``), so that every name can be acted on.
 ///
-/// Used by sweeps and audits, which must act on exactly the files they saw.
+/// Used by the removal walk (``SweepEngine``), audits and ``DiskCache``'s index, which must act
+/// on exactly the files they saw.
 struct FileTreeWalk {
     /// One entry met by the walk.
     struct Entry {
-        /// The folder holding it, relative to the root ("" for the root itself).
-        var folder: String
-        var name: String
+        /// The folder holding it, relative to the root (``RawPath/root`` for the root itself).
+        var folder: RawPath
+        var name: RawPath
         var status: FileStatus
+        /// The folder's descriptor, valid only while the entry is visited.
+        let parentDescriptor: Int32
         /// The entry's path relative to the root.
-        var path: String { folder.isEmpty ? name : folder + "/" + name }
+        var path: RawPath { folder.appending(name) }
+
+        /// Whether the entry carries `marker` (read without opening it).
+        func carries(_ marker: Marker) throws -> Bool {
+            try ExtendedAttributes.has(marker.attribute, value: Marker.setValue, entry: name, inFolder: parentDescriptor)
+        }
+    }
+
+    /// Why a folder's contents were not walked.
+    enum Problem {
+        /// It could not be opened or read.
+        case unreadable(SystemCallError)
+        /// It is a mount point (of another file system, or a bind mount): left alone.
+        case mountPoint
     }
 
     let root: OpenFile
-    let rootDevice: UInt64
+    let rootMount: MountIdentity
 
     init(root: OpenFile) throws {
         self.root = root
-        rootDevice = try root.status().device
+        rootMount = try root.mountIdentity()
     }
 
     /// Calls `visit` for every entry below the root (files, links, folders, before their
-    /// contents). A folder is entered when `visit` returns `true` for it. `folderDone` is called
-    /// with each folder's path and its number of entries once it has been read. Unreadable folders
-    /// go to `problem` and are skipped.
-    func run(_ visit: (Entry) throws -> Bool, folderDone: (String, Int) -> Void = { _, _ in },
-             problem: (String, SystemCallError) -> Void) throws {
+    /// contents). A folder is entered when `visit` returns `true` for it and it is on the root's
+    /// mount. `folderDone` is called with each folder's path and its number of entries once it
+    /// has been read. Folders not entered for a reason of the walk's own (unreadable, a mount
+    /// point) go to `problem`.
+    func run(_ visit: (Entry) throws -> Bool, folderDone: (RawPath, Int) -> Void = { _, _ in },
+             problem: (RawPath, Problem) -> Void) throws {
         // A new open description of the root (not a dup, which would share the read offset).
-        try visitFolder(Sys.openat(root.descriptor, ".", Sys.folderReadOnly), folder: "", visit, folderDone, problem)
+        try visitFolder(Sys.openat(root.descriptor, ".", Sys.folderReadOnly), folder: .root, visit, folderDone, problem)
     }
 
-    private func visitFolder(_ descriptor: Int32, folder: String, _ visit: (Entry) throws -> Bool,
-                             _ folderDone: (String, Int) -> Void, _ problem: (String, SystemCallError) -> Void) throws {
+    private func visitFolder(_ descriptor: Int32, folder: RawPath, _ visit: (Entry) throws -> Bool,
+                             _ folderDone: (RawPath, Int) -> Void, _ problem: (RawPath, Problem) -> Void) throws {
         let stream: DirectoryStream
         do {
             stream = try DirectoryStream(adopting: descriptor)
         } catch let error as SystemCallError {
             try? Sys.close(descriptor)  // best effort: the stream could not take it over
-            problem(folder, error)
+            problem(folder, .unreadable(error))
             return
         }
         var entries = 0
-        var subfolders: [(String, Int32)] = []
+        var subfolders: [(RawPath, Int32)] = []
         do {
             try stream.forEach { cName, _ in
                 guard let status = try stream.status(of: cName, followingLinks: false) else { return true }
                 entries += 1
-                let entry = Entry(folder: folder, name: String(cString: cName), status: status)
-                let enter = try visit(entry)
-                if enter, status.kind == .folder, status.device == rootDevice,
-                   let fd = stream.openFolder(cName, followingLinks: false) {
+                let entry = Entry(folder: folder, name: RawPath(cString: cName), status: status,
+                                  parentDescriptor: stream.descriptor)
+                guard try visit(entry), status.kind == .folder else { return true }
+                guard status.device == rootMount.device else {
+                    problem(entry.path, .mountPoint)
+                    return true
+                }
+                let fd: Int32
+                do {
+                    fd = try Sys.openat(stream.descriptor, entry.name, Sys.folderReadOnly | Sys.noFollow)
+                } catch let error as SystemCallError {
+                    if error.errno != Sys.noSuchEntry { problem(entry.path, .unreadable(error)) }  // gone: nothing to walk
+                    return true
+                }
+                // The mount is checked on the folder opened, so a swap after the status cannot mislead it.
+                if let opened = try? Sys.fstat(fd), opened.inode == status.inode,
+                   MountIdentity(device: opened.device, mountID: Sys.mountID(fd)).isSameMount(as: rootMount) {
                     subfolders.append((entry.name, fd))
+                } else {
+                    DirectoryStream.discard(fd)
+                    problem(entry.path, .mountPoint)
                 }
                 return true
             }
         } catch let error as SystemCallError {
             for (_, fd) in subfolders { DirectoryStream.discard(fd) }
-            problem(folder, error)
+            problem(folder, .unreadable(error))
             return
         }
         folderDone(folder, entries)
         for (index, (name, fd)) in subfolders.enumerated() {
             do {
-                try visitFolder(fd, folder: folder.isEmpty ? name : folder + "/" + name, visit, folderDone, problem)
+                try visitFolder(fd, folder: folder.appending(name), visit, folderDone, problem)
             } catch {
                 for (_, rest) in subfolders[(index + 1)...] { DirectoryStream.discard(rest) }
                 throw error
             }
+        }
+    }
+}
+
+extension UsageIssue {
+    /// The issue of a folder the walk did not enter, named by its absolute path.
+    init(path: String, problem: FileTreeWalk.Problem) {
+        switch problem {
+        case .unreadable(let error):
+            self.init(path: path, errno: error.errno, message: StowageError.describe(errno: error.errno) + "; its contents were skipped")
+        case .mountPoint:
+            self.init(path: path, errno: 0, message: "a mount point (another file system or a bind mount); left alone")
         }
     }
 }

@@ -1,35 +1,67 @@
 import Dispatch
 import Foundation
 
-/// The walk and victim selection behind ``Sweeper``.
+/// The one removal walk: every operation that deletes (``Sweeper``, pressure relief, `clear`,
+/// ``Store/remove(_:from:)``, ``DiskCache`` limits and ``DiskCache/removeAll()``) chooses its
+/// victims here and removes them here, under one safety policy:
 ///
-/// Two walks, both through file descriptors, never following links or leaving the file system:
-/// the first totals the files, the second offers each to a ``VictimHeap`` that keeps only the
-/// files that must go (the least deserving on top, dropped as soon as the others cover the
-/// need). Memory grows with the victims, which the report lists anyway, and with the number of
-/// folders (to know which ones the sweep empties), never with all the files.
+/// - the root is opened by the caller without following a link (see ``Container``'s folders);
+///   below it nothing is reached through a link, and no other mount is entered (a bind mount
+///   included); each mount point met is reported and left alone;
+/// - names are bytes (``RawPath``) from `readdir` to `unlinkat`, so every name can be removed;
+/// - pins are honoured on files and on folders (a pinned folder, and all under it, is left);
+/// - Stowage's in-flight items (temporary files of atomic writes, append journals) younger than
+///   the grace period are never removed; its records are never removed by a sweep;
+/// - each victim is re-checked (device, inode, modification time) just before its `unlinkat`;
+/// - only folders the operation itself emptied are removed (`clear` also removes the empty
+///   folders it was asked to clear);
+/// - nothing is written before space is freed (``Sweeper`` writes its record afterwards, and a
+///   failure to write it is an issue in the report, not a failure).
+///
+/// Selection is two walks at most, through file descriptors: the first totals the files (only
+/// for size and count limits), the second offers each to a ``VictimHeap`` that keeps only the
+/// files that must go. Memory grows with the victims and the number of folders, never with all
+/// the files.
 ///
 /// `@unchecked Sendable`: only ``remove(_:)`` runs threads, and they read nothing but the
 /// immutable root; what they find goes into their own outcomes, merged after they finish.
 final class SweepEngine: @unchecked Sendable {
-    /// What the sweep is for.
+    /// What the operation is for: its selection rule.
     enum Goal {
         /// Keep the policy's limits.
         case limits
-        /// Free at least this many allocated bytes (pressure relief), from files that pass the filter.
+        /// Free at least this many allocated bytes (pressure relief), from what the relief rule
+        /// allows: any file, or only files marked purgeable (locations never purged otherwise).
         case free(Int64, purgeableOnly: Bool)
+        /// Remove everything (`clear`, removing a folder, emptying a cache), pins honoured or not.
+        case everything(honouringPins: Bool)
     }
 
     struct Candidate {
-        var path: String
-        var folder: String
+        var path: RawPath
+        var folder: RawPath
+        var kind: FileStatus.Kind
         var device: UInt64
         var inode: UInt64
+        var linkCount: UInt64
         var logical: Int64
         var allocated: Int64
         var access: Double
         var modification: Double
         var reason: SweepReason
+        /// Whether removing it frees its blocks: not for a hard link whose data another name,
+        /// not removed, keeps (set by ``SweepEngine/select()``).
+        var freesSpace = true
+
+        var freedAllocated: Int64 { freesSpace ? allocated : 0 }
+        var freedLogical: Int64 { freesSpace ? logical : 0 }
+    }
+
+    struct Selection {
+        var victims: [Candidate]
+        var keptFiles: Int
+        var keptAllocated: Int64
+        var pinned: Int
     }
 
     let rootPath: String
@@ -38,8 +70,8 @@ final class SweepEngine: @unchecked Sendable {
     let goal: Goal
     let now: Double
     private(set) var issues: [UsageIssue] = []
-    /// Entries per folder (relative path), to predict which folders the sweep empties.
-    private var entriesPerFolder: [String: Int] = [:]
+    /// Entries per folder, to predict which folders the operation empties.
+    private var entriesPerFolder: [RawPath: Int] = [:]
 
     init(rootPath: String, root: OpenFile, policy: SweepPolicy, goal: Goal, now: Date) {
         self.rootPath = rootPath
@@ -49,17 +81,27 @@ final class SweepEngine: @unchecked Sendable {
         self.now = now.timeIntervalSince1970
     }
 
+    private var removesEverything: Bool {
+        if case .everything = goal { return true }
+        return false
+    }
+
+    private var honoursPins: Bool {
+        if case .everything(let honouringPins) = goal { return honouringPins }
+        return true
+    }
+
     // MARK: Selection
 
     /// Chooses the victims; nothing is removed.
-    func select() throws -> (victims: [Candidate], keptFiles: Int, keptAllocated: Int64, pinned: Int) {
+    func select() throws -> Selection {
         var totalFiles = 0
         var totalAllocated: Int64 = 0
         if case .limits = goal, policy.maximumAllocatedSize != nil || policy.maximumCount != nil {
-            try walk(recording: false) { _, _, status, kind in
+            try walk(recording: false) { entry, kind in
                 if kind == .ordinary {
                     totalFiles += 1
-                    totalAllocated += status.allocatedSize
+                    totalAllocated += entry.status.allocatedSize
                 }
             }
         }
@@ -78,6 +120,8 @@ final class SweepEngine: @unchecked Sendable {
         case .free(let bytes, _):
             bytesToFree = bytes
             heapReason = .pressure
+        case .everything:
+            break
         }
 
         var forced: [Candidate] = []
@@ -87,24 +131,34 @@ final class SweepEngine: @unchecked Sendable {
         var heap = VictimHeap(order: policy.order)
         var seenFiles = 0
         var seenAllocated: Int64 = 0
-        try walk(recording: true) { folder, name, status, kind in
+        try walk(recording: true) { entry, kind in
+            let status = entry.status
             switch kind {
             case .leftover:
-                guard now - status.modificationTime >= policy.leftoverGracePeriod else { return }
-                forced.append(candidate(folder, name, status, reason: .leftover))
+                forced.append(candidate(entry, reason: .leftover))
+                return
+            case .pinnedFolder:
+                pinned += 1
                 return
             case .ordinary:
                 break
             }
             seenFiles += 1
             seenAllocated += status.allocatedSize
-            let absolute = { self.absolutePath(folder, name) }
-            if case .limits = goal, let maximumAge = policy.maximumAge, now - timestamp(of: status) > maximumAge {
-                if try Marker.pinned.isSet(atPath: absolute()) {
+            if removesEverything {
+                if honoursPins, try entry.carries(.pinned) {
                     pinned += 1
                     return
                 }
-                forced.append(candidate(folder, name, status, reason: .age))
+                forced.append(candidate(entry, reason: .clear))
+                return
+            }
+            if case .limits = goal, let maximumAge = policy.maximumAge, now - timestamp(of: status) > maximumAge {
+                if try entry.carries(.pinned) {
+                    pinned += 1
+                    return
+                }
+                forced.append(candidate(entry, reason: .age))
                 forcedAllocated += status.allocatedSize
                 forcedCount += 1
                 return
@@ -114,96 +168,148 @@ final class SweepEngine: @unchecked Sendable {
                !heap.deserves(status, over: heap.top) {
                 return
             }
-            if case .free(_, let purgeableOnly) = goal, purgeableOnly, !(try Marker.purgeable.isSet(atPath: absolute())) {
-                return
-            }
-            if try Marker.pinned.isSet(atPath: absolute()) {
+            guard try Self.reliefMayFree(entry, goal: goal) else { return }
+            if try entry.carries(.pinned) {
                 pinned += 1
                 return
             }
-            heap.insert(candidate(folder, name, status, reason: heapReason))
+            heap.insert(candidate(entry, reason: heapReason))
             heap.trim(bytes: bytesToFree - forcedAllocated, count: countToFree - forcedCount)
         }
         heap.trim(bytes: bytesToFree - forcedAllocated, count: countToFree - forcedCount)
         var victims = forced + heap.items
         victims.sort { $0.path < $1.path }
-        let removedAllocated = victims.filter { $0.reason != .leftover }.reduce(0) { $0 + $1.allocated }
-        let removedCount = victims.filter { $0.reason != .leftover }.count
-        return (victims, seenFiles - removedCount, seenAllocated - removedAllocated, pinned)
+        Self.markHardLinks(in: &victims)
+        let counted = victims.filter { $0.reason != .leftover && $0.kind == .file }
+        return Selection(victims: victims, keptFiles: seenFiles - counted.count,
+                         keptAllocated: seenAllocated - counted.reduce(0) { $0 + $1.allocated }, pinned: pinned)
+    }
+
+    /// The relief rule's file-level part, shared by relief, audit and the reclaimable figure:
+    /// in locations never purged, only files marked purgeable. (Pins, Stowage's records and
+    /// young in-flight items are excluded by the walk and the callers for every goal.)
+    static func reliefMayFree(_ entry: FileTreeWalk.Entry, goal: Goal) throws -> Bool {
+        if case .free(_, let purgeableOnly) = goal, purgeableOnly { return try entry.carries(.purgeable) }
+        return true
+    }
+
+    /// A hard-linked victim frees its blocks only when every name of its data is a victim; then
+    /// the first of them counts the bytes freed, the others none.
+    private static func markHardLinks(in victims: inout [Candidate]) {
+        var names: [UInt64: [Int]] = [:]  // by inode; devices compared below
+        for index in victims.indices where victims[index].linkCount > 1 {
+            names[victims[index].inode, default: []].append(index)
+        }
+        for (_, indices) in names {
+            let device = victims[indices[0]].device
+            let sameFile = indices.filter { victims[$0].device == device }
+            let allNames = UInt64(sameFile.count) >= victims[sameFile[0]].linkCount
+            for (position, index) in sameFile.enumerated() { victims[index].freesSpace = allNames && position == 0 }
+        }
+    }
+
+    /// Totals what a `.free` goal may take from the folder (the relief rule), without choosing:
+    /// the reclaimable figure of ``Container/capacity(of:)`` and audit's pressure totals.
+    func freeableTotals() throws -> (files: Int, allocated: Int64) {
+        var files = 0
+        var allocated: Int64 = 0
+        try walk(recording: true) { entry, kind in
+            guard kind != .pinnedFolder, try Self.reliefMayFree(entry, goal: goal), !(try entry.carries(.pinned)) else { return }
+            files += kind == .ordinary ? 1 : 0
+            allocated += entry.status.allocatedSize
+        }
+        return (files, allocated)
     }
 
     private func timestamp(of status: FileStatus) -> Double {
         policy.order == .leastRecentlyUsed ? status.accessTime : status.modificationTime
     }
 
-    private func candidate(_ folder: String, _ name: String, _ status: FileStatus, reason: SweepReason) -> Candidate {
-        Candidate(path: folder.isEmpty ? name : folder + "/" + name, folder: folder, device: status.device,
-                  inode: status.inode, logical: status.size, allocated: status.allocatedSize,
-                  access: status.accessTime, modification: status.modificationTime, reason: reason)
+    private func candidate(_ entry: FileTreeWalk.Entry, reason: SweepReason) -> Candidate {
+        let status = entry.status
+        return Candidate(path: entry.path, folder: entry.folder, kind: status.kind, device: status.device,
+                         inode: status.inode, linkCount: status.linkCount, logical: status.size,
+                         allocated: status.allocatedSize, access: status.accessTime,
+                         modification: status.modificationTime, reason: reason)
     }
 
-    private func absolutePath(_ folder: String, _ name: String) -> String {
-        folder.isEmpty ? rootPath + "/" + name : rootPath + "/" + folder + "/" + name
+    /// The absolute path of `path` below the root, for issues.
+    func absolutePath(_ path: RawPath) -> String {
+        path.isEmpty ? rootPath : rootPath + "/" + path.description
     }
 
-    /// The folders (relative paths) that would be empty once `victims` are gone, deepest first.
-    func emptiedFolders(by victims: [Candidate]) -> [String] {
-        var removedPerFolder: [String: Int] = [:]
+    /// The folders that would be empty once `victims` are gone, deepest first: those holding
+    /// entries, all of them victims or folders emptied in turn; and, when removing everything,
+    /// folders that were empty already.
+    func emptiedFolders(by victims: [Candidate]) -> [RawPath] {
+        var removedPerFolder: [RawPath: Int] = [:]
         for victim in victims { removedPerFolder[victim.folder, default: 0] += 1 }
-        var emptied: [String] = []
-        for folder in entriesPerFolder.keys.sorted(by: { $0.split(separator: "/").count > $1.split(separator: "/").count || ($0.split(separator: "/").count == $1.split(separator: "/").count && $0 < $1) }) where !folder.isEmpty {
-            guard removedPerFolder[folder, default: 0] == entriesPerFolder[folder] else { continue }
+        var emptied: [RawPath] = []
+        let deepestFirst = entriesPerFolder.keys.sorted { ($0.depth, $1) > ($1.depth, $0) }
+        for folder in deepestFirst where !folder.isEmpty {
+            let entries = entriesPerFolder[folder] ?? 0
+            guard removedPerFolder[folder, default: 0] == entries, entries > 0 || removesEverything else { continue }
             emptied.append(folder)
-            let parent = folder.contains("/") ? String(folder[..<folder.lastIndex(of: "/")!]) : ""
-            removedPerFolder[parent, default: 0] += 1
+            removedPerFolder[folder.parentAndName.parent, default: 0] += 1
         }
         return emptied
     }
 
     // MARK: The walk
 
-    enum EntryKind { case ordinary, leftover }
+    enum EntryKind { case ordinary, leftover, pinnedFolder }
 
-    /// Calls `body` for every regular file (and leftover temporary item) below the root, by
-    /// folder path and name. Stowage's own bookkeeping files are skipped; links are never
-    /// followed nor removed; folders on other file systems are not entered. With `recording`
-    /// set (the selecting walk, which every sweep makes), the entries of each folder and the
-    /// folders that could not be read are recorded; the totalling walk before it records
-    /// nothing, so each unreadable folder is reported once.
-    private func walk(recording: Bool, _ body: (String, String, FileStatus, EntryKind) throws -> Void) throws {
+    /// Calls `body` for every entry the goal may consider, with its kind: files (and, when
+    /// removing everything, links and other non-folders) as `ordinary`; Stowage's leftover
+    /// temporary items and journals older than the grace period as `leftover`; pinned folders
+    /// (not entered) as `pinnedFolder`. Stowage's other items, `CACHEDIR.TAG` files (but the
+    /// root's, when clearing, is kept by the caller's choice of `keeping`), links (except when
+    /// removing everything) and other mounts are never offered. With `recording` set (the
+    /// selecting walk, which every operation makes), the entries of each folder and the
+    /// folders not entered are recorded, so each is reported once.
+    private func walk(recording: Bool, _ body: (FileTreeWalk.Entry, EntryKind) throws -> Void) throws {
+        let everything = removesEverything
+        let pins = honoursPins
         try FileTreeWalk(root: root).run({ entry in
-            if RelativePath.isReserved(entry.name) {
-                if TemporaryItem.isTemporary(entry.name) { try body(entry.folder, entry.name, entry.status, .leftover) }
+            if entry.name.hasPrefix(RelativePath.reservedPrefix) {
+                let inFlight = entry.name.hasPrefix(TemporaryItem.prefix) || (everything && entry.name.hasPrefix(AppendJournal.prefix))
+                if inFlight, now - entry.status.modificationTime >= policy.leftoverGracePeriod {
+                    try body(entry, .leftover)
+                }
                 return false
             }
-            if entry.folder.isEmpty && entry.name == CacheDirectoryTag.name { return false }
+            if entry.name.equals(CacheDirectoryTag.name) && !(everything && !entry.folder.isEmpty) { return false }
             switch entry.status.kind {
-            case .file:
-                try body(entry.folder, entry.name, entry.status, .ordinary)
-                return false
             case .folder:
+                if pins, try entry.carries(.pinned) {
+                    try body(entry, .pinnedFolder)
+                    return false
+                }
                 return true
-            default:
-                return false  // links are never followed nor removed; devices, sockets and pipes are left alone
+            case .file:
+                try body(entry, .ordinary)
+            case .symbolicLink, .other:
+                if everything { try body(entry, .ordinary) }  // the link itself; never followed
             }
+            return false
         }, folderDone: { folder, entries in
             if recording { self.entriesPerFolder[folder] = entries }
-        }, problem: { folder, error in
-            if recording { self.issues.append(UsageIssue(path: folder, error: error)) }
+        }, problem: { folder, problem in
+            if recording { self.issues.append(UsageIssue(path: self.absolutePath(folder), problem: problem)) }
         })
     }
 
     // MARK: Removal
 
-    /// Removes `victims`, each only if it is still the file that was chosen (same inode, same
-    /// modification time); returns those removed, in the order given.
+    /// Removes `victims`, each only if it is still the item that was chosen (same device, inode
+    /// and modification time); returns those removed, in the order given.
     ///
     /// Unlinking is the kernel's work, not the disk's alone (journal, block bitmaps, discards), so
     /// folders are emptied by several threads at once, each folder by one thread (each thread
     /// holds one folder descriptor at a time, and a folder's lock is never contended).
     func remove(_ victims: [Candidate]) -> [Candidate] {
         var grouping: [[Int]] = []
-        var groupOfFolder: [String: Int] = [:]
+        var groupOfFolder: [RawPath: Int] = [:]
         for (index, victim) in victims.enumerated() {
             if let group = groupOfFolder[victim.folder] {
                 grouping[group].append(index)
@@ -216,9 +322,14 @@ final class SweepEngine: @unchecked Sendable {
         // share inode-table and bitmap blocks, so each journal transaction touches fewer blocks.
         let groups = grouping.map { group in group.sorted { victims[$0].inode < victims[$1].inode } }
         let outcomes = RemovalOutcomes(count: victims.count)
-        DispatchQueue.concurrentPerform(iterations: max(1, min(groups.count, Self.removalThreads))) { _ in
-            while let group = outcomes.claimGroup(below: groups.count) {
-                removeGroup(groups[group], of: victims, into: outcomes)
+        let threads = max(1, min(groups.count, Self.removalThreads))
+        if threads == 1 {
+            for group in groups { removeGroup(group, of: victims, into: outcomes) }
+        } else {
+            DispatchQueue.concurrentPerform(iterations: threads) { _ in
+                while let group = outcomes.claimGroup(below: groups.count) {
+                    removeGroup(groups[group], of: victims, into: outcomes)
+                }
             }
         }
         issues += outcomes.issues.sorted { $0.path < $1.path }
@@ -235,36 +346,33 @@ final class SweepEngine: @unchecked Sendable {
         do {
             parent = try open(folder: folder)
         } catch {
-            for index in indices { outcomes.fail(victims[index].path, error) }
+            for index in indices { outcomes.fail(absolutePath(victims[index].path), error) }
             return
         }
         for index in indices {
             let victim = victims[index]
+            let name = victim.path.parentAndName.name
             do {
-                let name = folder.isEmpty ? victim.path : String(victim.path.dropFirst(folder.count + 1))
                 guard let status = try parent.statusIfPresent(of: name) else { continue }
-                guard status.inode == victim.inode, status.device == victim.device,
+                guard status.inode == victim.inode, status.device == victim.device, status.kind == victim.kind,
                       status.modificationTime == victim.modification else {
-                    outcomes.note(UsageIssue(path: victim.path, errno: 0, message: "changed since it was chosen; kept"))
+                    outcomes.note(UsageIssue(path: absolutePath(victim.path), errno: 0, message: "changed since it was chosen; kept"))
                     continue
                 }
-                if status.isFolder {
-                    try TreeOperations.remove(name, in: parent)
-                } else {
-                    try parent.removeEntry(name, folder: false)
-                }
+                try parent.removeEntry(name, folder: false)
                 outcomes.markRemoved(index)
+            } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+                continue  // removed by someone else meanwhile
             } catch {
-                outcomes.fail(victim.path, error)
+                outcomes.fail(absolutePath(victim.path), error)
             }
         }
     }
 
     /// Removes the folders named (deepest first) if they are empty; returns those removed.
-    func removeFolders(_ folders: [String]) -> [String] {
+    func removeFolders(_ folders: [RawPath]) -> [RawPath] {
         folders.filter { folder in
-            let parentPath = folder.contains("/") ? String(folder[..<folder.lastIndex(of: "/")!]) : ""
-            let name = folder.contains("/") ? String(folder[folder.index(after: folder.lastIndex(of: "/")!)...]) : folder
+            let (parentPath, name) = folder.parentAndName
             do {
                 try open(folder: parentPath).removeEntry(name, folder: true)
                 return true
@@ -272,17 +380,23 @@ final class SweepEngine: @unchecked Sendable {
                         where [Sys.notEmpty, Sys.exists, Sys.noSuchEntry].contains(error.errno) {
                 return false  // not empty any more (something was written meanwhile) or gone: not an error
             } catch {
-                issues.append(UsageIssue(path: folder, error: error))
+                issues.append(UsageIssue(path: absolutePath(folder), error: error))
                 return false
             }
         }
     }
 
-    /// Opens a folder below the root by walking name by name, never through a link.
-    private func open(folder: String) throws -> OpenFile {
+    /// Opens a folder below the root by walking name by name, never through a link and never
+    /// into another mount (the walk did not enter one, but a mount can appear meanwhile).
+    private func open(folder: RawPath) throws -> OpenFile {
         var current = OpenFile(adopting: try Sys.dup(root.descriptor))
-        for name in folder.split(separator: "/") where !folder.isEmpty {
-            current = try current.openFolder(String(name))
+        guard !folder.isEmpty else { return current }
+        let rootMount = try root.mountIdentity()
+        for name in folder.components {
+            current = try current.openFolder(name)
+            guard try current.mountIdentity().isSameMount(as: rootMount) else {
+                throw SystemCallError(errno: Sys.crossDevice, call: "openat")
+            }
         }
         return current
     }

@@ -23,7 +23,8 @@ public struct SweepPolicy: Sendable, Hashable {
     /// The fraction of a size or count limit to sweep down to once it is exceeded (0 < x ≤ 1).
     public var lowWatermark: Double
     /// How old a leftover temporary file of an interrupted atomic write must be before a sweep
-    /// reclaims it (younger ones may belong to a write in progress).
+    /// reclaims it (younger ones may belong to a write in progress, and are never removed by any
+    /// operation, `clear` and pressure relief included).
     public var leftoverGracePeriod: TimeInterval
 
     /// A policy; every limit is off unless given.
@@ -67,7 +68,7 @@ public struct SweepOrder: Hashable, Sendable, CustomStringConvertible {
 
 /// Why a sweep removed a file.
 public struct SweepReason: Hashable, Sendable, Codable, CustomStringConvertible {
-    /// `size`, `count`, `age`, `leftover` or `pressure`.
+    /// `size`, `count`, `age`, `leftover`, `pressure` or `clear`.
     public let name: String
     private init(_ name: String) { self.name = name }
 
@@ -81,6 +82,8 @@ public struct SweepReason: Hashable, Sendable, Codable, CustomStringConvertible 
     public static let leftover = SweepReason("leftover")
     /// To relieve storage pressure.
     public static let pressure = SweepReason("pressure")
+    /// Everything in a folder was asked to go (`clear`, a removed folder, an emptied cache).
+    public static let clear = SweepReason("clear")
 
     /// The reason's name.
     public var description: String { name }

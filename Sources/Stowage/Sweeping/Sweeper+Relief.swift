@@ -18,6 +18,9 @@ public struct ReliefReport: Sendable, Hashable, Codable {
     public var isSimulated: Bool
     /// Each location swept, in the order swept.
     public var steps: [ReliefStep]
+    /// Locations skipped because their folder could not be used safely (a link, a folder of
+    /// another user's, no permission): relief went on with the others.
+    public var skipped: [UsageIssue] = []
 }
 
 /// One location swept by pressure relief.
@@ -29,6 +32,20 @@ public struct ReliefStep: Sendable, Hashable, Codable {
 }
 
 extension Container {
+    /// The relief rule's order: what pressure relief may free, location by location, in the
+    /// order it frees it, with the order of files within each and whether only files marked
+    /// ``Marker/purgeable`` may go (locations that are never purged otherwise).
+    ///
+    /// One rule for relief, ``PressureWatcher``, ``audit(minimumSize:)``'s pressure totals and
+    /// the reclaimable part of ``capacity(of:)``. Within each location the removal walk's
+    /// policy holds: never a pinned file or folder, never Stowage's own records, never a write
+    /// in progress, never another mount.
+    static let reliefPlan: [(location: Location, order: SweepOrder, purgeableOnly: Bool)] = [
+        (.temporary, .oldestModified, false), (.caches, .leastRecentlyUsed, false),
+        (.documents, .leastRecentlyUsed, true), (.applicationSupport, .leastRecentlyUsed, true),
+        (.preferences, .leastRecentlyUsed, true),
+    ]
+
     /// Frees space until the volume of Documents has `target` bytes available, in purge order,
     /// stopping as soon as the target is met:
     /// 1. temporary files, oldest first;
@@ -36,9 +53,12 @@ extension Container {
     /// 3. files marked ``Marker/purgeable`` in the other locations, least recently used first.
     ///
     /// Documents, Application Support, Preferences and shared containers lose nothing else, and
-    /// files marked ``Marker/pinned`` are never removed. Only locations on the same volume
-    /// count. The bytes needed are `target - available`, measured once (simulated figures when
-    /// ``SimulatedCapacity`` is on), so tests can drive relief without filling a disk.
+    /// files and folders marked ``Marker/pinned`` are never removed. Only locations on the same
+    /// volume count. A location whose folder cannot be used safely (a link, another user's
+    /// folder) is skipped and reported in ``ReliefReport/skipped``. Nothing is written before
+    /// space is freed, so relief works on a volume with no space left at all. The bytes needed
+    /// are `target - available`, measured once (simulated figures when ``SimulatedCapacity`` is
+    /// on), so tests can drive relief without filling a disk.
     ///
     /// - Throws: as ``capacity(of:)``; files that cannot be removed are issues in the steps.
     public func relieve(toAvailable target: Int64, dryRun: Bool = false, now: Date = Date()) throws -> ReliefReport {
@@ -49,23 +69,64 @@ extension Container {
                                   dryRun: dryRun, isSimulated: capacity.isSimulated, steps: [])
         guard needed > 0 else { return report }
         let volume = try VolumeStatistics.of(path: existingAncestor(of: url(for: .documents))).device
-        let plan: [(Location, SweepOrder, Bool)] =
-            [(.temporary, .oldestModified, false), (.caches, .leastRecentlyUsed, false)]
-            + [Location.documents, .applicationSupport, .preferences].map { ($0, SweepOrder.leastRecentlyUsed, true) }
-        for (location, order, purgeableOnly) in plan {
+        for (location, order, purgeableOnly) in Self.reliefPlan {
             let remaining = needed - report.freedAllocatedBytes
             guard remaining > 0 else { break }
-            guard let folder = try openFolder(of: location, create: false, operation: .sweep),
-                  try folder.status().device == volume else { continue }
-            let policy = SweepPolicy(order: order, leftoverGracePeriod: 0)
-            // The folder just opened (and, for tmp, checked to be the user's own), not its path
-            // looked up again, which a swapped-in link could lead elsewhere.
-            let step = try Sweeper.run(root: folder, path: try url(for: location).fileSystemPath, policy: policy,
+            guard let folder = try usableFolder(of: location, onVolume: volume, skipped: &report.skipped) else { continue }
+            // The folder just opened (never through a link, and for tmp checked to be the user's
+            // own), not its path looked up again, which a swapped-in link could lead elsewhere.
+            let step = try Sweeper.run(root: folder, path: try url(for: location).fileSystemPath,
+                                       policy: SweepPolicy(order: order),
                                        goal: .free(remaining, purgeableOnly: purgeableOnly), dryRun: dryRun, now: now)
             report.freedAllocatedBytes += step.freedAllocatedBytes
             report.steps.append(ReliefStep(location: location.identifier, report: step))
         }
         report.isSatisfied = report.freedAllocatedBytes >= needed
         return report
+    }
+
+    /// What relief could free now on the volume `volume` (a device number; that of Documents
+    /// when `nil`), per location of the relief rule, in purge order; locations whose folder
+    /// cannot be used safely go to `skipped`.
+    func freeableUnderPressure(volume: UInt64? = nil, skipped: inout [UsageIssue]) throws -> [LocationTotals] {
+        let volume = try volume ?? VolumeStatistics.of(path: existingAncestor(of: url(for: .documents))).device
+        var totals: [LocationTotals] = []
+        for (location, order, purgeableOnly) in Self.reliefPlan {
+            guard let folder = try usableFolder(of: location, onVolume: volume, skipped: &skipped) else {
+                if !purgeableOnly { totals.append(LocationTotals(location: location.identifier, files: 0, allocatedBytes: 0)) }
+                continue
+            }
+            let path = try url(for: location).fileSystemPath
+            do {
+                let engine = SweepEngine(rootPath: path, root: folder, policy: SweepPolicy(order: order),
+                                         goal: .free(.max, purgeableOnly: purgeableOnly), now: Date())
+                let (files, allocated) = try engine.freeableTotals()
+                skipped += engine.issues
+                if !purgeableOnly || files > 0 {
+                    totals.append(LocationTotals(location: location.identifier, files: files, allocatedBytes: allocated))
+                }
+            } catch let error as SystemCallError {
+                throw StowageError(error, operation: .sweep, location: location, path: "")
+            }
+        }
+        return totals
+    }
+
+    /// The folder of `location` if it exists, is on `volume` (any, when `nil`), and can be used
+    /// safely; a folder that cannot (a link, another user's, unreadable) is reported in `skipped`.
+    func usableFolder(of location: Location, onVolume volume: UInt64?, operation: StowageError.Operation = .sweep,
+                      skipped: inout [UsageIssue]) throws -> OpenFile? {
+        do {
+            guard let folder = try openFolder(of: location, create: false, operation: operation),
+                  try volume.map({ try folder.status().device == $0 }) ?? true else { return nil }
+            return folder
+        } catch let error as StowageError where error.code != .invalidArgument {
+            skipped.append(UsageIssue(path: (try? url(for: location).fileSystemPath) ?? location.identifier,
+                                      errno: error.errno ?? 0, message: (error.reason ?? error.description) + "; skipped"))
+            return nil
+        } catch let error as SystemCallError {
+            skipped.append(UsageIssue(path: (try? url(for: location).fileSystemPath) ?? location.identifier, error: error))
+            return nil
+        }
     }
 }

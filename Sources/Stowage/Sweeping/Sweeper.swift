@@ -2,8 +2,9 @@ import Foundation
 
 /// Keeps a folder within a ``SweepPolicy``: removes the files that must go, and reports them.
 ///
-/// A sweep never follows a symbolic link, never leaves its folder or its file system, never
-/// removes a file marked ``Marker/pinned``, removes the folders it empties, and reclaims the
+/// A sweep never follows a symbolic link, never leaves its folder, never enters another mount
+/// (bind mounts included), never removes a file or folder marked ``Marker/pinned``, removes
+/// only the folders it empties (never one that was empty already), and reclaims the
 /// leftover temporary files of interrupted atomic writes (older than
 /// ``SweepPolicy/leftoverGracePeriod``). Stowage's own bookkeeping files (`CACHEDIR.TAG`,
 /// append journals, the last-sweep record) are never touched. A file that changed after it was
@@ -25,20 +26,30 @@ public struct Sweeper: Sendable {
     /// The name of the record of the last sweep, kept in the swept folder.
     static let recordName = RelativePath.reservedPrefix + "last-sweep"
 
-    /// Sweeps `folder` (which may be reached through a link; nothing inside it is followed).
+    /// Sweeps `folder`.
+    ///
+    /// The folder itself must not be a symbolic link (the folders above it may be), and nothing
+    /// inside it is followed. `/`, the home folder and the folders above the home folder are
+    /// refused unless `allowingSystemFolders` is set, as `rm --preserve-root` refuses `/`.
     ///
     /// - Parameters:
     ///   - dryRun: Report what would be removed, and remove nothing.
     ///   - now: The time ages are measured from.
+    ///   - allowingSystemFolders: Sweep `/`, the home folder or a folder above it too.
     /// - Throws: ``StowageError/Code/notFound`` or ``StowageError/Code/wrongKind`` for the folder,
+    ///   ``StowageError/Code/invalidPath`` for an empty path or a folder that is a link,
+    ///   ``StowageError/Code/refused`` for a system folder,
     ///   ``StowageError/Code/invalidArgument`` for a policy whose low watermark is not in (0, 1].
     ///   Files that cannot be removed are issues in the report, not errors.
-    public func sweep(_ folder: URL, dryRun: Bool = false, now: Date = Date()) throws -> SweepReport {
+    public func sweep(_ folder: URL, dryRun: Bool = false, now: Date = Date(),
+                      allowingSystemFolders: Bool = false) throws -> SweepReport {
+        let path = folder.fileSystemPath
         guard policy.lowWatermark > 0, policy.lowWatermark <= 1 else {
-            throw StowageError(.invalidArgument, operation: .sweep, path: folder.fileSystemPath,
+            throw StowageError(.invalidArgument, operation: .sweep, path: path,
                                reason: "the low watermark must be more than 0 and at most 1")
         }
-        return try Self.run(folder.fileSystemPath, policy: policy, goal: .limits, dryRun: dryRun, now: now)
+        let root = try ProtectedFolders.openNamedFolder(path, operation: .sweep, allowingSystemFolders: allowingSystemFolders)
+        return try Self.run(root: root, path: path, policy: policy, goal: .limits, dryRun: dryRun, now: now)
     }
 
     /// When `folder` was last swept (by a sweep that was not a dry run), or `nil`.
@@ -54,20 +65,14 @@ public struct Sweeper: Sendable {
         }
     }
 
-    static func run(_ path: String, policy: SweepPolicy, goal: SweepEngine.Goal, dryRun: Bool, now: Date) throws -> SweepReport {
-        let root: OpenFile
-        do {
-            root = try OpenFile.openFolder(atPath: path, followingLinks: true)
-        } catch let error as SystemCallError {
-            throw StowageError(error, operation: .sweep, path: path)
-        }
-        return try run(root: root, path: path, policy: policy, goal: goal, dryRun: dryRun, now: now)
-    }
-
-    /// Sweeps the folder `root`, already opened (as a container opens its folders, never
-    /// through a link); `path` names it in the report and errors.
+    /// Runs the removal walk (``SweepEngine``) over the folder `root`, already opened without
+    /// following a link (as a container opens its folders, or ``ProtectedFolders`` a named
+    /// one); `path` names it in the report and errors.
+    ///
+    /// Space is freed before anything is written: a limits sweep records itself afterwards,
+    /// and a record that cannot be written (a full disk) is an issue in the report.
     static func run(root: OpenFile, path: String, policy: SweepPolicy, goal: SweepEngine.Goal, dryRun: Bool,
-                    now: Date) throws -> SweepReport {
+                    now: Date, operation: StowageError.Operation = .sweep) throws -> SweepReport {
         do {
             try root.lock(exclusive: true)
             defer { root.unlock() }
@@ -76,28 +81,28 @@ public struct Sweeper: Sendable {
             let predictedFolders = engine.emptiedFolders(by: selection.victims)
             let removed = dryRun ? selection.victims : engine.remove(selection.victims)
             let folders = dryRun ? predictedFolders : engine.removeFolders(predictedFolders)
-            let files = removed.map {
-                SweptFile(path: $0.path, logicalBytes: $0.logical, allocatedBytes: $0.allocated,
-                          lastAccess: Date(timeIntervalSince1970: $0.access),
-                          lastModification: Date(timeIntervalSince1970: $0.modification), reason: $0.reason)
-            }
+            let files = removed.map(SweptFile.init)
             let removedPaths = Set(removed.map(\.path))
-            let keptVictims = selection.victims.filter { !removedPaths.contains($0.path) && $0.reason != .leftover }
-            let report = SweepReport(
-                folder: path, dryRun: dryRun, removed: files, removedFolders: folders,
+            let keptVictims = selection.victims.filter { !removedPaths.contains($0.path) && $0.reason != .leftover && $0.kind == .file }
+            var report = SweepReport(
+                folder: path, dryRun: dryRun, removed: files, removedFolders: folders.map(\.description),
                 freedLogicalBytes: files.reduce(0) { $0 + $1.logicalBytes },
                 freedAllocatedBytes: files.reduce(0) { $0 + $1.allocatedBytes },
                 keptFiles: selection.keptFiles + keptVictims.count,
                 keptAllocatedBytes: selection.keptAllocated + keptVictims.reduce(0) { $0 + $1.allocated },
                 pinnedFiles: selection.pinned, issues: engine.issues)
-            if !dryRun {
+            if !dryRun, case .limits = goal {
                 let record = SweepRecord(date: now, removedFiles: files.count, freedAllocatedBytes: report.freedAllocatedBytes)
-                try AtomicWrite.write(try JSONEncoder.sweepRecord.encode(record), into: root, name: recordName,
-                                      durable: false, protection: nil)
+                do {
+                    try AtomicWrite.write(try JSONEncoder.sweepRecord.encode(record), into: root, name: recordName,
+                                          durable: false, protection: nil)
+                } catch {
+                    report.issues.append(UsageIssue(path: path + "/" + recordName, error: error))
+                }
             }
             return report
         } catch let error as SystemCallError {
-            throw StowageError(error, operation: .sweep, path: path)
+            throw StowageError(error, operation: operation, path: path)
         }
     }
 }

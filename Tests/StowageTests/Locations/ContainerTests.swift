@@ -97,8 +97,9 @@ struct ContainerTests {
         try folder.write("precious", to: "victim/keep.txt")
         try FileManager.default.createSymbolicLink(atPath: folder.path + "/tmp/linked", withDestinationPath: folder.path + "/victim")
         let linked = Store(container: try .default(appIdentifier: "linked", environment: environment))
-        expectStowageError(.permissionDenied) { try linked.clear(.temporary) }
-        expectStowageError(.permissionDenied) { try linked.save(Data(), to: "x", in: .temporary) }
+        // A linked location folder is refused as a path, naming it, for every location (below).
+        expectStowageError(.invalidPath) { try linked.clear(.temporary) }
+        expectStowageError(.invalidPath) { try linked.save(Data(), to: "x", in: .temporary) }
         #expect(try folder.read("victim/keep.txt") == "precious")
 
         guard getuid() == 0 else {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 extension ScratchVolume {
@@ -5,6 +6,13 @@ extension ScratchVolume {
     static func mount(_ type: String = "tmpfs", size: String? = nil, options: [String] = [], in folder: TestFolder,
                       sourceLocation: SourceLocation = #_sourceLocation) throws -> ScratchVolume {
         try mount(type, size: size, options: options, in: folder.url, sourceLocation: sourceLocation)
+    }
+
+    /// A memory file system mounted as the folder `name` inside `parent` (a location's own
+    /// folder, so that it is a mount point rather than a link to one).
+    static func mount(size: String, at parent: URL, named name: String,
+                      sourceLocation: SourceLocation = #_sourceLocation) throws -> ScratchVolume {
+        try mount("tmpfs", size: size, in: parent, named: name, sourceLocation: sourceLocation)
     }
 
     /// An ext4 image mounted in the test's own folder.
