@@ -148,7 +148,7 @@ static ssize_t getxattr_by_opening(int directory, const char *name, const char *
     int fd = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) return -1;
 #if defined(__APPLE__)
-    ssize_t result = fgetxattr(fd, attribute, value, size, 0, XATTR_NOFOLLOW);
+    ssize_t result = fgetxattr(fd, attribute, value, size, 0, 0);  // XATTR_NOFOLLOW is EINVAL on a descriptor
 #else
     ssize_t result = fgetxattr(fd, attribute, value, size);
 #endif

@@ -31,11 +31,15 @@ extension Container {
                 folder = try Self.openOwnedFolder(name, in: folder, create: create, path: walked,
                                                   location: location, operation: operation)
             }
-            if ownershipCheckedLocations.contains(location) {
-                guard try folder.status().userID == Sys.effectiveUserID else {
-                    throw StowageError(.permissionDenied, operation: operation, location: location, path: "",
-                                       reason: "\(path) is not a folder owned by the current user")
-                }
+            let status = try folder.status()
+            if ownershipCheckedLocations.contains(location), status.userID != Sys.effectiveUserID {
+                throw StowageError(.permissionDenied, operation: operation, location: location, path: "",
+                                   reason: "\(path) is not a folder owned by the current user")
+            }
+            if status.permissions & Sys.sharedFolderBits == Sys.sharedFolderBits {
+                throw StowageError(.permissionDenied, operation: operation, location: location, path: "",
+                                   reason: "\(path) is a folder every user writes to (sticky and world-writable, as /tmp); "
+                                       + "a location's folder must be the app's own")
             }
             if create && location == .caches { try CacheDirectoryTag.ensure(in: folder) }
             return folder
@@ -43,6 +47,19 @@ extension Container {
             return nil
         } catch let error as SystemCallError {
             throw StowageError(error, operation: operation, location: location, path: "")
+        }
+    }
+
+    /// Refuses a deleting operation on a rooted container whose root is `/`, the home folder or
+    /// a folder above it: its locations would be the system's or the user's own folders
+    /// (`/tmp`, `~/Documents`, `~/Library/Caches` of every app).
+    func refuseSystemRoot(for operation: StowageError.Operation) throws {
+        guard kind == .rooted, let root else { return }
+        let path = root.fileSystemPath
+        guard let folder = try? OpenFile.openFolder(atPath: path, followingLinks: true) else { return }  // nothing there to delete
+        if let reason = try ProtectedFolders.protection(of: folder) {
+            throw StowageError(.refused, operation: operation, path: path,
+                               reason: "the container's root: \(reason); its locations would be the system's or your own folders")
         }
     }
 

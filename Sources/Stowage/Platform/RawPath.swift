@@ -53,7 +53,13 @@ struct RawPath: Hashable, Comparable, Sendable, CustomStringConvertible {
     var depth: Int { isEmpty ? 0 : bytes.reduce(1) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) } }
 
     /// Whether the bytes are valid UTF-8 (``description`` is then exact).
-    var isUTF8: Bool { String(validating: bytes, as: UTF8.self) != nil }
+    var isUTF8: Bool { Self.isUTF8(bytes) }
+
+    /// Whether `bytes` are valid UTF-8. (`String(validating:as:)` would say it, but only from
+    /// macOS 15 and iOS 18 on.)
+    static func isUTF8(_ bytes: [UInt8]) -> Bool {
+        String(decoding: bytes, as: UTF8.self).utf8.elementsEqual(bytes)
+    }
 
     /// The path as text; bytes that are not UTF-8 become U+FFFD (see ``isUTF8``).
     var description: String { String(decoding: bytes, as: UTF8.self) }

@@ -295,6 +295,8 @@ extension Sys {
     static let ownerOnlyFolder: mode_t = 0o700
     static let defaultFile: mode_t = 0o666
     static let defaultFolder: mode_t = 0o777
+    /// Sticky and writable by all: a folder every user shares, such as `/tmp`.
+    static let sharedFolderBits: UInt32 = 0o1002
 
     /// Flags used by the capability layers, so they need no libc names.
     static let writeCreateExclusive: Int32 = O_WRONLY | O_CREAT | O_EXCL

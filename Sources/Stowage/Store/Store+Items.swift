@@ -83,18 +83,21 @@ extension Store {
     /// A location that was never created is already clear.
     ///
     /// - Parameter dryRun: Report what would be removed, and remove nothing.
-    /// - Throws: ``StowageError/Code/invalidPath``, ``StowageError/Code/permissionDenied``,
-    ///   ``StowageError/Code/ioFailure``. Items that cannot be removed are issues in the report.
+    /// - Throws: ``StowageError/Code/invalidPath``, ``StowageError/Code/permissionDenied`` (also
+    ///   for a location folder every user writes to, such as `/tmp`),
+    ///   ``StowageError/Code/refused`` for a rooted container whose root is `/`, the home folder
+    ///   or a folder above it, ``StowageError/Code/ioFailure``. Items that cannot be removed are
+    ///   issues in the report.
     @discardableResult
     public func clear(_ location: Location, dryRun: Bool = false) throws -> SweepReport {
         try perform(.clear, location, "") {
+            try container.refuseSystemRoot(for: .clear)
             let path = try container.url(for: location).fileSystemPath
             guard let folder = try container.openFolder(of: location, create: false, operation: .clear) else {
                 return SweepReport(folder: path, dryRun: dryRun, removed: [], removedFolders: [], freedLogicalBytes: 0,
                                    freedAllocatedBytes: 0, keptFiles: 0, keptAllocatedBytes: 0, pinnedFiles: 0, issues: [])
             }
-            return try TreeOperations.removeEverything(in: folder, path: path, honouringPins: true, dryRun: dryRun,
-                                                       operation: .clear)
+            return try TreeOperations.removeContents(of: folder, path: path, dryRun: dryRun, operation: .clear)
         }
     }
 

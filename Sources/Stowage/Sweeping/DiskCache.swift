@@ -218,8 +218,8 @@ public final class DiskCache: @unchecked Sendable {
     public func removeAll() throws {
         try run("") {
             let root = try openRoot()
-            let report = try TreeOperations.removeEverything(in: root, path: folder.fileSystemPath, honouringPins: true,
-                                                             dryRun: false, operation: .cache)
+            let report = try TreeOperations.removeContents(of: root, path: folder.fileSystemPath, dryRun: false,
+                                                           operation: .cache)
             lock.withLock {
                 allocated = report.keptAllocatedBytes
                 entries = report.keptFiles

@@ -28,6 +28,8 @@ struct FileTreeWalk {
         case unreadable(SystemCallError)
         /// It is a mount point (of another file system, or a bind mount): left alone.
         case mountPoint
+        /// It was replaced between being listed and being opened: left alone.
+        case changed
     }
 
     let root: OpenFile
@@ -42,7 +44,8 @@ struct FileTreeWalk {
     /// contents). A folder is entered when `visit` returns `true` for it and it is on the root's
     /// mount. `folderDone` is called with each folder's path and its number of entries once it
     /// has been read. Folders not entered for a reason of the walk's own (unreadable, a mount
-    /// point) go to `problem`.
+    /// point, replaced meanwhile) go to `problem`. An error `visit` throws ends the walk: visitors
+    /// handle the errors of single entries themselves.
     func run(_ visit: (Entry) throws -> Bool, folderDone: (RawPath, Int) -> Void = { _, _ in },
              problem: (RawPath, Problem) -> Void) throws {
         // A new open description of the root (not a dup, which would share the read offset).
@@ -60,48 +63,51 @@ struct FileTreeWalk {
             return
         }
         var entries = 0
-        var subfolders: [(RawPath, Int32)] = []
+        // The sub-folders to enter, by name and inode: each is opened only when its turn comes,
+        // so the walk holds two descriptors per level, however wide a folder is.
+        var subfolders: [(name: RawPath, inode: UInt64)] = []
         do {
             try stream.forEach { cName, _ in
                 guard let status = try stream.status(of: cName, followingLinks: false) else { return true }
                 entries += 1
                 let entry = Entry(folder: folder, name: RawPath(cString: cName), status: status,
                                   parentDescriptor: stream.descriptor)
-                guard try visit(entry), status.kind == .folder else { return true }
-                guard status.device == rootMount.device else {
-                    problem(entry.path, .mountPoint)
-                    return true
-                }
-                let fd: Int32
-                do {
-                    fd = try Sys.openat(stream.descriptor, entry.name, Sys.folderReadOnly | Sys.noFollow)
-                } catch let error as SystemCallError {
-                    if error.errno != Sys.noSuchEntry { problem(entry.path, .unreadable(error)) }  // gone: nothing to walk
-                    return true
-                }
-                // The mount is checked on the folder opened, so a swap after the status cannot mislead it.
-                if let opened = try? Sys.fstat(fd), opened.inode == status.inode,
-                   MountIdentity(device: opened.device, mountID: Sys.mountID(fd)).isSameMount(as: rootMount) {
-                    subfolders.append((entry.name, fd))
-                } else {
-                    DirectoryStream.discard(fd)
-                    problem(entry.path, .mountPoint)
+                if try visit(entry), status.kind == .folder {
+                    if status.device == rootMount.device {
+                        subfolders.append((entry.name, status.inode))
+                    } else {
+                        problem(entry.path, .mountPoint)
+                    }
                 }
                 return true
             }
-        } catch let error as SystemCallError {
-            for (_, fd) in subfolders { DirectoryStream.discard(fd) }
+        } catch let error as SystemCallError where error.call == "readdir" || error.call == "fstatat" {
             problem(folder, .unreadable(error))
             return
         }
         folderDone(folder, entries)
-        for (index, (name, fd)) in subfolders.enumerated() {
+        for (name, inode) in subfolders {
+            let path = folder.appending(name)
+            let fd: Int32
             do {
-                try visitFolder(fd, folder: folder.appending(name), visit, folderDone, problem)
-            } catch {
-                for (_, rest) in subfolders[(index + 1)...] { DirectoryStream.discard(rest) }
-                throw error
+                fd = try Sys.openat(stream.descriptor, name, Sys.folderReadOnly | Sys.noFollow)
+            } catch let error as SystemCallError {
+                if error.errno != Sys.noSuchEntry { problem(path, .unreadable(error)) }  // gone: nothing to walk
+                continue
             }
+            // Checked on the folder opened, so a swap after the status (for a link, another
+            // folder, or a mount) cannot lead the walk anywhere else.
+            guard let opened = try? Sys.fstat(fd), opened.inode == inode else {
+                DirectoryStream.discard(fd)
+                problem(path, .changed)
+                continue
+            }
+            guard MountIdentity(device: opened.device, mountID: Sys.mountID(fd)).isSameMount(as: rootMount) else {
+                DirectoryStream.discard(fd)
+                problem(path, .mountPoint)
+                continue
+            }
+            try visitFolder(fd, folder: path, visit, folderDone, problem)
         }
     }
 }
@@ -114,6 +120,8 @@ extension UsageIssue {
             self.init(path: path, errno: error.errno, message: StowageError.describe(errno: error.errno) + "; its contents were skipped")
         case .mountPoint:
             self.init(path: path, errno: 0, message: "a mount point (another file system or a bind mount); left alone")
+        case .changed:
+            self.init(path: path, errno: 0, message: "replaced while it was walked; left alone")
         }
     }
 }

@@ -52,11 +52,16 @@ enum ProtectedFolders {
         return nil
     }
 
-    /// The home folder as `HOME` gives it and as the password database does (they can differ).
+    /// The home folder as `HOME` gives it and as the password database does (they can differ),
+    /// each also with its links resolved, so the folders holding it are known however reached.
     private static func homeFolders() -> [String] {
         var homes: [String] = []
-        if let home = ProcessInfo.processInfo.environment["HOME"], home.hasBytePrefix("/") { homes.append(home) }
-        if let home = Container.homeFromPasswordDatabase(), !homes.contains(home) { homes.append(home) }
+        let named = [ProcessInfo.processInfo.environment["HOME"], Container.homeFromPasswordDatabase()]
+        for case let home? in named where home.hasBytePrefix("/") {
+            for spelling in [home, URL(filePath: home).resolvingSymlinksInPath().fileSystemPath] where !homes.contains(spelling) {
+                homes.append(spelling)
+            }
+        }
         return homes
     }
 }

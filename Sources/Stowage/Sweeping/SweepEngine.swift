@@ -33,8 +33,19 @@ final class SweepEngine: @unchecked Sendable {
         /// Free at least this many allocated bytes (pressure relief), from what the relief rule
         /// allows: any file, or only files marked purgeable (locations never purged otherwise).
         case free(Int64, purgeableOnly: Bool)
-        /// Remove everything (`clear`, removing a folder, emptying a cache), pins honoured or not.
-        case everything(honouringPins: Bool)
+        /// Remove everything: of a location or cache (`clear`, ``DiskCache/removeAll()``: pins,
+        /// Stowage's records and writes in progress stay), or of a tree named for removal
+        /// (``Store/remove(_:from:)``, Stowage's own staging folders: all of it goes).
+        case everything(Scope)
+    }
+
+    /// What "everything" takes.
+    enum Scope {
+        /// A location's or a cache's contents: pins honoured; Stowage's records, append journals,
+        /// a `CACHEDIR.TAG` in the root and writes in progress kept.
+        case contents
+        /// A whole tree named for removal: every entry, pins not honoured.
+        case wholeTree
     }
 
     struct Candidate {
@@ -86,9 +97,26 @@ final class SweepEngine: @unchecked Sendable {
         return false
     }
 
-    private var honoursPins: Bool {
-        if case .everything(let honouringPins) = goal { return honouringPins }
-        return true
+    private var removesWholeTree: Bool {
+        if case .everything(.wholeTree) = goal { return true }
+        return false
+    }
+
+    /// Folders met (their inodes), so that only the very folder predicted empty is removed.
+    private var folderInodes: [RawPath: UInt64] = [:]
+
+    /// Whether `entry` is protected by a pin. A marker that cannot be read (no permission to
+    /// read the file's attributes) counts as a pin: the entry is kept and reported, and the
+    /// walk goes on with the rest of its folder.
+    private func isPinned(_ entry: FileTreeWalk.Entry) -> Bool {
+        guard !removesWholeTree else { return false }
+        do {
+            return try entry.carries(.pinned)
+        } catch {
+            issues.append(UsageIssue(path: absolutePath(entry.path), errno: (error as? SystemCallError)?.errno ?? 0,
+                                     message: "its pin could not be read (\(UsageIssue(path: "", error: error).message)); kept"))
+            return true
+        }
     }
 
     // MARK: Selection
@@ -146,7 +174,7 @@ final class SweepEngine: @unchecked Sendable {
             seenFiles += 1
             seenAllocated += status.allocatedSize
             if removesEverything {
-                if honoursPins, try entry.carries(.pinned) {
+                if isPinned(entry) {
                     pinned += 1
                     return
                 }
@@ -154,7 +182,7 @@ final class SweepEngine: @unchecked Sendable {
                 return
             }
             if case .limits = goal, let maximumAge = policy.maximumAge, now - timestamp(of: status) > maximumAge {
-                if try entry.carries(.pinned) {
+                if isPinned(entry) {
                     pinned += 1
                     return
                 }
@@ -168,8 +196,8 @@ final class SweepEngine: @unchecked Sendable {
                !heap.deserves(status, over: heap.top) {
                 return
             }
-            guard try Self.reliefMayFree(entry, goal: goal) else { return }
-            if try entry.carries(.pinned) {
+            guard reliefMayFree(entry) else { return }
+            if isPinned(entry) {
                 pinned += 1
                 return
             }
@@ -177,20 +205,23 @@ final class SweepEngine: @unchecked Sendable {
             heap.trim(bytes: bytesToFree - forcedAllocated, count: countToFree - forcedCount)
         }
         heap.trim(bytes: bytesToFree - forcedAllocated, count: countToFree - forcedCount)
+        var reported = Set<UsageIssue>()  // a pin that could not be read is met by both walks
+        issues = issues.filter { reported.insert($0).inserted }
         var victims = forced + heap.items
         victims.sort { $0.path < $1.path }
         Self.markHardLinks(in: &victims)
-        let counted = victims.filter { $0.reason != .leftover && $0.kind == .file }
+        let counted = victims.filter { $0.reason != .leftover }  // the entries counted as seen
         return Selection(victims: victims, keptFiles: seenFiles - counted.count,
                          keptAllocated: seenAllocated - counted.reduce(0) { $0 + $1.allocated }, pinned: pinned)
     }
 
     /// The relief rule's file-level part, shared by relief, audit and the reclaimable figure:
-    /// in locations never purged, only files marked purgeable. (Pins, Stowage's records and
-    /// young in-flight items are excluded by the walk and the callers for every goal.)
-    static func reliefMayFree(_ entry: FileTreeWalk.Entry, goal: Goal) throws -> Bool {
-        if case .free(_, let purgeableOnly) = goal, purgeableOnly { return try entry.carries(.purgeable) }
-        return true
+    /// in locations never purged, only files marked purgeable (a marker that cannot be read is
+    /// not there). Pins, Stowage's records and young in-flight items are excluded by the walk
+    /// and ``isPinned(_:)`` for every goal.
+    private func reliefMayFree(_ entry: FileTreeWalk.Entry) -> Bool {
+        guard case .free(_, let purgeableOnly) = goal, purgeableOnly else { return true }
+        return (try? entry.carries(.purgeable)) ?? false  // unreadable: not known to be purgeable, so kept
     }
 
     /// A hard-linked victim frees its blocks only when every name of its data is a victim; then
@@ -214,7 +245,7 @@ final class SweepEngine: @unchecked Sendable {
         var files = 0
         var allocated: Int64 = 0
         try walk(recording: true) { entry, kind in
-            guard kind != .pinnedFolder, try Self.reliefMayFree(entry, goal: goal), !(try entry.carries(.pinned)) else { return }
+            guard kind != .pinnedFolder, reliefMayFree(entry), !isPinned(entry) else { return }
             files += kind == .ordinary ? 1 : 0
             allocated += entry.status.allocatedSize
         }
@@ -261,27 +292,30 @@ final class SweepEngine: @unchecked Sendable {
 
     /// Calls `body` for every entry the goal may consider, with its kind: files (and, when
     /// removing everything, links and other non-folders) as `ordinary`; Stowage's leftover
-    /// temporary items and journals older than the grace period as `leftover`; pinned folders
-    /// (not entered) as `pinnedFolder`. Stowage's other items, `CACHEDIR.TAG` files (but the
-    /// root's, when clearing, is kept by the caller's choice of `keeping`), links (except when
-    /// removing everything) and other mounts are never offered. With `recording` set (the
-    /// selecting walk, which every operation makes), the entries of each folder and the
-    /// folders not entered are recorded, so each is reported once.
+    /// temporary items older than the grace period as `leftover` (files or folders); pinned
+    /// folders (not entered) as `pinnedFolder`. Never offered, except for a whole tree named for
+    /// removal: Stowage's other items (records, journals, fill folders), young temporary items,
+    /// `CACHEDIR.TAG` files (but for clearing, nested ones). Links (except when removing
+    /// everything) and other mounts are never offered. With `recording` set (the selecting walk,
+    /// which every operation makes), the entries of each folder and the folders not entered are
+    /// recorded, so each is reported once.
     private func walk(recording: Bool, _ body: (FileTreeWalk.Entry, EntryKind) throws -> Void) throws {
         let everything = removesEverything
-        let pins = honoursPins
+        let wholeTree = removesWholeTree
         try FileTreeWalk(root: root).run({ entry in
-            if entry.name.hasPrefix(RelativePath.reservedPrefix) {
-                let inFlight = entry.name.hasPrefix(TemporaryItem.prefix) || (everything && entry.name.hasPrefix(AppendJournal.prefix))
-                if inFlight, now - entry.status.modificationTime >= policy.leftoverGracePeriod {
-                    try body(entry, .leftover)
+            if !wholeTree {
+                if entry.name.hasPrefix(RelativePath.reservedPrefix) {
+                    if entry.name.hasPrefix(TemporaryItem.prefix), now - entry.status.modificationTime >= policy.leftoverGracePeriod {
+                        try body(entry, .leftover)
+                    }
+                    return false
                 }
-                return false
+                if entry.name.equals(CacheDirectoryTag.name) && !(everything && !entry.folder.isEmpty) { return false }
             }
-            if entry.name.equals(CacheDirectoryTag.name) && !(everything && !entry.folder.isEmpty) { return false }
             switch entry.status.kind {
             case .folder:
-                if pins, try entry.carries(.pinned) {
+                if recording { self.folderInodes[entry.path] = entry.status.inode }
+                if isPinned(entry) {
                     try body(entry, .pinnedFolder)
                     return false
                 }
@@ -345,6 +379,8 @@ final class SweepEngine: @unchecked Sendable {
         let parent: OpenFile
         do {
             parent = try open(folder: folder)
+        } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+            return  // the folder is gone, and its victims with it
         } catch {
             for index in indices { outcomes.fail(absolutePath(victims[index].path), error) }
             return
@@ -359,7 +395,11 @@ final class SweepEngine: @unchecked Sendable {
                     outcomes.note(UsageIssue(path: absolutePath(victim.path), errno: 0, message: "changed since it was chosen; kept"))
                     continue
                 }
-                try parent.removeEntry(name, folder: false)
+                if victim.kind == .folder {
+                    try TreeOperations.remove(name, in: parent)  // a leftover staging folder, whole
+                } else {
+                    try parent.removeEntry(name, folder: false)
+                }
                 outcomes.markRemoved(index)
             } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
                 continue  // removed by someone else meanwhile
@@ -374,7 +414,11 @@ final class SweepEngine: @unchecked Sendable {
         folders.filter { folder in
             let (parentPath, name) = folder.parentAndName
             do {
-                try open(folder: parentPath).removeEntry(name, folder: true)
+                let parent = try open(folder: parentPath)
+                // The very folder the walk saw, not one put in its place since.
+                guard let status = try parent.statusIfPresent(of: name), status.isFolder,
+                      status.inode == folderInodes[folder] else { return false }
+                try parent.removeEntry(name, folder: true)
                 return true
             } catch let error as SystemCallError
                         where [Sys.notEmpty, Sys.exists, Sys.noSuchEntry].contains(error.errno) {

@@ -66,7 +66,7 @@ public struct SweptFile: Sendable, Hashable, Codable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(path, forKey: .path)
-        if String(validating: pathBytes, as: UTF8.self) == nil {
+        if !RawPath.isUTF8(pathBytes) {
             try container.encode(Data(pathBytes).base64EncodedString(), forKey: .pathBase64)
         }
         try container.encode(logicalBytes, forKey: .logicalBytes)

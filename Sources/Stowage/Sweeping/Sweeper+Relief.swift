@@ -60,7 +60,9 @@ extension Container {
     /// are `target - available`, measured once (simulated figures when ``SimulatedCapacity`` is
     /// on), so tests can drive relief without filling a disk.
     ///
-    /// - Throws: as ``capacity(of:)``; files that cannot be removed are issues in the steps.
+    /// - Throws: as ``capacity(of:)``; ``StowageError/Code/refused`` for a rooted container
+    ///   whose root is `/`, the home folder or a folder above it. Files that cannot be removed
+    ///   are issues in the steps.
     public func relieve(toAvailable target: Int64, dryRun: Bool = false, now: Date = Date()) throws -> ReliefReport {
         let capacity = try capacity(of: .documents)
         let needed = max(0, target - capacity.available)
@@ -68,6 +70,7 @@ extension Container {
                                   neededBytes: needed, freedAllocatedBytes: 0, isSatisfied: needed == 0,
                                   dryRun: dryRun, isSimulated: capacity.isSimulated, steps: [])
         guard needed > 0 else { return report }
+        try refuseSystemRoot(for: .sweep)
         let volume = try VolumeStatistics.of(path: existingAncestor(of: url(for: .documents))).device
         for (location, order, purgeableOnly) in Self.reliefPlan {
             let remaining = needed - report.freedAllocatedBytes

@@ -43,7 +43,8 @@ public struct Sweeper: Sendable {
     ///   Files that cannot be removed are issues in the report, not errors.
     public func sweep(_ folder: URL, dryRun: Bool = false, now: Date = Date(),
                       allowingSystemFolders: Bool = false) throws -> SweepReport {
-        let path = folder.fileSystemPath
+        // `URL(filePath: "")` is the current folder: an empty path must never mean that.
+        let path = folder.relativePath.isEmpty ? "" : folder.fileSystemPath
         guard policy.lowWatermark > 0, policy.lowWatermark <= 1 else {
             throw StowageError(.invalidArgument, operation: .sweep, path: path,
                                reason: "the low watermark must be more than 0 and at most 1")

@@ -231,6 +231,66 @@ struct SafeDestructionReliabilityTests {
         #expect(try Data(contentsOf: URL(filePath: scene.folder.path + "/outside/linked.bin")).count == 16384)
     }
 
+    @Test("removing a folder by name takes all of it, Stowage's records and staging folders included")
+    func removeWholeFolder() throws {
+        let scene = try Scene()
+        try scene.store.save(Data("x".utf8), to: "F/a.bin", in: .documents)
+        _ = try Sweeper(policy: SweepPolicy(maximumAge: 1e9)).sweep(URL(filePath: scene.root + "/Documents/F"))
+        try Data().write(to: URL(filePath: scene.root + "/Documents/F/CACHEDIR.TAG"))
+        try FileManager.default.createDirectory(atPath: scene.root + "/Documents/F/.stowage-tmp-staging/sub",
+                                                withIntermediateDirectories: true)
+        #expect(FileManager.default.fileExists(atPath: scene.root + "/Documents/F/.stowage-last-sweep"))
+        try scene.store.remove("F", from: .documents)
+        #expect(try !scene.store.exists("F", in: .documents))
+        // Saving a folder of data over an old one removes the old one the same way.
+        try scene.store.save([Data("1".utf8)], to: "G", in: .documents)
+        _ = try Sweeper(policy: SweepPolicy(maximumAge: 1e9)).sweep(URL(filePath: scene.root + "/Documents/G"))
+        try scene.store.save([Data("2".utf8)], to: "G", in: .documents, options: WriteOptions(replacesExistingFolder: true))
+        #expect(try scene.store.retrieve([Data].self, from: "G", in: .documents) == [Data("2".utf8)])
+    }
+
+    @Test("an old staging folder of an interrupted write is reclaimed whole by a sweep; a young one stays")
+    func leftoverFolders() throws {
+        let scene = try Scene()
+        let caches = scene.root + "/Library/Caches"
+        for name in [".stowage-tmp-old", ".stowage-tmp-young"] {
+            try FileManager.default.createDirectory(atPath: caches + "/" + name + "/d", withIntermediateDirectories: true)
+            try Data("part".utf8).write(to: URL(filePath: caches + "/" + name + "/d/0"))
+        }
+        let old = Date(timeIntervalSinceNow: -7200)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: caches + "/.stowage-tmp-old")
+        let report = try Sweeper(policy: SweepPolicy(maximumAge: 1e9)).sweep(URL(filePath: caches))
+        #expect(report.issues.isEmpty, "\(report.issues)")
+        #expect(report.removed.map(\.path) == [".stowage-tmp-old"])
+        #expect(!FileManager.default.fileExists(atPath: caches + "/.stowage-tmp-old"))
+        #expect(FileManager.default.fileExists(atPath: caches + "/.stowage-tmp-young/d/0"))
+    }
+
+    @Test("a folder holding a mount is refused whole by remove: nothing in it is removed")
+    func removeRefusesMounts() throws {
+        let scene = try Scene()
+        let holder = URL(filePath: scene.root + "/Documents/holder", directoryHint: .isDirectory)
+        try scene.store.save(Data("mine".utf8), to: "holder/mine.bin", in: .documents)
+        let volume = try ScratchVolume.mount(size: "1m", at: holder, named: "m")
+        let error = expectStowageError(.refused) { try scene.store.remove("holder", from: .documents) }
+        #expect(error?.reason?.contains("mount point") == true && error?.reason?.contains("nothing was removed") == true,
+                "\(String(describing: error))")
+        #expect(try scene.store.retrieve(Data.self, from: "holder/mine.bin", in: .documents) == Data("mine".utf8))
+        _ = volume
+    }
+
+    @Test("clear refuses a rooted container at /, the home folder or above, and a shared sticky folder")
+    func clearRefusesSystemRoots() throws {
+        // A dry run, so that even a broken refusal could remove nothing.
+        expectStowageError(.refused) { try Store(container: Container(root: URL(filePath: "/"))).clear(.temporary, dryRun: true) }
+        let scene = try Scene()
+        let tmp = scene.root + "/tmp"
+        #expect(chmod(tmp, 0o1777) == 0)
+        let error = expectStowageError(.permissionDenied) { try scene.store.clear(.temporary) }
+        #expect(error?.reason?.contains("sticky") == true)
+        #expect(try scene.store.exists("old/a.bin", in: .documents))
+    }
+
     // MARK: Refusals
 
     @Test("sweeping /, or a folder that is a link, is refused before any walk")

@@ -12,7 +12,8 @@ extension ScratchVolume {
     /// folder, so that it is a mount point rather than a link to one).
     static func mount(size: String, at parent: URL, named name: String,
                       sourceLocation: SourceLocation = #_sourceLocation) throws -> ScratchVolume {
-        try mount("tmpfs", size: size, in: parent, named: name, sourceLocation: sourceLocation)
+        // Owner-only, as a location's folder is (a tmpfs root is otherwise sticky and writable by all).
+        try mount("tmpfs", size: size, options: ["mode=0700"], in: parent, named: name, sourceLocation: sourceLocation)
     }
 
     /// An ext4 image mounted in the test's own folder.

@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+
+/// The deleting commands against a linked location, a full disk, system folders and another
+/// user's folder: what they refuse, what they skip and report, and that they still do their job.
+@Suite("stowage clear, sweep, relieve, watch: safe destruction")
+struct SafeDestructionCommandTests {
+    /// Writes to `path` until its volume has no space left.
+    func fill(_ path: String) {
+        let fd = open(path, O_CREAT | O_WRONLY | O_APPEND, 0o600)
+        defer { close(fd) }
+        let chunk = [UInt8](repeating: 9, count: 4096)
+        while chunk.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
+    }
+
+    /// A rooted container on a 4 MiB tmpfs: 8 cache files of 64 KiB, one tmp file, then the
+    /// volume filled to 0 bytes available.
+    func fullContainer(_ runner: CommandRunner) throws -> ScratchVolume {
+        let volume = try ScratchVolume.mount(size: "4m", in: runner.folder)
+        for (folder, count) in [("Library/Caches", 8), ("tmp", 1)] {
+            try FileManager.default.createDirectory(atPath: volume.path + "/" + folder, withIntermediateDirectories: true)
+            for index in 0..<count {
+                try Data(repeating: 1, count: 65536).write(to: URL(filePath: volume.path + "/\(folder)/f\(index)"))
+            }
+        }
+        fill(volume.path + "/filler")
+        return volume
+    }
+
+    @Test("clear refuses a location folder that is a link, naming it, and leaves its target alone")
+    func linkedLocation() throws {
+        let runner = try CommandRunner()
+        try FileManager.default.createDirectory(atPath: runner.folderPath + "/app/Library", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: runner.folderPath + "/victim", withIntermediateDirectories: true)
+        try Data("precious".utf8).write(to: URL(filePath: runner.folderPath + "/victim/keep.txt"))
+        try FileManager.default.createSymbolicLink(atPath: runner.folderPath + "/app/Library/Caches",
+                                                   withDestinationPath: runner.folderPath + "/victim")
+        let clear = try runner.run("clear", "caches", "--root", "app")
+        #expect(clear.status == 1)
+        #expect(clear.error.contains(runner.folderPath + "/app/Library/Caches is a symbolic link"), "\(clear.error)")
+        let relieve = try runner.run("relieve", "--available", "1GB", "--root", "app", "--json",
+                                     environment: ["STOWAGE_SIMULATED_AVAILABLE": "0"])
+        #expect(relieve.status == 0 || relieve.status == 3, "\(relieve.error)")  // not enough could be freed
+        #expect(try FileManager.default.contentsOfDirectory(atPath: runner.folderPath + "/victim") == ["keep.txt"])
+    }
+
+    @Test("relieve frees tmp, then caches, on a volume with 0 bytes available, and exits 0 when the goal is met")
+    func relieveOnFullDisk() throws {
+        let runner = try CommandRunner()
+        let volume = try fullContainer(runner)
+        let result = try runner.run("relieve", "--available", "200kB", "--root", volume.path, "--json")
+        #expect(result.status == 0, "\(result.error)")
+        let json = try result.json()
+        #expect(json["isSatisfied"] as? Bool == true)
+        let steps = try #require(json["steps"] as? [[String: Any]])
+        #expect(steps.compactMap { $0["location"] as? String } == ["temporary", "caches"])
+        #expect(statvfsAvailable(volume.path) >= 200_000)
+    }
+
+    @Test("watch frees caches on a volume with 0 bytes available, without an error")
+    func watchOnFullDisk() throws {
+        let runner = try CommandRunner()
+        let volume = try fullContainer(runner)
+        let process = Process()
+        process.executableURL = try CommandRunner.binary()
+        process.arguments = ["watch", "--available", "200kB", "--interval", "0.2s", "--root", volume.path]
+        process.environment = runner.environment
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let errorText = ErrorCollector(errors)  // read as it comes, so a chatty child never blocks
+        var text = output.read(until: "freed")
+        process.terminate()
+        process.waitUntilExit()
+        text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errorOutput = errorText.finish()
+        #expect(process.terminationStatus == 0)
+        #expect(text.contains("from temporary, caches"), "\(text) \(errorOutput)")
+        #expect(errorOutput.isEmpty, "\(errorOutput)")
+        #expect(statvfsAvailable(volume.path) >= 200_000)
+    }
+
+    @Test("sweep refuses the home folder and the folders above it unless --force")
+    func systemFolders() throws {
+        let runner = try CommandRunner()
+        for relative in ["home/file", "file"] {
+            try FileManager.default.createDirectory(atPath: runner.folderPath + "/home", withIntermediateDirectories: true)
+            try Data("mine".utf8).write(to: URL(filePath: runner.folderPath + "/" + relative))
+        }
+        for folder in [runner.folderPath + "/home", runner.folderPath, "/"] {
+            let result = try runner.run("sweep", folder, "--max-age", "0s", "--dry-run")
+            #expect(result.status == 1, "\(folder): \(result.output)")
+            #expect(result.error.contains("pass --force"), "\(result.error)")
+        }
+        let forced = try runner.run("sweep", runner.folderPath + "/home", "--max-age", "0s", "--dry-run", "--force", "--json")
+        #expect(forced.status == 0, "\(forced.error)")
+        #expect((try forced.json()["removed"] as? [[String: Any]])?.count == 1)
+        #expect(FileManager.default.fileExists(atPath: runner.folderPath + "/home/file"))
+        #expect(FileManager.default.fileExists(atPath: runner.folderPath + "/file"))
+    }
+
+    @Test("a $TMPDIR/<app> made by another user is skipped and reported; info, audit and relief still work")
+    func squattedTemporary() throws {
+        guard getuid() == 0 else {
+            print("SKIPPED: making a folder another user's needs root")
+            try Test.cancel("chown needs root")
+        }
+        let runner = try CommandRunner()
+        let squatted = runner.folderPath + "/tmp/app"
+        try FileManager.default.createDirectory(atPath: squatted, withIntermediateDirectories: true)
+        try Data("theirs".utf8).write(to: URL(filePath: squatted + "/theirs.bin"))
+        #expect(chown(squatted, 54321, 54321) == 0)
+        try FileManager.default.createDirectory(atPath: runner.folderPath + "/cache/app", withIntermediateDirectories: true)
+        try Data(count: 8192).write(to: URL(filePath: runner.folderPath + "/cache/app/mine.bin"))
+        #expect(try runner.run("info", "--app", "app").status == 0)
+        #expect(try runner.run("audit", "--app", "app").status == 0)
+        let relief = try runner.run("relieve", "--available", "1GB", "--app", "app", "--json",
+                                    environment: ["STOWAGE_SIMULATED_AVAILABLE": "0"])
+        let json = try relief.json()
+        let skipped = try #require(json["skipped"] as? [[String: Any]])
+        #expect(skipped.contains { ($0["path"] as? String) == squatted }, "\(skipped)")
+        #expect(!FileManager.default.fileExists(atPath: runner.folderPath + "/cache/app/mine.bin"), "relief reached the caches")
+        #expect(FileManager.default.fileExists(atPath: squatted + "/theirs.bin"))
+    }
+
+    @Test("clear of a folder with thousands of sub-folders holds few descriptors: everything goes under ulimit -n 64")
+    func wideFolder() throws {
+        let runner = try CommandRunner()
+        let caches = runner.folderPath + "/app/Library/Caches"
+        for index in 0..<600 {
+            try FileManager.default.createDirectory(atPath: caches + "/d\(index)", withIntermediateDirectories: true)
+            try Data("x".utf8).write(to: URL(filePath: caches + "/d\(index)/f"))
+        }
+        let binary = try CommandRunner.binary().path(percentEncoded: false)
+        let result = try runProcess(URL(filePath: "/bin/sh"), ["-c", "ulimit -n 64 && exec \"$0\" clear caches --root app --json", binary],
+                                    environment: runner.environment, directory: runner.folder)
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.error.isEmpty, "\(result.error.prefix(500))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: caches).isEmpty)
+    }
+
+    @Test("clear refuses a container rooted at / or at the home folder")
+    func clearSystemRoots() throws {
+        let runner = try CommandRunner()
+        try FileManager.default.createDirectory(atPath: runner.folderPath + "/home/Documents", withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: URL(filePath: runner.folderPath + "/home/Documents/thesis.txt"))
+        for (location, root) in [("temporary", "/"), ("documents", runner.folderPath + "/home")] {
+            let result = try runner.run("clear", location, "--root", root, "--dry-run")
+            #expect(result.status == 1 && result.error.contains("the container's root"), "\(root): \(result.error)")
+        }
+        #expect(FileManager.default.fileExists(atPath: runner.folderPath + "/home/Documents/thesis.txt"))
+    }
+
+    private func statvfsAvailable(_ path: String) -> Int64 {
+        var figures = statvfs()
+        guard statvfs(path, &figures) == 0 else { return -1 }
+        return Int64(figures.f_bavail) * Int64(figures.f_frsize)
+    }
+}
+
+/// Reads a pipe to its end on another thread.
+///
+/// `@unchecked Sendable`: `text` is written by the reading thread before `done` is signalled and
+/// read only after waiting for it.
+private final class ErrorCollector: @unchecked Sendable {
+    private var text = ""
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ pipe: Pipe) {
+        Thread.detachNewThread { [self] in
+            text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            done.signal()
+        }
+    }
+
+    func finish() -> String {
+        done.wait()
+        return text
+    }
+}
