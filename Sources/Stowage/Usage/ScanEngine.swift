@@ -50,7 +50,14 @@ final class ScanEngine: @unchecked Sendable {
     private var progressEntries = 0
     private var progressAllocated: Int64 = 0
 
-    init(options: UsageOptions) { self.options = options }
+    /// An engine for one scan. Created in the task that asks for the scan (which counts it,
+    /// in debug builds, see `TreeWalkCounter`), even when `run` then runs on another thread.
+    init(options: UsageOptions) {
+        self.options = options
+        #if DEBUG
+        TreeWalkCounter.recordUsageScan()
+        #endif
+    }
 
     /// Stops the scan soon; `run` then returns what it has (callers treat it as cancelled).
     func cancel() {
