@@ -27,6 +27,16 @@ extension Sys {
                             available: Int64(figures.f_bavail) * unit)
     }
 
+    /// `statvfs(3)` of the volume holding `path` (links followed): one system call, without the
+    /// mount table that ``VolumeStatistics/of(path:)`` also reads.
+    static func spaceFigures(atPath path: String) throws -> SpaceFigures {
+        var figures = statvfs()
+        _ = try retrying("statvfs") { path.withCString { statvfs($0, &figures) } }
+        let unit = Int64(figures.f_frsize)
+        return SpaceFigures(blockSize: max(1, unit), total: Int64(figures.f_blocks) * unit,
+                            available: Int64(figures.f_bavail) * unit)
+    }
+
     /// Allocates `length` bytes of `fd` from `offset`, extending the file: `fallocate(2)`, or
     /// where the file system does not implement it, `posix_fallocate(3)` (which the C library
     /// emulates by writing a byte in every block). Throws `ENOSPC` when the volume is full,

@@ -8,6 +8,14 @@ import Foundation
 /// let task = Task { try await watcher.run { event in print(event) } }
 /// // later: task.cancel() stops it promptly
 /// ```
+///
+/// ## Cost
+/// A check that finds enough space is one `statvfs` of the volume holding Documents (of the
+/// nearest existing folder above it), with no tree scan and no file read, so a watch costs
+/// next to nothing while idle, whatever the size of the caches (see the README's watch
+/// benchmark). Only a check that finds space short walks folders: those
+/// that ``Container/relieve(toAvailable:dryRun:now:)`` sweeps, in purge order, until the
+/// threshold is met.
 public struct PressureWatcher: Sendable {
     /// The container whose caches and temporary files are freed.
     public var container: Container
@@ -44,17 +52,26 @@ public struct PressureWatcher: Sendable {
     }
 
     /// Checks once, relieving pressure if available space is below the threshold.
+    ///
+    /// Measuring costs one `statvfs` (simulated figures when ``SimulatedCapacity`` is on, as
+    /// ``Container/capacity(of:)`` reports them); unlike ``Container/capacity(of:)``, it never
+    /// scans tmp or Caches to total what could be reclaimed. Folders are walked only when
+    /// space is short, by the relief itself.
+    ///
+    /// - Throws: as ``Container/capacity(of:)`` when the volume cannot be measured, and as
+    ///   ``Container/relieve(toAvailable:dryRun:now:)`` when a relief fails.
     public func check(now: Date = Date()) throws -> Event {
-        let capacity = try container.capacity(of: .documents)
-        guard capacity.available < threshold else {
-            return Event(date: now, availableBytes: capacity.available, relief: nil)
+        let space = try container.availableSpace(of: .documents)
+        guard space.available < threshold else {
+            return Event(date: now, availableBytes: space.available, relief: nil)
         }
         let relief = try container.relieve(toAvailable: threshold, now: now)
-        return Event(date: now, availableBytes: capacity.available, relief: relief)
+        return Event(date: now, availableBytes: space.available, relief: relief)
     }
 
     /// Checks every ``interval`` until the task is cancelled, calling `onEvent` after each check.
-    /// A failed check is reported through `onError` and the watch goes on.
+    /// A failed check is reported through `onError` and the watch goes on. Between checks the
+    /// task sleeps; each idle check costs what ``check(now:)`` costs, one `statvfs`.
     public func run(onEvent: @Sendable (Event) -> Void, onError: @Sendable (any Error) -> Void = { _ in }) async throws {
         while !Task.isCancelled {
             do {

@@ -64,7 +64,7 @@ extension Container {
     ///   whose root is `/`, the home folder or a folder above it. Files that cannot be removed
     ///   are issues in the steps.
     public func relieve(toAvailable target: Int64, dryRun: Bool = false, now: Date = Date()) throws -> ReliefReport {
-        let capacity = try capacity(of: .documents)
+        let capacity = try availableSpace(of: .documents)
         let needed = max(0, target - capacity.available)
         var report = ReliefReport(targetAvailableBytes: target, availableBytesBefore: capacity.available,
                                   neededBytes: needed, freedAllocatedBytes: 0, isSatisfied: needed == 0,

@@ -1,0 +1,34 @@
+import Foundation
+
+/// The available bytes of a volume, and whether they are simulated: the one figure that
+/// pressure checks and relief need, measured without the tree scan behind
+/// ``VolumeCapacity/reclaimable``.
+struct AvailableSpace: Sendable, Hashable {
+    /// What an ordinary writer can use now: ``VolumeCapacity/available``.
+    var available: Int64
+    /// Whether ``available`` is simulated (see ``SimulatedCapacity``).
+    var isSimulated: Bool
+}
+
+extension Container {
+    /// The available bytes of the volume holding `location`, as ``capacity(of:)`` reports them
+    /// (simulated figures when ``SimulatedCapacity`` is on, clamped to the simulated total), at
+    /// the cost of one `statvfs` of the nearest existing folder: no scan of tmp or Caches, no
+    /// read of the mount table. What ``PressureWatcher`` measures on every check.
+    ///
+    /// - Throws: as ``capacity(of:)``.
+    func availableSpace(of location: Location = .documents) throws -> AvailableSpace {
+        let path = try existingAncestor(of: url(for: location))
+        let figures: Sys.SpaceFigures
+        do {
+            figures = try Sys.spaceFigures(atPath: path)
+        } catch let error as SystemCallError {
+            throw StowageError(error, operation: .measureCapacity, location: location, path: path)
+        }
+        guard let simulated = try SimulatedCapacity.current() else {
+            return AvailableSpace(available: figures.available, isSimulated: false)
+        }
+        // As VolumeCapacity(statistics:...) does: never more than the (simulated or real) total.
+        return AvailableSpace(available: min(simulated.available, simulated.total ?? figures.total), isSimulated: true)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+@testable import Stowage
+
+@Suite("PressureWatcher")
+struct PressureWatcherTests {
+    /// A container on a private tmpfs (nobody else writes there, so its figures are exact),
+    /// with files in tmp and Caches: what a check that scanned them would have to read.
+    private static func populatedStore(in folder: TestFolder) throws -> (ScratchVolume, Store) {
+        let volume = try ScratchVolume.mount(size: "16m", in: folder)
+        let store = Store(container: Container(root: volume.url))
+        try store.save(Data(count: 8192), to: "t1", in: .temporary)
+        for index in 0..<5 { try store.save(Data(count: 4096), to: "sub/c\(index)", in: .caches) }
+        try store.save(Data(count: 4096), to: "precious.doc", in: .documents)
+        return (volume, store)
+    }
+
+    @Test("100 idle checks walk no tree: no scan of tmp, Caches or the other locations, no sweep")
+    func idleChecksWalkNothing() throws {
+        let folder = TestFolder()
+        let (volume, store) = try Self.populatedStore(in: folder)
+        let real = try VolumeCapacity.forVolume(containing: volume.url).available
+        let watcher = PressureWatcher(container: store.container, threshold: 1, interval: .seconds(1))
+        let counter = TreeWalkCounter()
+        let events = try TreeWalkCounter.$current.withValue(counter) {
+            try (0..<100).map { _ in try watcher.check() }
+        }
+        #expect(counter.usageScans == 0)
+        #expect(counter.fileTreeWalks == 0)
+        #expect(events.allSatisfy { $0.relief == nil && $0.availableBytes == real })
+
+        // Simulated figures are honoured the same way, still without a scan.
+        let simulated = try SimulatedCapacity.withFigures(available: 5_000_000) {
+            try TreeWalkCounter.$current.withValue(counter) {
+                try PressureWatcher(container: store.container, threshold: 4_000_000, interval: .seconds(1)).check()
+            }
+        }
+        #expect(simulated.availableBytes == 5_000_000 && simulated.relief == nil)
+        #expect(counter.total == 0)
+    }
+
+    @Test("a check that relieves walks only the locations it relieves, each once")
+    func relievingCheckWalksOnlyWhatItSweeps() throws {
+        let folder = TestFolder()
+        let (volume, store) = try Self.populatedStore(in: folder)
+        defer { withExtendedLifetime(volume) {} }
+        let watcher = PressureWatcher(container: store.container, threshold: 4096 + 16_384, interval: .seconds(1))
+        let counter = TreeWalkCounter()
+        // Pretend 4 KiB are available: 16 KiB must go, tmp's 8 KiB and then two caches.
+        let event = try SimulatedCapacity.withFigures(available: 4096) {
+            try TreeWalkCounter.$current.withValue(counter) { try watcher.check() }
+        }
+        let relief = try #require(event.relief)
+        #expect(event.availableBytes == 4096)
+        #expect(relief.isSimulated && relief.availableBytesBefore == 4096 && relief.neededBytes == 16_384)
+        #expect(relief.steps.map(\.location) == ["temporary", "caches"])
+        #expect(relief.isSatisfied)
+        #expect(try store.exists("precious.doc", in: .documents))
+        // Measuring is one statvfs: the only walks are the removal walks of the two locations
+        // relieved, one each.
+        #expect(counter.usageScans == 0)
+        #expect(counter.fileTreeWalks == relief.steps.count)
+    }
+
+    @Test("available space is what capacity(of:) reports, real or simulated, without its scan")
+    func availableSpaceMatchesCapacity() throws {
+        let folder = TestFolder()
+        let (volume, store) = try Self.populatedStore(in: folder)
+        let container = store.container
+        let counter = TreeWalkCounter()
+        let space = try TreeWalkCounter.$current.withValue(counter) { try container.availableSpace(of: .documents) }
+        #expect(counter.total == 0)
+        let capacity = try container.capacity(of: .documents)
+        #expect(space == AvailableSpace(available: capacity.available, isSimulated: false))
+        #expect(space.available == (16 << 20) - 4096 * 9, "tmp, five caches, the document and CACHEDIR.TAG")
+
+        // Simulated: the figures, clamped to the simulated total as capacity(of:) clamps them.
+        for (available, total) in [(1_000_000, nil), (2_000_000, 3_000_000), (9_000_000, 3_000_000)] as [(Int64, Int64?)] {
+            try SimulatedCapacity.withFigures(available: ByteCount(available), total: total.map { ByteCount($0) }) {
+                let simulated = try container.availableSpace()
+                let capacity = try container.capacity()
+                #expect(simulated == AvailableSpace(available: capacity.available, isSimulated: true))
+                #expect(simulated.available == min(available, total ?? .max))
+            }
+        }
+
+        // A location whose folder does not exist yet: the nearest existing folder is measured.
+        let fresh = Container(root: volume.url.appending(path: "not/made/yet", directoryHint: .isDirectory))
+        #expect(try fresh.availableSpace(of: .caches).available == capacity.available)
+    }
+
+    @Test("relieve(toAvailable:) measures without a scan too")
+    func reliefMeasuresCheaply() throws {
+        let folder = TestFolder()
+        let (volume, store) = try Self.populatedStore(in: folder)
+        defer { withExtendedLifetime(volume) {} }
+        let counter = TreeWalkCounter()
+        let report = try SimulatedCapacity.withFigures(available: 1_000_000) {
+            try TreeWalkCounter.$current.withValue(counter) { try store.container.relieve(toAvailable: 1000) }
+        }
+        #expect(report.neededBytes == 0 && report.steps.isEmpty && report.isSimulated)
+        #expect(counter.total == 0)
+    }
+}
