@@ -14,7 +14,8 @@ extension Container {
     /// The available bytes of the volume holding `location`, as ``capacity(of:)`` reports them
     /// (simulated figures when ``SimulatedCapacity`` is on, clamped to the simulated total), at
     /// the cost of one `statvfs` of the nearest existing folder: no scan of tmp or Caches, no
-    /// read of the mount table. What ``PressureWatcher`` measures on every check.
+    /// read of the mount table, no copy of the environment. What ``PressureWatcher`` measures
+    /// on every check.
     ///
     /// - Throws: as ``capacity(of:)``.
     func availableSpace(of location: Location = .documents) throws -> AvailableSpace {
@@ -25,7 +26,7 @@ extension Container {
         } catch let error as SystemCallError {
             throw StowageError(error, operation: .measureCapacity, location: location, path: path)
         }
-        guard let simulated = try SimulatedCapacity.current() else {
+        guard let simulated = try SimulatedCapacity.currentInProcess() else {
             return AvailableSpace(available: figures.available, isSimulated: false)
         }
         // As VolumeCapacity(statistics:...) does: never more than the (simulated or real) total.

@@ -76,9 +76,19 @@ public enum SimulatedCapacity {
     /// - Throws: ``StowageError/Code/invalidArgument`` when an environment variable holds
     ///   something that is not a size, naming the variable.
     public static func current(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Figures? {
+        try current(variable: { environment[$0] })
+    }
+
+    /// ``current(environment:)`` reading the process's own environment one variable at a time:
+    /// what a check repeated many times a second can afford (see ``PressureWatcher``).
+    static func currentInProcess() throws -> Figures? {
+        try current(variable: Sys.environmentVariable)
+    }
+
+    private static func current(variable: (String) -> String?) throws -> Figures? {
         if let figures = taskFigures { return figures }
         if let figures = ProcessFigures.shared.top { return figures }
-        guard let availableText = environment[availableVariable], !availableText.isEmpty else { return nil }
+        guard let availableText = variable(availableVariable), !availableText.isEmpty else { return nil }
         func parse(_ text: String, _ variable: String) throws -> Int64 {
             do {
                 return try ByteCount(parsing: text).bytes
@@ -87,7 +97,7 @@ public enum SimulatedCapacity {
                 throw error
             }
         }
-        let total = try environment[totalVariable].flatMap { $0.isEmpty ? nil : $0 }.map { try parse($0, totalVariable) }
+        let total = try variable(totalVariable).flatMap { $0.isEmpty ? nil : $0 }.map { try parse($0, totalVariable) }
         return Figures(available: try parse(availableText, availableVariable), total: total)
     }
 }

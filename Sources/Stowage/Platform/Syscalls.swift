@@ -187,6 +187,13 @@ enum Sys {
     /// The effective user id.
     static var effectiveUserID: uid_t { geteuid() }
 
+    /// `getenv(3)`: one variable of the process's environment, without copying the whole
+    /// environment into a dictionary as `ProcessInfo.environment` does on every read.
+    static func environmentVariable(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        return String(cString: value)
+    }
+
     // MARK: Locks and durability
 
     /// `flock(2)`: `LOCK_SH` or `LOCK_EX`, waiting until granted.
