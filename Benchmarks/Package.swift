@@ -5,7 +5,7 @@
 // dependencies. Run it with `bash Benchmarks/store.sh` (release build, then the binary);
 // `bash Benchmarks/usage.sh` times `stowage usage` against `du` and the Foundation way;
 // `bash Benchmarks/sweep.sh` times `stowage sweep` against a find | sort | rm pipeline and the
-// Foundation way.
+// Foundation way; `bash Benchmarks/watch.sh` measures the CPU of an idle `stowage watch`.
 
 import PackageDescription
 

@@ -12,10 +12,10 @@ import Foundation
 /// ## Cost
 /// A check that finds enough space is one `statvfs` of the volume holding Documents (of the
 /// nearest existing folder above it), with no tree scan and no file read, so a watch costs
-/// next to nothing while idle, whatever the size of the caches (see the README's watch
-/// benchmark). Only a check that finds space short walks folders: those
-/// that ``Container/relieve(toAvailable:dryRun:now:)`` sweeps, in purge order, until the
-/// threshold is met.
+/// next to nothing while idle, whatever the size of the caches: about 0.1 ms of CPU per check
+/// in the README's watch benchmark, with 100 or 100,000 cached files alike. Only a check that
+/// finds space short walks folders: those that ``Container/relieve(toAvailable:dryRun:now:)``
+/// sweeps, in purge order, each once, until the threshold is met.
 public struct PressureWatcher: Sendable {
     /// The container whose caches and temporary files are freed.
     public var container: Container
