@@ -18,6 +18,29 @@ struct SizeArgument: Sendable {
     }
 }
 
+/// A file or folder named on the command line, relative to the working folder or absolute.
+///
+/// Every argument and option that names a path takes it with
+/// `transform: PathArgument.init(parsing:)`, so an empty string is a usage error (status 64)
+/// naming the argument: a path API reads `""` as the working folder, and `sweep ""` would
+/// sweep wherever the command happened to be started.
+struct PathArgument: Sendable {
+    var path: String
+
+    init(parsing argument: String) throws {
+        guard !argument.isEmpty else {
+            throw ValidationError("an empty path names no file or folder; give '.' for the current folder")
+        }
+        path = argument
+    }
+
+    /// The path resolved against the working folder.
+    func url(directoryHint: URL.DirectoryHint = .inferFromPath) -> URL {
+        let base = URL(filePath: FileManager.default.currentDirectoryPath, directoryHint: .isDirectory)
+        return URL(filePath: path, directoryHint: directoryHint, relativeTo: base)
+    }
+}
+
 /// A span of time on the command line: `45s`, `30m`, `12h`, `7d`, `2w` (a bare number is seconds).
 struct AgeArgument: ExpressibleByArgument, Sendable {
     var seconds: TimeInterval

@@ -35,8 +35,9 @@ struct FillCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "Any folder on the volume to fill (default: the container's Documents).")
-    var path: String?
+    @Argument(help: "Any folder on the volume to fill (default: the container's Documents).",
+              transform: PathArgument.init(parsing:))
+    var path: PathArgument?
 
     @Option(help: ArgumentHelp("Fill until this much is available: 500MB, or 1% of the volume.", valueName: "size|percent"),
             transform: LeaveArgument.init(parsing:))
@@ -139,8 +140,9 @@ struct ReleaseCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The folder that was filled (default: the container's Documents).")
-    var path: String?
+    @Argument(help: "The folder that was filled (default: the container's Documents).",
+              transform: PathArgument.init(parsing:))
+    var path: PathArgument?
 
     @Option(help: ArgumentHelp("Give back at least this much, newest files first, such as 1GB.", valueName: "size"),
             transform: SizeArgument.init(parsing:))
@@ -165,11 +167,8 @@ struct ReleaseCommand: ParsableCommand {
 
 enum FillPaths {
     /// PATH relative to the working folder, or the container's Documents (created if needed).
-    static func folder(_ path: String?, container: ContainerOptions) throws -> URL {
-        if let path {
-            let base = URL(filePath: FileManager.default.currentDirectoryPath, directoryHint: .isDirectory)
-            return URL(filePath: path, directoryHint: .isDirectory, relativeTo: base).absoluteURL
-        }
+    static func folder(_ path: PathArgument?, container: ContainerOptions) throws -> URL {
+        if let path { return path.url(directoryHint: .isDirectory).absoluteURL }
         return try FillPlan(container: try container.resolve(), goal: .leaving(0)).volume
     }
 }

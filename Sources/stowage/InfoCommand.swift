@@ -15,8 +15,8 @@ struct InfoCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "Any path on the volume (default: the container's Documents).")
-    var path: String?
+    @Argument(help: "Any path on the volume (default: the container's Documents).", transform: PathArgument.init(parsing:))
+    var path: PathArgument?
 
     @OptionGroup var container: ContainerOptions
     @OptionGroup var units: UnitOptions
@@ -26,8 +26,7 @@ struct InfoCommand: ParsableCommand {
         try output.run {
             let capacity: VolumeCapacity
             if let path {
-                let base = URL(filePath: FileManager.default.currentDirectoryPath, directoryHint: .isDirectory)
-                capacity = try VolumeCapacity.forVolume(containing: URL(filePath: path, relativeTo: base))
+                capacity = try VolumeCapacity.forVolume(containing: path.url())
             } else {
                 capacity = try self.container.resolve().capacity(of: .documents)
             }

@@ -44,8 +44,8 @@ struct ContainerOptions: ParsableArguments {
 
     @Option(name: .long, help: ArgumentHelp(
         "Use the iOS layout under this folder instead of the default container.",
-        valueName: "dir"))
-    var root: String?
+        valueName: "dir"), transform: PathArgument.init(parsing:))
+    var root: PathArgument?
 
     @Option(name: .customLong("group"), help: ArgumentHelp(
         "Also show the shared container of this app group (repeatable).",
@@ -64,10 +64,7 @@ struct ContainerOptions: ParsableArguments {
     }
 
     func resolve() throws -> Container {
-        if let root {
-            let base = URL(filePath: FileManager.default.currentDirectoryPath, directoryHint: .isDirectory)
-            return Container(root: URL(filePath: root, directoryHint: .isDirectory, relativeTo: base))
-        }
+        if let root { return Container(root: root.url(directoryHint: .isDirectory)) }
         return try Container.default(appIdentifier: app ?? Self.defaultAppIdentifier)
     }
 }

@@ -14,8 +14,8 @@ struct SweepCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The folder to sweep.")
-    var path: String
+    @Argument(help: "The folder to sweep.", transform: PathArgument.init(parsing:))
+    var path: PathArgument
 
     @Option(name: .customLong("max-size"), help: ArgumentHelp("Most allocated bytes, such as 100MB.", valueName: "size"), transform: SizeArgument.init(parsing:))
     var maxSize: SizeArgument?
@@ -49,8 +49,7 @@ struct SweepCommand: ParsableCommand {
     mutating func run() throws {
         let policy = SweepPolicy(maximumAllocatedSize: maxSize?.bytes, maximumCount: maxCount, maximumAge: maxAge?.seconds,
                                  order: order, lowWatermark: lowWatermark)
-        let base = URL(filePath: FileManager.default.currentDirectoryPath, directoryHint: .isDirectory)
-        let folder = URL(filePath: path, directoryHint: .isDirectory, relativeTo: base)
+        let folder = path.url(directoryHint: .isDirectory)
         let style = units.style
         let dryRun = dryRun
         let force = force

@@ -13,8 +13,8 @@ struct UsageCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "Files or folders to measure.")
-    var paths: [String]
+    @Argument(help: "Files or folders to measure.", transform: PathArgument.init(parsing:))
+    var paths: [PathArgument]
 
     @Option(help: "How many of the largest files to list.")
     var top = 10
@@ -62,8 +62,7 @@ struct UsageCommand: AsyncParsableCommand {
         options.largestFileCount = summarize ? 0 : top
         options.ranksByLogicalSize = apparent
         options.threads = threads
-        let base = URL(filePath: FileManager.default.currentDirectoryPath, directoryHint: .isDirectory)
-        let urls = paths.map { URL(filePath: $0, relativeTo: base).standardizedFileURL }
+        let urls = paths.map { $0.url().standardizedFileURL }
         let progress = ProgressLine(enabled: !output.json && Terminal.standardErrorIsTerminal)
         let report = try await UsageScanner(options: options).scan(urls) { update in
             progress.show("Scanning: \(update.entries) entries, \(ByteCount(update.allocatedBytes).formatted())")

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// What the command refuses before it does anything: an empty path (which a path API reads as
+/// the working folder), and a watch interval it could not honour. Refusals are usage errors:
+/// exit status 64, a message naming the argument or option, and nothing touched.
+@Suite("stowage refuses empty paths and unusable intervals")
+struct RefusalCommandTests {
+    /// A few files in the runner's working folder, where an empty path would point.
+    func makeBystanders(_ runner: CommandRunner) throws -> [String] {
+        let names = ["keep-1.txt", "keep-2.txt", "sub/keep-3.txt"]
+        try FileManager.default.createDirectory(atPath: runner.folderPath + "/sub", withIntermediateDirectories: true)
+        for name in names { try Data("keep".utf8).write(to: URL(filePath: runner.folderPath + "/" + name)) }
+        return names
+    }
+
+    func expectUsageError(_ result: CommandRunner.Result, naming name: String,
+                          sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.status == 64, "status \(result.status); stderr: \(result.error)", sourceLocation: sourceLocation)
+        #expect(result.error.contains(name), "the message names \(name): \(result.error)", sourceLocation: sourceLocation)
+        #expect(result.error.contains("empty"), "the message says why: \(result.error)", sourceLocation: sourceLocation)
+    }
+
+    @Test("sweep \"\" is a usage error and removes nothing from the working folder")
+    func sweepEmptyPath() throws {
+        let runner = try CommandRunner()
+        let names = try makeBystanders(runner)
+        let result = try runner.run("sweep", "", "--max-age", "0s")
+        expectUsageError(result, naming: "<path>")
+        for name in names {
+            #expect(try String(contentsOfFile: runner.folderPath + "/" + name, encoding: .utf8) == "keep", "\(name)")
+        }
+        let dry = try runner.run("sweep", "", "--max-age", "0s", "--dry-run", "--json")
+        #expect(dry.status == 64)
+        #expect(dry.output.isEmpty, "a usage error prints no result")
+    }
+
+    @Test("usage, info, fill and release refuse an empty path")
+    func otherCommandsRefuseEmptyPaths() throws {
+        let runner = try CommandRunner()
+        let names = try makeBystanders(runner)
+        expectUsageError(try runner.run("usage", ""), naming: "<paths>")
+        expectUsageError(try runner.run("usage", ".", ""), naming: "<paths>")
+        expectUsageError(try runner.run("info", ""), naming: "<path>")
+        expectUsageError(try runner.run("fill", "", "--status"), naming: "<path>")
+        expectUsageError(try runner.run("fill", "", "--consume", "1MB"), naming: "<path>")
+        expectUsageError(try runner.run("release", ""), naming: "<path>")
+        expectUsageError(try runner.run("release", "", "--amount", "1MB"), naming: "<path>")
+        #expect(!FileManager.default.fileExists(atPath: runner.folderPath + "/.stowage-fill"))
+        for name in names { #expect(FileManager.default.fileExists(atPath: runner.folderPath + "/" + name)) }
+    }
+
+    @Test("--root \"\" is a usage error for every command that takes it")
+    func emptyRoot() throws {
+        let runner = try CommandRunner()
+        try FileManager.default.createDirectory(atPath: runner.folderPath + "/Library/Caches", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: runner.folderPath + "/tmp", withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: URL(filePath: runner.folderPath + "/Library/Caches/keep"))
+        try Data("keep".utf8).write(to: URL(filePath: runner.folderPath + "/tmp/keep"))
+        let commands: [[String]] = [
+            ["clear", "caches"], ["relieve", "--available", "1TB"], ["locations"], [], ["info"], ["audit"],
+            ["fill", "--status"], ["release"],
+        ]
+        for command in commands {
+            expectUsageError(try runner.run(command + ["--root", ""], environment: ["STOWAGE_SIMULATED_AVAILABLE": "0"]),
+                             naming: "--root")
+        }
+        #expect(FileManager.default.fileExists(atPath: runner.folderPath + "/Library/Caches/keep"))
+        #expect(FileManager.default.fileExists(atPath: runner.folderPath + "/tmp/keep"))
+    }
+}
