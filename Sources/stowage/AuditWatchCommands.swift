@@ -58,14 +58,20 @@ struct WatchCommand: AsyncParsableCommand {
     @OptionGroup var container: ContainerOptions
     @OptionGroup var output: OutputOptions
 
+    /// The intervals `--interval` accepts, in seconds: from 10 ms (a shorter one would spin a
+    /// core to no purpose) to one year (365 days).
+    static let intervalRange: ClosedRange<TimeInterval> = 0.01...(365 * 86_400)
+
     func validate() throws {
-        if interval.seconds <= 0 { throw ValidationError("--interval must be more than 0.") }
+        guard Self.intervalRange.contains(interval.seconds) else {
+            throw ValidationError("--interval must be from 0.01s (10 milliseconds) to 365d (one year).")
+        }
     }
 
     mutating func run() async throws {
         let container = try resolvedContainer()
         let watcher = PressureWatcher(container: container, threshold: available.bytes,
-                                      interval: .milliseconds(Int64(interval.seconds * 1000)))
+                                      interval: Self.checkInterval(interval))
         let json = output.json
         let log: @Sendable (String) -> Void = { line in
             let stamp = ISO8601DateFormatter().string(from: Date())
@@ -89,6 +95,12 @@ struct WatchCommand: AsyncParsableCommand {
         _ = await task.result
         stop.cancel()
         if !json { log("stopped") }
+    }
+
+    /// The interval as a `Duration`; within ``intervalRange`` (which `validate()` ensures),
+    /// so the conversion cannot overflow.
+    static func checkInterval(_ interval: AgeArgument) -> Duration {
+        .seconds(min(max(interval.seconds, intervalRange.lowerBound), intervalRange.upperBound))
     }
 
     private func resolvedContainer() throws -> Container {

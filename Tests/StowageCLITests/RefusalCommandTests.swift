@@ -59,7 +59,7 @@ struct RefusalCommandTests {
         try Data("keep".utf8).write(to: URL(filePath: runner.folderPath + "/tmp/keep"))
         let commands: [[String]] = [
             ["clear", "caches"], ["relieve", "--available", "1TB"], ["locations"], [], ["info"], ["audit"],
-            ["fill", "--status"], ["release"],
+            ["fill", "--status"], ["release"], ["watch", "--available", "1TB", "--interval", "1s"],
         ]
         for command in commands {
             expectUsageError(try runner.run(command + ["--root", ""], environment: ["STOWAGE_SIMULATED_AVAILABLE": "0"]),
@@ -67,5 +67,39 @@ struct RefusalCommandTests {
         }
         #expect(FileManager.default.fileExists(atPath: runner.folderPath + "/Library/Caches/keep"))
         #expect(FileManager.default.fileExists(atPath: runner.folderPath + "/tmp/keep"))
+    }
+
+    /// Runs `watch` with `interval`; a watch that starts is stopped after a few seconds (and
+    /// reported as such) rather than left running.
+    func watch(interval: String, runner: CommandRunner) throws -> (result: ProcessResult, kept: Bool) {
+        try FileManager.default.createDirectory(atPath: runner.folderPath + "/app/tmp", withIntermediateDirectories: true)
+        let process = try RunningProcess(try CommandRunner.binary(),
+                                         ["watch", "--available", "0", "--interval", interval, "--root", runner.folderPath + "/app"],
+                                         environment: runner.environment, directory: runner.folder)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while process.process.isRunning && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let kept = process.process.isRunning
+        if kept { process.process.terminate() }
+        return (process.finish(), kept)
+    }
+
+    @Test("watch refuses intervals below 10 ms or above a year, naming the range", arguments: [
+        "1e16s", "1e300s", "9e15s", "53w", "366d", "0.0001s", "0.009s", "0s",
+    ])
+    func watchIntervalOutOfRange(interval: String) throws {
+        let runner = try CommandRunner()
+        let (result, kept) = try watch(interval: interval, runner: runner)
+        #expect(!kept, "the watch started (and was stopped by the test)")
+        #expect(result.status == 64, "status \(result.status); stderr: \(result.error)")
+        #expect(result.error.contains("--interval"), "\(result.error)")
+        #expect(result.error.contains("0.01s") && result.error.contains("365d"), "the message gives the range: \(result.error)")
+    }
+
+    @Test("watch accepts the ends of the range", arguments: ["0.01s", "52w"])
+    func watchIntervalAtTheEnds(interval: String) throws {
+        let runner = try CommandRunner()
+        let (result, kept) = try watch(interval: interval, runner: runner)
+        #expect(kept, "the watch runs until stopped; it ended with \(result.status): \(result.error)")
+        #expect(result.status == 0, "a stopped watch exits cleanly: \(result.error)")
     }
 }
