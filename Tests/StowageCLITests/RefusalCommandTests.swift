@@ -59,23 +59,31 @@ struct RefusalCommandTests {
         try Data("keep".utf8).write(to: URL(filePath: runner.folderPath + "/tmp/keep"))
         let commands: [[String]] = [
             ["clear", "caches"], ["relieve", "--available", "1TB"], ["locations"], [], ["info"], ["audit"],
-            ["fill", "--status"], ["release"], ["watch", "--available", "1TB", "--interval", "1s"],
+            ["fill", "--status"], ["release"],
         ]
         for command in commands {
             expectUsageError(try runner.run(command + ["--root", ""], environment: ["STOWAGE_SIMULATED_AVAILABLE": "0"]),
                              naming: "--root")
         }
+        // A watch that started would run until stopped: run it so that a test cannot hang.
+        let (watch, kept) = try run(["watch", "--available", "1TB", "--interval", "1s", "--root", ""], runner: runner)
+        #expect(!kept, "the watch started (and was stopped by the test)")
+        expectUsageError(CommandRunner.Result(status: watch.status, output: watch.output, error: watch.error), naming: "--root")
         #expect(FileManager.default.fileExists(atPath: runner.folderPath + "/Library/Caches/keep"))
         #expect(FileManager.default.fileExists(atPath: runner.folderPath + "/tmp/keep"))
     }
 
-    /// Runs `watch` with `interval`; a watch that starts is stopped after a few seconds (and
-    /// reported as such) rather than left running.
+    /// Runs `watch` with `interval` on a container of the runner's.
     func watch(interval: String, runner: CommandRunner) throws -> (result: ProcessResult, kept: Bool) {
         try FileManager.default.createDirectory(atPath: runner.folderPath + "/app/tmp", withIntermediateDirectories: true)
-        let process = try RunningProcess(try CommandRunner.binary(),
-                                         ["watch", "--available", "0", "--interval", interval, "--root", runner.folderPath + "/app"],
-                                         environment: runner.environment, directory: runner.folder)
+        return try run(["watch", "--available", "0", "--interval", interval, "--root", runner.folderPath + "/app"], runner: runner)
+    }
+
+    /// Runs a command that may not end by itself (a watch): stopped after a few seconds (and
+    /// reported as `kept`) rather than left running.
+    func run(_ arguments: [String], runner: CommandRunner) throws -> (result: ProcessResult, kept: Bool) {
+        let process = try RunningProcess(try CommandRunner.binary(), arguments, environment: runner.environment,
+                                         directory: runner.folder)
         let deadline = ContinuousClock.now + .seconds(5)
         while process.process.isRunning && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
         let kept = process.process.isRunning
