@@ -182,7 +182,7 @@ final class FillEngine: @unchecked Sendable {
             folder = opened
             let loaded = try fillFolder.loadManifest(in: opened, rebuildingIfDamaged: true, availableNow: start.available)
             // Continue the newest file of an earlier fill while it is below the size limit.
-            if let last = loaded.files.last, let status = try fillFolder.verifiedStatus(of: last, in: opened),
+            if let last = loaded.files.last, let status = try fillFolder.verifiedStatus(of: last, in: opened, ofFill: loaded.id),
                status.size < Self.fileSizeLimit {
                 current = try opened.open(last.name, flags: Sys.readWrite)
                 currentName = last.name

@@ -38,7 +38,7 @@ public struct FillFolder: Sendable, Hashable {
             var files = 0
             var allocated: Int64 = 0
             for entry in manifest.files {
-                guard let status = try verifiedStatus(of: entry, in: folder) else { continue }
+                guard let status = try verifiedStatus(of: entry, in: folder, ofFill: manifest.id) else { continue }
                 files += 1
                 allocated += status.allocatedSize
             }
@@ -55,8 +55,9 @@ public struct FillFolder: Sendable, Hashable {
     /// removed from the newest, the last one shrunk), and removes the fill folder once it
     /// holds nothing.
     ///
-    /// Only files the manifest names, that are still the files the fill made (same inode, or
-    /// the fill's marker), are removed or shrunk. Works after the filling process crashed.
+    /// Only files the manifest names that are still the files the fill made (the same device
+    /// and inode and, where the file system keeps extended attributes, the fill's marker) are
+    /// removed or shrunk. Works after the filling process crashed.
     ///
     /// - Throws: ``StowageError/Code/busy`` while a fill is running in this folder;
     ///   ``StowageError/Code/invalidArgument`` for a negative amount;
@@ -86,13 +87,19 @@ public struct FillFolder: Sendable, Hashable {
             var shrunk = 0
             while let entry = manifest.files.last {
                 if let amount, released >= amount { break }
-                guard let status = try verifiedStatus(of: entry, in: folder) else {
+                guard let status = try verifiedStatus(of: entry, in: folder, ofFill: manifest.id) else {
                     manifest.files.removeLast()  // gone, or not ours: forget it, touch nothing
                     try save(manifest, in: folder)
                     continue
                 }
                 if let amount, status.allocatedSize > amount - released {
-                    released += try shrink(entry.name, in: folder, by: amount - released, status: status)
+                    let freed = try shrink(entry, ofFill: manifest.id, in: folder, by: amount - released)
+                    guard let freed else {
+                        manifest.files.removeLast()  // replaced since it was examined: not ours any more
+                        try save(manifest, in: folder)
+                        continue
+                    }
+                    released += freed
                     shrunk += 1
                     break
                 }
@@ -113,7 +120,7 @@ public struct FillFolder: Sendable, Hashable {
             try folder.syncVolume()  // so that the volume's figures count what was freed, now
             let availableAfter = try openParent().spaceFigures().available
             let remaining = try manifest.files.reduce(Int64(0)) { sum, entry in
-                sum + ((try verifiedStatus(of: entry, in: folder))?.allocatedSize ?? 0)
+                sum + ((try verifiedStatus(of: entry, in: folder, ofFill: manifest.id))?.allocatedSize ?? 0)
             }
             return FillReleaseReport(folder: path, removedFiles: removed, shrunkFiles: shrunk, releasedBytes: released,
                                      availableBefore: availableBefore, availableAfter: availableAfter, remainingBytes: remaining)
@@ -121,16 +128,22 @@ public struct FillFolder: Sendable, Hashable {
     }
 
     /// Shrinks a fill file by at least `bytes` (whole blocks), checking on the open file that
-    /// it is still the one examined; returns the allocated bytes given back.
-    private func shrink(_ name: String, in folder: OpenFile, by bytes: Int64, status: FileStatus) throws -> Int64 {
-        let file = try folder.open(name, flags: Sys.readWrite)
-        let opened = try file.status()
-        guard opened.inode == status.inode, opened.device == status.device else { return 0 }
+    /// it is still the fill's (``verifiedStatus(of:in:ofFill:)``); returns the allocated bytes
+    /// given back, or `nil` when the file is not the fill's (any more).
+    private func shrink(_ entry: FillManifest.Entry, ofFill id: String, in folder: OpenFile, by bytes: Int64) throws -> Int64? {
+        let file: OpenFile
+        do {
+            file = try folder.open(entry.name, flags: Sys.readWrite | Sys.nonBlocking)
+        } catch let error as SystemCallError where Self.isReplaced(error) {
+            return nil
+        }
+        guard let opened = try verifiedStatus(of: file, as: entry, ofFill: id) else { return nil }
         let block = max(1, try file.spaceFigures().blockSize)
         let keep = max(0, (opened.size - bytes) / block * block)
         try file.truncate(to: keep)
+        let after = try file.status()
         try file.close()
-        return opened.allocatedSize - (try folder.status(of: name)).allocatedSize
+        return opened.allocatedSize - after.allocatedSize
     }
 
     private func removeFolderIfEmpty() throws {
@@ -188,12 +201,18 @@ public struct FillFolder: Sendable, Hashable {
                                reason: "the fill manifest is damaged; `release` rebuilds it from the marked fill files")
         }
         var rebuilt = FillManifest(availableBefore: try folder.spaceFigures().available)
-        guard let marked = try markedFiles(in: folder, ofFill: nil) else {
+        guard let marked = try markedFiles(in: folder) else {
             throw StowageError(.decodingFailed, operation: .release, path: manifestPath,
                                reason: "the fill manifest is damaged and this file system keeps no markers to rebuild it from; "
                                    + "check the folder and remove it by hand")
         }
-        rebuilt.files = marked
+        // The fill is the one whose marker most files carry (a folder holds one fill; files of
+        // any other stay, as foreign entries), so that its files verify against the new manifest.
+        let counts = Dictionary(marked.map { ($0.marker, 1) }, uniquingKeysWith: +)
+        if let (marker, _) = counts.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key.lexicographicallyPrecedes($1.key)) }) {
+            rebuilt.id = String(decoding: marker, as: UTF8.self)
+            rebuilt.files = marked.filter { $0.marker == marker }.map(\.entry)
+        }
         try save(rebuilt, in: folder)
         return rebuilt
     }
@@ -203,23 +222,23 @@ public struct FillFolder: Sendable, Hashable {
     /// every new file), so after a power loss it can be older than the files.
     private func adoptMarkedFiles(into manifest: inout FillManifest, in folder: OpenFile) throws {
         let named = Set(manifest.files.map(\.name))
-        let marked = try markedFiles(in: folder, ofFill: manifest.id) ?? []  // no markers here: nothing to adopt
-        manifest.files += marked.filter { !named.contains($0.name) }
+        let marked = try markedFiles(in: folder) ?? []  // no markers here: nothing to adopt
+        let id = Array(manifest.id.utf8)
+        manifest.files += marked.filter { $0.marker == id && !named.contains($0.entry.name) }.map(\.entry)
     }
 
-    /// The fill files in `folder` (by name) that carry a fill marker, of the fill `id` when
-    /// given; `nil` when this file system keeps no markers. Files gone meanwhile are skipped.
-    private func markedFiles(in folder: OpenFile, ofFill id: String?) throws -> [FillManifest.Entry]? {
-        var found: [FillManifest.Entry] = []
+    /// The fill files in `folder` (by name) that carry a fill marker, with the marker (the id
+    /// of their fill); `nil` when this file system keeps no markers. Files gone meanwhile are
+    /// skipped.
+    private func markedFiles(in folder: OpenFile) throws -> [(entry: FillManifest.Entry, marker: [UInt8])]? {
+        var found: [(entry: FillManifest.Entry, marker: [UInt8])] = []
         for name in try folder.entryNames().sorted() where name.hasBytePrefix(FillManifest.filePrefix) {
             do {
-                let file = try folder.openForReading(name)
-                guard let marker = try file.attribute(FillManifest.markerAttribute),
-                      id.map({ marker == Array($0.utf8) }) ?? true else { continue }
+                let file = try folder.openForInspection(name)
                 let status = try file.status()
-                guard status.isFile else { continue }
-                found.append(.init(name: name, device: status.device, inode: status.inode))
-            } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+                guard status.isFile, let marker = try file.attribute(FillManifest.markerAttribute) else { continue }
+                found.append((.init(name: name, device: status.device, inode: status.inode), marker))
+            } catch let error as SystemCallError where Self.isReplaced(error) {
                 continue
             } catch let error as SystemCallError where Sys.isUnsupportedAttribute(error) {
                 return nil
@@ -237,12 +256,43 @@ public struct FillFolder: Sendable, Hashable {
                               durable: false, protection: nil)
     }
 
-    /// The status of a manifest entry's file if it is still the file the fill made: a regular
-    /// file with the recorded inode.
-    func verifiedStatus(of entry: FillManifest.Entry, in folder: OpenFile) throws -> FileStatus? {
-        guard let status = try folder.statusIfPresent(of: entry.name), status.isFile,
-              status.inode == entry.inode, status.device == entry.device else { return nil }
+    /// The status of a manifest entry's file if it is still the file the fill `id` made, else
+    /// `nil` (gone, or replaced by something else under its name).
+    ///
+    /// The file must be a regular file with the recorded device and inode and, where the file
+    /// system keeps extended attributes, carry the fill's marker: a file system can give a new
+    /// file the inode number of a removed one (ext4 does), so the inode alone cannot tell. The
+    /// checks are made on one opened file (never through a link), so the status and the marker
+    /// belong to the same file.
+    func verifiedStatus(of entry: FillManifest.Entry, in folder: OpenFile, ofFill id: String) throws -> FileStatus? {
+        // A first look by name, so that nothing but a regular file with the recorded inode is opened.
+        guard let named = try folder.statusIfPresent(of: entry.name), named.isFile,
+              named.inode == entry.inode, named.device == entry.device else { return nil }
+        let file: OpenFile
+        do {
+            file = try folder.openForInspection(entry.name)
+        } catch let error as SystemCallError where Self.isReplaced(error) {
+            return nil
+        }
+        return try verifiedStatus(of: file, as: entry, ofFill: id)
+    }
+
+    /// The status of the open `file` if it is the entry's file of the fill `id` (see above).
+    private func verifiedStatus(of file: OpenFile, as entry: FillManifest.Entry, ofFill id: String) throws -> FileStatus? {
+        let status = try file.status()
+        guard status.isFile, status.inode == entry.inode, status.device == entry.device else { return nil }
+        do {
+            guard try file.attribute(FillManifest.markerAttribute) == Array(id.utf8) else { return nil }
+        } catch let error as SystemCallError where Sys.isUnsupportedAttribute(error) {
+            // no extended attributes on this file system: the device and inode alone identify the file
+        }
         return status
+    }
+
+    /// Whether opening a fill file's name failed because something else took its place since
+    /// it was examined: it is gone, or a link (refused by `O_NOFOLLOW`), or a socket.
+    private static func isReplaced(_ error: SystemCallError) -> Bool {
+        error.errno == Sys.noSuchEntry || error.errno == Sys.loop || error.errno == Sys.noDeviceOrAddress
     }
 
     private func foreignEntries(in folder: OpenFile, manifest: FillManifest) throws -> [String] {

@@ -51,6 +51,12 @@ final class OpenFile {
         OpenFile(adopting: try Sys.openat(descriptor, name, O_RDONLY | O_NOFOLLOW))
     }
 
+    /// Opens `name` read-only to examine it (status, attributes), never through a symbolic
+    /// link and without waiting: a FIFO put in a file's place does not block the open.
+    func openForInspection(_ name: String) throws -> OpenFile {
+        OpenFile(adopting: try Sys.openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY))
+    }
+
     /// Opens `name` with the given flags (`O_NOFOLLOW` is always added).
     func open(_ name: String, flags: Int32, mode: mode_t = 0o666) throws -> OpenFile {
         OpenFile(adopting: try Sys.openat(descriptor, name, flags | O_NOFOLLOW, mode: mode))

@@ -317,7 +317,8 @@ extension Sys {
     static let noSpace: Int32 = ENOSPC
     static let loop: Int32 = ELOOP
     static let notFolder: Int32 = ENOTDIR
-    static let busy: Int32 = EBUSY
+    static let noDeviceOrAddress: Int32 = ENXIO
+    static let nonBlocking: Int32 = O_NONBLOCK
 }
 
 #if canImport(Darwin)

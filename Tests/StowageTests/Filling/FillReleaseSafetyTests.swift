@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+@testable import Stowage
+
+/// A release removes a fill file only when it is still the file the fill made: same device and
+/// inode as the manifest records *and*, where the file system keeps extended attributes, the
+/// fill's marker. A file system may give a new file the inode number of a removed one (ext4
+/// does), so the inode alone cannot tell a stranger's file under a fill file's name.
+@Suite("FillFolder release safety")
+struct FillReleaseSafetyTests {
+    struct Setup {
+        let folder: TestFolder
+        let volume: ScratchVolume
+        let fillPath: String
+        let stranger: Data
+        /// The allocated bytes of the fill's own file.
+        let ownAllocated: Int64
+    }
+
+    /// A fill of one file on a small tmpfs, then a stranger's file named as the fill's next
+    /// file, which the manifest names with the stranger's device and inode: what a fill file
+    /// removed and replaced by a new file that got its inode number back (as ext4 does) leaves.
+    static func fillAndAddStranger() throws -> Setup {
+        let folder = TestFolder()
+        let volume = try ScratchVolume.mount(size: "32m", in: folder)
+        try Filler(plan: FillPlan(volume: volume.url, goal: .consuming(4_000_000))).fill()
+        let fillPath = volume.path + "/" + FillFolder.name
+        let manifestURL = URL(filePath: fillPath + "/" + FillManifest.fileName)
+        var manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any])
+        var files = try #require(manifest["files"] as? [[String: Any]])
+        try #require(files.map { $0["name"] as? String } == ["fill-000001"], "the fill made one file")
+        let stranger = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let strangerPath = fillPath + "/fill-000002"
+        try stranger.write(to: URL(filePath: strangerPath))
+        var own = stat()
+        try #require(lstat(fillPath + "/fill-000001", &own) == 0)
+        var status = stat()
+        try #require(lstat(strangerPath, &status) == 0)
+        files.append(["name": "fill-000002", "device": UInt64(status.st_dev), "inode": UInt64(status.st_ino)])
+        manifest["files"] = files
+        try JSONSerialization.data(withJSONObject: manifest).write(to: manifestURL)
+        return Setup(folder: folder, volume: volume, fillPath: strangerPath, stranger: stranger,
+                     ownAllocated: Int64(own.st_blocks) * 512)
+    }
+
+    @Test("a stranger's file with a fill file's name and recorded inode, but no marker, is not counted by status")
+    func statusIgnoresUnmarkedFile() throws {
+        let setup = try Self.fillAndAddStranger()
+        let status = try #require(try FillFolder(in: setup.volume.url).status())
+        #expect(status.files == 1, "only the fill's own file")
+        #expect(status.allocatedBytes == setup.ownAllocated, "the stranger's bytes are not counted")
+    }
+
+    @Test("release leaves that file byte for byte, and still removes the fill's own files")
+    func releaseLeavesUnmarkedFile() throws {
+        let setup = try Self.fillAndAddStranger()
+        let report = try FillFolder(in: setup.volume.url).release()
+        #expect(report.removedFiles == 1)
+        #expect(try Data(contentsOf: URL(filePath: setup.fillPath)) == setup.stranger)
+    }
+
+    @Test("releasing an amount neither shrinks nor removes that file")
+    func releaseAmountLeavesUnmarkedFile() throws {
+        let setup = try Self.fillAndAddStranger()
+        let report = try FillFolder(in: setup.volume.url).release(amount: 100_000)
+        #expect(report.shrunkFiles == 1 && report.removedFiles == 0, "the fill's own file is shrunk instead")
+        #expect(try Data(contentsOf: URL(filePath: setup.fillPath)) == setup.stranger)
+    }
+
+    @Test("a file carrying another fill's marker is not this fill's")
+    func otherFillsMarkerIsRefused() throws {
+        let setup = try Self.fillAndAddStranger()
+        let file = try OpenFile.openFolder(atPath: setup.volume.path + "/" + FillFolder.name, followingLinks: true)
+            .open((setup.fillPath as NSString).lastPathComponent, flags: Sys.readWrite)
+        try file.setAttribute(FillManifest.markerAttribute, to: Array("another-fill".utf8))
+        try file.close()
+        #expect(try FillFolder(in: setup.volume.url).status()?.files == 1)
+        try FillFolder(in: setup.volume.url).release()
+        #expect(try Data(contentsOf: URL(filePath: setup.fillPath)) == setup.stranger)
+    }
+
+    @Test("where the file system keeps no extended attributes (ramfs), the device and inode alone identify a fill file")
+    func withoutAttributesTheInodeDecides() throws {
+        let folder = TestFolder()
+        let volume = try ScratchVolume.mount("ramfs", in: folder)
+        let fillPath = volume.path + "/" + FillFolder.name
+        try FileManager.default.createDirectory(atPath: fillPath, withIntermediateDirectories: false)
+        try Data(count: 8192).write(to: URL(filePath: fillPath + "/fill-000001"))
+        var status = stat()
+        try #require(lstat(fillPath + "/fill-000001", &status) == 0)
+        let manifest: [String: Any] = [
+            "format": FillManifest.currentFormat, "id": "0123abcd", "created": 0, "availableBefore": 0,
+            "files": [["name": "fill-000001", "device": UInt64(status.st_dev), "inode": UInt64(status.st_ino)]],
+        ]
+        try JSONSerialization.data(withJSONObject: manifest).write(to: URL(filePath: fillPath + "/" + FillManifest.fileName))
+        #expect(try FillFolder(in: volume.url).status()?.files == 1)
+        let report = try FillFolder(in: volume.url).release()
+        #expect(report.removedFiles == 1)
+        #expect(!FileManager.default.fileExists(atPath: fillPath))
+    }
+
+    @Test("a FIFO under a fill file's name neither blocks status and release nor is removed", .timeLimit(.minutes(1)))
+    func fifoDoesNotBlock() throws {
+        let setup = try Self.fillAndAddStranger()
+        let fifo = (setup.fillPath as NSString).deletingLastPathComponent + "/fill-000099"
+        try #require(mkfifo(fifo, 0o600) == 0)
+        #expect(try FillFolder(in: setup.volume.url).status()?.files == 1)
+        try FillFolder(in: setup.volume.url).release()
+        var status = stat()
+        #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+    }
+}
