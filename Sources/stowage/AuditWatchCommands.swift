@@ -21,20 +21,21 @@ struct AuditCommand: ParsableCommand {
         let minimum = minSize?.bytes ?? 10_000_000
         try output.run {
             let report = try self.container.resolve().audit(minimumSize: minimum)
-            for issue in report.issues { Terminal.standardError.write("stowage: \(issue)\n") }
+            for issue in report.issues { Terminal.standardError.problem(issue) }
             return Rendered(json: report) {
                 var text = report.findings.isEmpty ? "No findings.\n" : "\(report.findings.count) finding(s):\n"
                 if !report.findings.isEmpty {
                     var table = TextTable(header: ["SIZE", "WHERE", "PATH", "ADVICE"])
                     for finding in report.findings {
-                        table.rows.append([ByteCount(finding.allocatedBytes).formatted(style), finding.location, finding.path, finding.advice])
+                        table.rows.append([ByteCount(finding.allocatedBytes).formatted(style), DisplayPath.escaped(finding.location),
+                                           DisplayPath.escaped(finding.path), finding.advice])
                     }
                     text += table.render()
                 }
                 text += "\nUnder storage pressure these would go, in this order:\n"
                 var table = TextTable(header: ["LOCATION", "FILES", "SIZE"])
                 for totals in report.purgeableUnderPressure {
-                    table.rows.append([totals.location, String(totals.files), ByteCount(totals.allocatedBytes).formatted(style)])
+                    table.rows.append([DisplayPath.escaped(totals.location), String(totals.files), ByteCount(totals.allocatedBytes).formatted(style)])
                 }
                 return text + table.render()
             }
@@ -77,7 +78,7 @@ struct WatchCommand: AsyncParsableCommand {
             let stamp = ISO8601DateFormatter().string(from: Date())
             FileHandle.standardOutput.write(Data("\(stamp) \(line)\n".utf8))
         }
-        if !json { log("watching \(DisplayPath.of(try container.url(for: .documents))): keeping \(ByteCount(available.bytes).formatted()) available") }
+        if !json { log("watching \(DisplayPath.escaped(DisplayPath.of(try container.url(for: .documents)))): keeping \(ByteCount(available.bytes).formatted()) available") }
         let task = Task {
             try await watcher.run(onEvent: { event in
                 if json {
@@ -85,10 +86,10 @@ struct WatchCommand: AsyncParsableCommand {
                         FileHandle.standardOutput.write(Data((text + "\n").utf8))
                     }
                 } else if event.relief != nil {
-                    log(event.description)
+                    log(DisplayPath.escaped(event.description))
                 }
             }, onError: { error in
-                Terminal.standardError.write("stowage: \(error)\n")
+                Terminal.standardError.problem("\(error)")
             })
         }
         let stop = SignalTrap(signals: [SIGINT, SIGTERM]) { task.cancel() }

@@ -262,26 +262,26 @@ enum FillView {
         }
         let seconds = report.seconds.formatted(.number.precision(.fractionLength(1)))
         return "\(verb) \(ByteCount(report.filledBytes).formatted(style)) (\(report.method.rawValue), \(report.goal)) "
-            + "in \(DisplayPath.of(URL(filePath: report.folder))) in \(seconds) s\n"
+            + "in \(DisplayPath.escaped(DisplayPath.of(URL(filePath: report.folder)))) in \(seconds) s\n"
             + "Available: \(ByteCount(report.availableBefore).formatted(style)) before, "
             + "\(ByteCount(report.availableAfter).formatted(style)) after (\(report.availableAfter) bytes; "
             + "goal \(report.targetAvailableBytes), block \(report.blockSize))\n"
     }
 
     static func render(_ status: FillStatus?, in folder: URL, style: ByteCountStyle) -> String {
-        guard let status else { return "Nothing is filled in \(DisplayPath.of(folder)).\n" }
-        var text = "\(DisplayPath.of(URL(filePath: status.folder))): \(status.files) fill file\(status.files == 1 ? "" : "s"), "
+        guard let status else { return "Nothing is filled in \(DisplayPath.escaped(DisplayPath.of(folder))).\n" }
+        var text = "\(DisplayPath.escaped(DisplayPath.of(URL(filePath: status.folder)))): \(status.files) fill file\(status.files == 1 ? "" : "s"), "
             + "\(ByteCount(status.allocatedBytes).formatted(style))\(status.isFilling ? " (a fill is running)" : "")\n"
             + "Available: \(ByteCount(status.availableNow).formatted(style)) now, "
             + "\(ByteCount(status.availableBefore).formatted(style)) before the fill\n"
         if !status.foreignEntries.isEmpty {
-            text += "Not made by a fill (left alone): \(status.foreignEntries.joined(separator: ", "))\n"
+            text += "Not made by a fill (left alone): \(status.foreignEntries.map(DisplayPath.escaped).joined(separator: ", "))\n"
         }
         return text
     }
 
     static func render(_ report: FillReleaseReport, style: ByteCountStyle) -> String {
-        "Released \(ByteCount(report.releasedBytes).formatted(style)) from \(DisplayPath.of(URL(filePath: report.folder))) "
+        "Released \(ByteCount(report.releasedBytes).formatted(style)) from \(DisplayPath.escaped(DisplayPath.of(URL(filePath: report.folder)))) "
             + "(\(report.removedFiles) file\(report.removedFiles == 1 ? "" : "s") removed\(report.shrunkFiles > 0 ? ", \(report.shrunkFiles) shrunk" : ""))\n"
             + "Available: \(ByteCount(report.availableBefore).formatted(style)) before, \(ByteCount(report.availableAfter).formatted(style)) after"
             + (report.remainingBytes > 0 ? "; \(ByteCount(report.remainingBytes).formatted(style)) still filled" : "") + "\n"

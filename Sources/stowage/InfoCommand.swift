@@ -92,10 +92,10 @@ struct CapacityView {
 
     func render() -> String {
         func size(_ bytes: Int64) -> String { ByteCount(bytes).formatted(style) }
-        var volume = "Volume of \(capacity.path)"
+        var volume = "Volume of \(DisplayPath.escaped(capacity.path))"
         if let mountPoint = capacity.mountPoint {
-            volume += ": mounted at \(mountPoint)"
-            if let type = capacity.fileSystemType { volume += " (\(type))" }
+            volume += ": mounted at \(DisplayPath.escaped(mountPoint))"
+            if let type = capacity.fileSystemType { volume += " (\(DisplayPath.escaped(type)))" }
         }
         var lines = [volume]
         if capacity.isSimulated {

@@ -52,7 +52,7 @@ struct LocationsReport: Encodable {
     func renderHuman() -> String {
         var text = "Container: \(container.kind)"
         if let app = container.appIdentifier { text += " for \(app)" }
-        if let root = container.root { text += " at \(root)" }
+        if let root = container.root { text += " at \(DisplayPath.escaped(root))" }
         text += "\n\n"
         var table = TextTable(header: ["LOCATION", "SIZE", "FILES", "BACKED UP", "PURGED", "VISIBLE", "PATH"])
         for location in locations {
@@ -60,7 +60,7 @@ struct LocationsReport: Encodable {
                 location.name, location.exists ? ByteCount(location.allocatedBytes).formatted(style) : "-",
                 location.exists ? String(location.files) : "-",
                 location.backedUp ? "yes" : "no", Self.purgeText(location.purgePriority),
-                location.userVisible ? "yes" : "no", location.path,
+                location.userVisible ? "yes" : "no", DisplayPath.escaped(location.path),
             ])
         }
         return text + table.render()
@@ -80,12 +80,4 @@ struct OverviewJSON: Encodable {
     var container: LocationsReport.ContainerInfo
     var capacity: CapacityJSON
     var locations: [LocationsReport.LocationInfo]
-}
-
-/// Paths as people read them: no percent-encoding, no trailing slash.
-enum DisplayPath {
-    static func of(_ url: URL) -> String {
-        let path = url.path(percentEncoded: false)
-        return path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
-    }
 }

@@ -24,7 +24,7 @@ struct OutputOptions: ParsableArguments {
     }
 
     func report(_ error: StowageError) {
-        Terminal.standardError.write("stowage: \(error.description)\n")
+        Terminal.standardError.write("stowage: \(DisplayPath.escaped(error.description))\n")
         if json {
             let body = ErrorJSON(error: .init(
                 code: error.code.description, operation: error.operation.name,
@@ -77,6 +77,11 @@ enum Terminal {
     struct Stream {
         let handle: FileHandle
         func write(_ text: String) { handle.write(Data(text.utf8)) }
+
+        /// Writes `stowage: <problem>` as one line, names in it escaped.
+        func problem(_ problem: some CustomStringConvertible) {
+            write("stowage: \(DisplayPath.escaped(problem.description))\n")
+        }
     }
     static let standardError = Stream(handle: .standardError)
 
@@ -102,5 +107,63 @@ struct TextTable {
             }.joined(separator: "  ")
         }
         return ([line(header)] + rows.map(line)).joined(separator: "\n") + "\n"
+    }
+}
+
+/// Paths as people read them: no percent-encoding, no trailing slash; and, in text output,
+/// escaped so that a name cannot act on the terminal.
+enum DisplayPath {
+    static func of(_ url: URL) -> String {
+        let path = url.path(percentEncoded: false)
+        return path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+    }
+
+    /// `text` (a name, a path, or a message quoting them) as text output shows it: control
+    /// characters escaped, so that a file name cannot move the cursor, clear the screen or
+    /// break a line of a table.
+    ///
+    /// `\n`, `\t`, `\r` and `\\` stand for themselves; other C0 controls and DEL become
+    /// `\x1b`-style escapes, C1 controls (U+0080 to U+009F) `\u{85}`-style ones, and bytes that
+    /// are not UTF-8 `\xff`-style ones. Everything else, Unicode included, is shown as it is.
+    /// JSON output needs none of this: JSON escapes control characters itself.
+    static func escaped(_ text: String) -> String {
+        text.utf8.contains(where: { $0 < 0x20 || $0 == 0x5C || $0 >= 0x7F }) ? escaped(bytes: Array(text.utf8)) : text
+    }
+
+    /// `bytes` (a name as the file system holds it) as text output shows it: see ``escaped(_:)``.
+    static func escaped(bytes: [UInt8]) -> String {
+        var result = ""
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var position = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                position += encoded.count
+                append(Unicode.UTF8.decode(encoded), to: &result)
+            case .error(let length):
+                for byte in bytes[position..<position + length] { result += "\\x" + hex(byte, width: 2) }
+                position += length
+            case .emptyInput:
+                return result
+            }
+        }
+    }
+
+    private static func append(_ scalar: Unicode.Scalar, to result: inout String) {
+        switch scalar.value {
+        case 0x0A: result += "\\n"
+        case 0x09: result += "\\t"
+        case 0x0D: result += "\\r"
+        case 0x5C: result += "\\\\"
+        case 0x00..<0x20, 0x7F: result += "\\x" + hex(scalar.value, width: 2)
+        case 0x80...0x9F: result += "\\u{" + hex(scalar.value, width: 0) + "}"
+        default: result.unicodeScalars.append(scalar)
+        }
+    }
+
+    private static func hex(_ value: some BinaryInteger, width: Int) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 }

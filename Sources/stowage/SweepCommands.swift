@@ -55,7 +55,7 @@ struct SweepCommand: ParsableCommand {
         let force = force
         try output.run {
             let report = try Sweeper(policy: policy).sweep(folder, dryRun: dryRun, allowingSystemFolders: force)
-            for issue in report.issues { Terminal.standardError.write("stowage: \(issue)\n") }
+            for issue in report.issues { Terminal.standardError.problem(issue) }
             return Rendered(json: report) { SweepView.render(report, style: style) }
         }
     }
@@ -66,14 +66,14 @@ enum SweepView {
         var lines: [String] = []
         let verb = report.dryRun ? "Would remove" : "Removed"
         lines.append("\(indent)\(verb) \(report.removed.count) files, \(ByteCount(report.freedAllocatedBytes).formatted(style)) "
-            + "from \(report.folder); kept \(report.keptFiles) files, \(ByteCount(report.keptAllocatedBytes).formatted(style))"
+            + "from \(DisplayPath.escaped(report.folder)); kept \(report.keptFiles) files, \(ByteCount(report.keptAllocatedBytes).formatted(style))"
             + (report.pinnedFiles > 0 ? "; \(report.pinnedFiles) pinned" : ""))
         if !report.removed.isEmpty {
             var table = TextTable(header: ["SIZE", "REASON", "LAST USED", "PATH"])
             let formatter = ISO8601DateFormatter()
             for file in report.removed.prefix(20) {
                 table.rows.append([ByteCount(file.allocatedBytes).formatted(style), file.reason.name,
-                                   formatter.string(from: file.lastAccess), file.path])
+                                   formatter.string(from: file.lastAccess), DisplayPath.escaped(bytes: file.pathBytes)])
             }
             lines.append(table.render().split(separator: "\n").map { indent + "  " + $0 }.joined(separator: "\n"))
             if report.removed.count > 20 { lines.append("\(indent)  ... and \(report.removed.count - 20) more (--json lists all)") }
@@ -126,7 +126,7 @@ enum ReliefView {
         text += "Needed \(size(report.neededBytes)); \(report.dryRun ? "would free" : "freed") \(size(report.freedAllocatedBytes))"
             + (report.isSatisfied ? ".\n" : ": NOT ENOUGH could be freed.\n")
         for step in report.steps where !step.report.removed.isEmpty {
-            text += "\(step.location):\n" + SweepView.render(step.report, style: style, indent: "  ")
+            text += "\(DisplayPath.escaped(step.location)):\n" + SweepView.render(step.report, style: style, indent: "  ")
         }
         return text
     }
@@ -159,10 +159,10 @@ struct ClearCommand: ParsableCommand {
         let dryRun = dryRun
         try output.run {
             let report = try Store(container: self.container.resolve()).clear(location, dryRun: dryRun)
-            for issue in report.issues { Terminal.standardError.write("stowage: \(issue)\n") }
+            for issue in report.issues { Terminal.standardError.problem(issue) }
             return Rendered(json: report) {
-                "\(dryRun ? "Would clear" : "Cleared") \(location.displayName) (\(report.folder)): \(report.removed.count) files, "
-                    + "\(ByteCount(report.freedAllocatedBytes).formatted(style)) \(dryRun ? "to free" : "freed")"
+                "\(dryRun ? "Would clear" : "Cleared") \(location.displayName) (\(DisplayPath.escaped(report.folder))): "
+                    + "\(report.removed.count) files, \(ByteCount(report.freedAllocatedBytes).formatted(style)) \(dryRun ? "to free" : "freed")"
                     + (report.pinnedFiles > 0 ? "; \(report.pinnedFiles) pinned kept" : "") + ".\n"
             }
         }

@@ -68,7 +68,7 @@ struct UsageCommand: AsyncParsableCommand {
             progress.show("Scanning: \(update.entries) entries, \(ByteCount(update.allocatedBytes).formatted())")
         }
         progress.clear()
-        for issue in report.issues { Terminal.standardError.write("stowage: \(issue)\n") }
+        for issue in report.issues { Terminal.standardError.problem(issue) }
         let view = UsageView(report: report, style: units.style, apparent: apparent, summarize: summarize)
         try output.run { Rendered(json: UsageJSON(report)) { view.render() } }
     }
@@ -124,13 +124,15 @@ struct UsageView {
     func render() -> String {
         if summarize {
             var table = TextTable(header: [apparent ? "LOGICAL" : "ALLOCATED", "PATH"])
-            for root in report.roots { table.rows.append([size(root.allocatedBytes, root.logicalBytes), root.path ?? ""]) }
+            for root in report.roots {
+                table.rows.append([size(root.allocatedBytes, root.logicalBytes), DisplayPath.escaped(root.path ?? "")])
+            }
             if report.roots.count > 1 { table.rows.append([size(report.allocatedBytes, report.logicalBytes), "total"]) }
             return table.render()
         }
         var lines: [String] = []
         for root in report.roots + (report.roots.count > 1 ? [report.total] : []) {
-            lines.append("\(root.path ?? "Total"): \(ByteCount(root.allocatedBytes).formatted(style)) allocated, "
+            lines.append("\(root.path.map(DisplayPath.escaped) ?? "Total"): \(ByteCount(root.allocatedBytes).formatted(style)) allocated, "
                 + "\(ByteCount(root.logicalBytes).formatted(style)) logical; \(root.files) files, \(root.folders) folders, "
                 + "\(root.symbolicLinks) links" + (root.others > 0 ? ", \(root.others) others" : ""))
         }
@@ -146,7 +148,7 @@ struct UsageView {
                 let share = Double(bytes) / Double(whole)
                 table.rows.append([size(item.allocatedBytes, item.logicalBytes), Bar.render(fraction: share, width: 20),
                                    String(format: "%3.0f%%", share * 100),
-                                   String(repeating: "  ", count: max(0, item.depth - 1)) + relative(item.path) + (item.isFolder ? "/" : "")])
+                                   String(repeating: "  ", count: max(0, item.depth - 1)) + DisplayPath.escaped(relative(item.path)) + (item.isFolder ? "/" : "")])
             }
             lines.append(table.render().trimmingCharacters(in: .newlines))
         }
@@ -154,7 +156,9 @@ struct UsageView {
             lines.append("")
             lines.append("Largest files:")
             var table = TextTable(header: ["SIZE", "PATH"])
-            for item in report.largestFiles { table.rows.append([size(item.allocatedBytes, item.logicalBytes), item.path]) }
+            for item in report.largestFiles {
+                table.rows.append([size(item.allocatedBytes, item.logicalBytes), DisplayPath.escaped(item.path)])
+            }
             lines.append(table.render().trimmingCharacters(in: .newlines))
         }
         if !report.issues.isEmpty {
