@@ -18,6 +18,30 @@ struct FillCommandTests {
         }
     }
 
+    @Test("release leaves a stranger's file that the manifest names with its inode but that lacks the fill's marker")
+    func releaseChecksTheMarker() throws {
+        let runner = try CommandRunner()
+        let volume = try ScratchVolume.mount(size: "32m", in: runner.folder)
+        let fill = try runner.run("fill", volume.path, "--consume", "4MB")
+        #expect(fill.status == 0, "\(fill.error)")
+        // What a fill file removed and replaced by a new file that got its inode number back leaves.
+        let fillPath = volume.path + "/.stowage-fill"
+        let stranger = Data("a stranger's file\n".utf8)
+        try stranger.write(to: URL(filePath: fillPath + "/fill-000002"))
+        var status = stat()
+        try #require(lstat(fillPath + "/fill-000002", &status) == 0)
+        let manifestURL = URL(filePath: fillPath + "/manifest.json")
+        var manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any])
+        let files = try #require(manifest["files"] as? [[String: Any]])
+        manifest["files"] = files + [["name": "fill-000002", "device": UInt64(status.st_dev), "inode": UInt64(status.st_ino)]]
+        try JSONSerialization.data(withJSONObject: manifest).write(to: manifestURL)
+        #expect(try runner.run("fill", "--status", volume.path).output.hasPrefix("\(fillPath): 1 fill file, "))
+        let release = try runner.run("release", volume.path, "--json")
+        #expect(release.status == 0, "\(release.error)")
+        #expect(try release.json()["removedFiles"] as? Int == 1)
+        #expect(try Data(contentsOf: URL(filePath: fillPath + "/fill-000002")) == stranger)
+    }
+
     /// Starts `stowage` with `arguments`, standard output to a pipe.
     @Test("fill --leave, --status and release, as JSON lines and text")
     func fillStatusRelease() throws {
