@@ -79,6 +79,10 @@ struct WatchCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data("\(stamp) \(line)\n".utf8))
         }
         if !json { log("watching \(DisplayPath.escaped(DisplayPath.of(try container.url(for: .documents)))): keeping \(ByteCount(available.bytes).formatted()) available") }
+        // The trap is set before the first check can log anything, so a SIGTERM sent as soon as
+        // a line appears stops the watch cleanly instead of killing it.
+        let stopping = Cancellation()
+        let stop = SignalTrap(signals: [SIGINT, SIGTERM]) { stopping.cancel() }
         let task = Task {
             try await watcher.run(onEvent: { event in
                 if json {
@@ -92,7 +96,7 @@ struct WatchCommand: AsyncParsableCommand {
                 Terminal.standardError.problem("\(error)")
             })
         }
-        let stop = SignalTrap(signals: [SIGINT, SIGTERM]) { task.cancel() }
+        stopping.attach(task)
         _ = await task.result
         stop.cancel()
         if !json { log("stopped") }
@@ -110,6 +114,32 @@ struct WatchCommand: AsyncParsableCommand {
         } catch let error as StowageError {
             output.report(error)
             throw ExitCode(1)
+        }
+    }
+}
+
+/// A cancellation that may be asked for before the task it cancels exists (a signal that
+/// arrives while the task is being made).
+///
+/// `@unchecked Sendable`: both fields are read and written only under `lock`.
+final class Cancellation: @unchecked Sendable {
+    private let lock = NSLock()
+    private var cancelTask: (@Sendable () -> Void)?
+    private var isCancelled = false
+
+    /// Cancels the attached task, or the task attached later.
+    func cancel() {
+        lock.withLock {
+            isCancelled = true
+            cancelTask?()
+        }
+    }
+
+    /// Attaches `task`, cancelling it at once if cancellation was asked for already.
+    func attach<Success: Sendable>(_ task: Task<Success, any Error>) {
+        lock.withLock {
+            cancelTask = { task.cancel() }
+            if isCancelled { task.cancel() }
         }
     }
 }

@@ -104,9 +104,11 @@ struct FillCommand: AsyncParsableCommand {
                 try await runHolding(plan, events: events)
             } else {
                 let filler = Filler(plan: plan)
-                let task = Task { try await filler.fill(progressInterval: .milliseconds(200)) { events.progress($0) } }
-                let stop = SignalTrap(signals: [SIGINT, SIGTERM]) { task.cancel() }
+                let stopping = Cancellation()  // set up before the fill starts, so no signal is missed
+                let stop = SignalTrap(signals: [SIGINT, SIGTERM]) { stopping.cancel() }
                 defer { stop.cancel() }
+                let task = Task { try await filler.fill(progressInterval: .milliseconds(200)) { events.progress($0) } }
+                stopping.attach(task)
                 let report = try await task.value
                 events.filled(report, holding: false)
             }

@@ -78,6 +78,11 @@ public struct Sweeper: Sendable {
             try root.lock(exclusive: true)
             defer { root.unlock() }
             let engine = SweepEngine(rootPath: path, root: root, policy: policy, goal: goal, now: now)
+            // A pinned folder protects everything under it, also when it is the folder named.
+            if try isPinned(root, goal: goal) {
+                return SweepReport(folder: path, dryRun: dryRun, removed: [], removedFolders: [], freedLogicalBytes: 0,
+                                   freedAllocatedBytes: 0, keptFiles: 0, keptAllocatedBytes: 0, pinnedFiles: 1, issues: [])
+            }
             let selection = try engine.select()
             let predictedFolders = engine.emptiedFolders(by: selection.victims)
             let removed = dryRun ? selection.victims : engine.remove(selection.victims)
@@ -104,6 +109,19 @@ public struct Sweeper: Sendable {
             return report
         } catch let error as SystemCallError {
             throw StowageError(error, operation: operation, path: path)
+        }
+    }
+}
+
+extension Sweeper {
+    /// Whether the folder an operation starts from is pinned (never, for a tree named for
+    /// removal; a file system without attributes has no pins).
+    private static func isPinned(_ root: OpenFile, goal: SweepEngine.Goal) throws -> Bool {
+        if case .everything(.wholeTree) = goal { return false }
+        do {
+            return try root.attribute(Marker.pinned.attribute) == Marker.setValue
+        } catch let error as SystemCallError where Sys.isUnsupportedAttribute(error) {
+            return false
         }
     }
 }

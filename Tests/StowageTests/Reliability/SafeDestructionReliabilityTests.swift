@@ -184,6 +184,9 @@ struct SafeDestructionReliabilityTests {
         _ = try SimulatedCapacity.withFigures(available: 0) {
             try scene.container.relieve(toAvailable: 1_000_000_000)
         }
+        // Named itself, a pinned folder still protects what it holds.
+        let named = try Sweeper(policy: SweepPolicy(maximumAge: 0)).sweep(caches.appending(path: "keep"), now: Date() + 10)
+        #expect(named.removed.isEmpty && named.pinnedFiles == 1)
         let clear = try scene.store.clear(.caches)
         #expect(clear.pinnedFiles == 1)
         #expect(try scene.store.retrieve(Data.self, from: "keep/inner/a.bin", in: .caches).count == 4096)
