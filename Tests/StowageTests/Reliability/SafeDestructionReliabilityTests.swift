@@ -326,7 +326,12 @@ struct SafeDestructionReliabilityTests {
         #expect(try VolumeCapacity.forVolume(containing: volume.url).available >= 200_000)
         // A sweep of a full volume frees first; its record, if it cannot be written, is an issue.
         try fillVolume(volume.path + "/filler2")
-        let sweep = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: 0)).sweep(container.url(for: .caches))
+        let caches = try container.url(for: .caches)
+        let nothingToFree = try Sweeper(policy: SweepPolicy(maximumAge: 1e9)).sweep(caches)
+        #expect(nothingToFree.removed.isEmpty)
+        #expect(nothingToFree.issues.map(\.path) == [caches.fileSystemPath + "/.stowage-last-sweep"], "\(nothingToFree.issues)")
+        #expect(nothingToFree.issues.first?.message == "no space left on device")
+        let sweep = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: 0)).sweep(caches)
         #expect(!sweep.removed.isEmpty)
     }
 
