@@ -44,7 +44,8 @@ let package = Package(
         ),
         .testTarget(
             name: "StowageTests",
-            dependencies: ["Stowage", "StowageTestSupport", "stowage-test-helper"]
+            // CStowageShims: libc's lgetxattr, to read attributes as backup tools do, with no tool installed.
+            dependencies: ["Stowage", "CStowageShims", "StowageTestSupport", "stowage-test-helper"]
         ),
         .testTarget(
             name: "StowageCLITests",

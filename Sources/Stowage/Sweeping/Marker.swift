@@ -32,18 +32,6 @@ public struct Marker: Hashable, Sendable, CustomStringConvertible {
     /// The extended attribute of a Stowage marker (not of backup exclusion, which has its own).
     var attribute: String { ExtendedAttributes.stowagePrefix + name }
     static let setValue: [UInt8] = Array("1".utf8)
-
-    /// Whether the item at an absolute path carries this Stowage marker, without opening it.
-    ///
-    /// An item that vanished since a walk saw it (a writer replaced or removed it) carries no
-    /// marker: sweeps and audits go on with the rest of the tree.
-    func isSet(atPath path: String) throws -> Bool {
-        do {
-            return try ExtendedAttributes.has(attribute, value: Self.setValue, atPath: path)
-        } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
-            return false
-        }
-    }
 }
 
 extension Store {

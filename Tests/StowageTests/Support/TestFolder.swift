@@ -1,3 +1,4 @@
+import CStowageShims
 import Foundation
 import Testing
 @_exported import StowageTestSupport
@@ -99,6 +100,16 @@ final class TestFolder: Sendable {
             if prefixes.contains(where: { last.hasPrefix($0) }) { found.append(name) }
         }
         return found
+    }
+
+    /// The extended attribute `name` of the item at `relative` (not following a final link), as
+    /// backup tools read it: libc's `lgetxattr`, not Stowage's code. `nil` when absent.
+    func attribute(_ name: String, of relative: String) -> String? {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = buffer.withUnsafeMutableBytes { raw in
+            cstowage_lgetxattr(file(relative).fileSystemPath, name, raw.baseAddress, raw.count)
+        }
+        return count < 0 ? nil : String(decoding: buffer.prefix(count), as: UTF8.self)
     }
 
     func permissions(_ relative: String) -> Int {

@@ -50,16 +50,17 @@ struct ReliefAndMarkerTests {
         try store.mark("f", in: .documents, .purgeable)
         try store.mark("f", in: .documents, .excludedFromBackup)
         #expect(try store.markers(of: "f", in: .documents) == Set(Marker.all))
-        let attribute = try runProcess(URL(filePath: "/usr/bin/getfattr"), ["--only-values", "-n", "user.stowage.pinned", folder.path + "/container/Documents/f"])
-        #expect(attribute.output == "1")
+        #expect(folder.attribute("user.stowage.pinned", of: "container/Documents/f") == "1")
         try store.unmark("f", in: .documents, .pinned)
         #expect(try store.markers(of: "f", in: .documents) == [.purgeable, .excludedFromBackup])
-        // Sweeps and audits read markers by path after listing a folder; a file removed in
-        // between carries no marker, rather than failing the whole sweep.
-        let path = folder.path + "/container/Documents/f"
-        #expect(try Marker.purgeable.isSet(atPath: path))
+        // Sweeps and audits read markers by folder and name after listing a folder; a file
+        // removed in between carries no marker, rather than failing the whole sweep.
+        let documents = try OpenFile.openFolder(atPath: folder.path + "/container/Documents", followingLinks: false)
+        let isPurgeable = { try ExtendedAttributes.has(Marker.purgeable.attribute, value: Marker.setValue,
+                                                       entry: RawPath("f"), inFolder: documents.descriptor) }
+        #expect(try isPurgeable())
         try store.remove("f", from: .documents)
-        #expect(try !Marker.purgeable.isSet(atPath: path))
+        #expect(try !isPurgeable())
     }
 
     @Test("markers on a file system without extended attributes are unsupported")
