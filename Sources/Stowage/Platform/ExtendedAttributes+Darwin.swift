@@ -24,10 +24,10 @@ extension ExtendedAttributes {
     /// Stowage's own attributes, in reverse-DNS style as Darwin attributes are named.
     static let stowagePrefix = "org.stowage."
 
-    static func platformHas(_ name: String, value: [UInt8], atPath path: String) throws -> Bool {
+    static func platformHas(_ name: String, value: [UInt8], atPath path: UnsafePointer<CChar>) throws -> Bool {
         var buffer = [UInt8](repeating: 0, count: 16)
         let count = buffer.withUnsafeMutableBytes { raw in
-            path.withCString { p in name.withCString { getxattr(p, $0, raw.baseAddress, raw.count, 0, XATTR_NOFOLLOW) } }
+            name.withCString { getxattr(path, $0, raw.baseAddress, raw.count, 0, XATTR_NOFOLLOW) }
         }
         if count >= 0 { return Array(buffer.prefix(count)) == value }
         let code = Sys.currentErrno

@@ -27,11 +27,11 @@ extension ExtendedAttributes {
     /// Stowage's own attributes live in the `user.` namespace on Linux.
     static let stowagePrefix = "user.stowage."
 
-    static func platformHas(_ name: String, value: [UInt8], atPath path: String) throws -> Bool {
+    static func platformHas(_ name: String, value: [UInt8], atPath path: UnsafePointer<CChar>) throws -> Bool {
         var buffer = [UInt8](repeating: 0, count: 16)
         while true {
             let count = buffer.withUnsafeMutableBytes { raw in
-                path.withCString { p in name.withCString { cstowage_lgetxattr(p, $0, raw.baseAddress, raw.count) } }
+                name.withCString { cstowage_lgetxattr(path, $0, raw.baseAddress, raw.count) }
             }
             if count >= 0 { return Array(buffer.prefix(count)) == value }
             let code = Sys.currentErrno

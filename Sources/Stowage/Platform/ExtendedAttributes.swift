@@ -25,6 +25,11 @@ enum ExtendedAttributes {
     /// Whether the item at `path` (not following a final link) has the attribute with `value`.
     /// A file system without attributes has none: `false`, not an error, since this only reads.
     static func has(_ name: String, value: [UInt8], atPath path: String) throws -> Bool {
+        try path.withCString { try platformHas(name, value: value, atPath: $0) }
+    }
+
+    /// ``has(_:value:atPath:)`` of a path given as a C string (bytes, which need not be UTF-8).
+    static func has(_ name: String, value: [UInt8], atCPath path: UnsafePointer<CChar>) throws -> Bool {
         try platformHas(name, value: value, atPath: path)
     }
 

@@ -1,3 +1,11 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// A name or a relative path (names joined by `/`) as the kernel has it: bytes, which need not
 /// be UTF-8.
 ///
@@ -64,12 +72,26 @@ struct RawPath: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The path as text; bytes that are not UTF-8 become U+FFFD (see ``isUTF8``).
     var description: String { String(decoding: bytes, as: UTF8.self) }
 
-    /// Calls `body` with the path as a NUL-terminated C string.
+    /// Calls `body` with the path as a NUL-terminated C string (copied to the stack for short
+    /// paths: this runs for every `fstatat` and `unlinkat` of a sweep).
     func withCString<Result>(_ body: (UnsafePointer<CChar>) throws -> Result) rethrows -> Result {
-        try (bytes + [0]).withUnsafeBufferPointer { buffer in
-            try buffer.withMemoryRebound(to: CChar.self) { try body($0.baseAddress!) }
+        try withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { buffer in
+            bytes.withUnsafeBytes { source in
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: source)
+            }
+            buffer[bytes.count] = 0
+            return try body(buffer.baseAddress!)
         }
     }
 
-    static func < (lhs: RawPath, rhs: RawPath) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+    /// Byte order, as `memcmp` compares (and as `LC_ALL=C sort` sorts).
+    static func < (lhs: RawPath, rhs: RawPath) -> Bool {
+        lhs.bytes.withUnsafeBufferPointer { left in
+            rhs.bytes.withUnsafeBufferPointer { right in
+                let common = min(left.count, right.count)
+                let order = common == 0 ? 0 : memcmp(left.baseAddress!, right.baseAddress!, common)
+                return order != 0 ? order < 0 : left.count < right.count
+            }
+        }
+    }
 }

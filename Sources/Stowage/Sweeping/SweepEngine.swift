@@ -302,7 +302,7 @@ final class SweepEngine: @unchecked Sendable {
     private func walk(recording: Bool, _ body: (FileTreeWalk.Entry, EntryKind) throws -> Void) throws {
         let everything = removesEverything
         let wholeTree = removesWholeTree
-        try FileTreeWalk(root: root).run({ entry in
+        try FileTreeWalk(root: root, rootPath: rootPath).run({ entry in
             if !wholeTree {
                 if entry.name.hasPrefix(RelativePath.reservedPrefix) {
                     if entry.name.hasPrefix(TemporaryItem.prefix), now - entry.status.modificationTime >= policy.leftoverGracePeriod {
