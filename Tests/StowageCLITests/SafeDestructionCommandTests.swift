@@ -114,8 +114,13 @@ struct SafeDestructionCommandTests {
         #expect(chown(squatted, 54321, 54321) == 0)
         try FileManager.default.createDirectory(atPath: runner.folderPath + "/cache/app", withIntermediateDirectories: true)
         try Data(count: 8192).write(to: URL(filePath: runner.folderPath + "/cache/app/mine.bin"))
-        #expect(try runner.run("info", "--app", "app").status == 0)
-        #expect(try runner.run("audit", "--app", "app").status == 0)
+        for command in [["info"], ["locations"], [], ["audit"]] {
+            let result = try runner.run(command + ["--app", "app"])
+            #expect(result.status == 0, "\(command): \(result.error)")
+        }
+        let audit = try runner.run("audit", "--app", "app", "--json").json()
+        let auditIssues = try #require(audit["issues"] as? [[String: Any]])
+        #expect(auditIssues.filter { ($0["path"] as? String) == squatted }.count == 1, "reported once: \(auditIssues)")
         let relief = try runner.run("relieve", "--available", "1GB", "--app", "app", "--json",
                                     environment: ["STOWAGE_SIMULATED_AVAILABLE": "0"])
         let json = try relief.json()

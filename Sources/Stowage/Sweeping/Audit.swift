@@ -85,7 +85,9 @@ extension Container {
             }
         }
         findings.sort { ($0.allocatedBytes, $1.path) > ($1.allocatedBytes, $0.path) }
-        return AuditReport(findings: findings, purgeableUnderPressure: purgeable, issues: issues)
+        var reported = Set<UsageIssue>()  // a location skipped for the totals is skipped for the findings too
+        return AuditReport(findings: findings, purgeableUnderPressure: purgeable,
+                           issues: issues.filter { reported.insert($0).inserted })
     }
 
 }
