@@ -101,8 +101,12 @@ struct CapacityView {
         if capacity.isSimulated {
             lines.append("SIMULATED figures (\(SimulatedCapacity.availableVariable) or the SimulatedCapacity API)")
         }
-        let fraction = capacity.total > 0 ? Double(capacity.used) / Double(capacity.total) : 0
-        lines.append(Bar.render(fraction: fraction, width: 40) + String(format: "  %.0f%% used", fraction * 100))
+        // As `df` computes "Use%": of the space a user can have (used + available), so the blocks
+        // reserved for root do not make a full volume look 95% used; rounded up, as `df` rounds.
+        let usable = capacity.used + capacity.available
+        let fraction = usable > 0 ? Double(capacity.used) / Double(usable) : 0
+        let percent = usable > 0 ? (capacity.used * 100 + usable - 1) / usable : 0
+        lines.append(Bar.render(fraction: fraction, width: 40) + "  \(percent)% used")
         lines.append("")
         let headroom = VolumeCapacity.headroom(forTotal: capacity.total)
         let rows: [(String, Int64, String)] = [
@@ -110,7 +114,7 @@ struct CapacityView {
             ("Used", capacity.used, ""),
             ("Available", capacity.available, ""),
             ("Important", capacity.availableForImportantUsage,
-             "available + \(size(capacity.reclaimable)) reclaimable from caches and tmp"),
+             "available + \(size(capacity.reclaimable)) that relief could free"),
             ("Opportunistic", capacity.availableForOpportunisticUsage, "available - \(size(headroom)) headroom"),
             ("Free", capacity.free, "including blocks reserved for root"),
         ]

@@ -47,4 +47,16 @@ struct InfoCommandTests {
         #expect(missing.status == 1)
         #expect(missing.error.hasPrefix("stowage: measure capacity '/no/such/place' failed: no such file or directory"))
     }
+
+    @Test("\"% used\" is what df says: used / (used + available), reserved blocks left out")
+    func percentUsedAsDf() throws {
+        let runner = try CommandRunner()
+        let volume = try ScratchVolume.mountExt4(megabytes: 64, in: runner.folder)  // 5% reserved for root
+        try Data(repeating: 7, count: 20 << 20).write(to: volume.url.appending(path: "data.bin"))
+        let df = try runProcess(URL(filePath: "/bin/df"), ["--output=pcent", volume.path])
+        let dfPercent = try #require(df.output.split(separator: "\n").last?.trimmingCharacters(in: .whitespaces))
+        let info = try runner.run("info", volume.path)
+        #expect(info.status == 0, "\(info.error)")
+        #expect(info.output.contains("  \(dfPercent) used"), "df says \(dfPercent): \(info.output)")
+    }
 }
