@@ -7,12 +7,13 @@ struct LeaveArgument: Sendable {
     var goal: FillPlan.Goal
 
     init(parsing argument: String) throws {
-        let text = argument.trimmingCharacters(in: .whitespaces)
-        if text.hasSuffix("%") {
-            guard let percent = Double(text.dropLast().trimmingCharacters(in: .whitespaces)), percent.isFinite,
-                  percent >= 0, percent <= 100 else {
-                throw ValidationError("'\(argument)' is not a percentage from 0% to 100%.")
-            }
+        let percent: Double?
+        do {
+            percent = try ByteCount.percentage(parsing: argument)  // the size grammar's numbers: no 0x10%, 1e1%, +5%
+        } catch let error as StowageError {
+            throw ValidationError(error.reason ?? error.description)
+        }
+        if let percent {
             goal = .leavingPercent(percent)
         } else {
             goal = .leaving(try SizeArgument(parsing: argument).bytes)

@@ -110,4 +110,19 @@ struct RefusalCommandTests {
         #expect(kept, "the watch runs until stopped; it ended with \(result.status): \(result.error)")
         #expect(result.status == 0, "a stopped watch exits cleanly: \(result.error)")
     }
+
+    @Test("percentages and sizes share one number grammar; a percentage where none can be is not offered")
+    func percentGrammar() throws {
+        let runner = try CommandRunner()
+        // A folder that does not exist: should the grammar ever let one through, nothing is filled.
+        let nowhere = runner.folderPath + "/no-such-folder"
+        for leave in ["0x10%", "1e1%", "+5%", "101%"] {
+            let result = try runner.run("fill", nowhere, "--leave", leave)
+            #expect(result.status == 64, "\(leave): \(result.error)")
+            #expect(result.error.contains("is not a size"), "\(leave): \(result.error)")
+        }
+        let sweep = try runner.run("sweep", nowhere, "--max-size", "10%", "--dry-run")
+        #expect(sweep.status == 64)
+        #expect(sweep.error.contains("a percentage needs a volume") && !sweep.error.contains("(10%)"), "\(sweep.error)")
+    }
 }

@@ -25,8 +25,19 @@ struct ByteCountTests {
         #expect(try ByteCount(parsing: "10%", percentOf: 500_000_000_000).bytes == 50_000_000_000)
         #expect(try ByteCount(parsing: "0.5%", percentOf: 1000).bytes == 5)
         #expect(try ByteCount(parsing: "100%", percentOf: 1234).bytes == 1234)
-        expectStowageError(.invalidArgument) { try ByteCount(parsing: "10%") }
+        let noVolume = expectStowageError(.invalidArgument) { try ByteCount(parsing: "10%") }
+        #expect(noVolume?.reason?.contains("(10%)") == false, "where a percentage cannot be, it is not offered: \(String(describing: noVolume))")
         expectStowageError(.invalidArgument) { try ByteCount(parsing: "101%", percentOf: 1000) }
+        #expect(try ByteCount.percentage(parsing: " 2.5 % ") == 2.5)
+        #expect(try ByteCount.percentage(parsing: "512MB") == nil)
+    }
+
+    @Test("percentages take the size grammar's numbers: no hexadecimal, exponent or sign",
+          arguments: ["0x10%", "1e1%", "+5%", "%", "5%%", "1.2.3%", "-1%", "101%", "inf%", "nan%"])
+    func rejectsPercentages(text: String) {
+        let error = expectStowageError(.invalidArgument) { try ByteCount.percentage(parsing: text) }
+        #expect(error?.description.contains("is not a size") == true)
+        expectStowageError(.invalidArgument) { try ByteCount(parsing: text, percentOf: 1000) }
     }
 
     @Test("rejects malformed sizes, saying what is accepted",
