@@ -4,7 +4,9 @@ import Stowage
 
 /// A size on the command line: `100MB`, `1.5GiB`, `4096`.
 ///
-/// Options take it with `transform: SizeArgument.init(parsing:)`, so a malformed size is
+/// Options take it with `parsing: .unconditional, transform: SizeArgument.init(parsing:)`: the
+/// value is taken even when it starts with `-` (so `-5MB` is refused as negative, not reported as
+/// a missing value), and a malformed size is
 /// reported with ByteCount's explanation of what is accepted, not just "invalid".
 struct SizeArgument: Sendable {
     var bytes: Int64

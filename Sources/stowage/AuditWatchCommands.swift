@@ -9,7 +9,7 @@ struct AuditCommand: ParsableCommand {
         abstract: "Find large backed-up files, oversized preferences and pinned caches; total what pressure would free."
     )
 
-    @Option(name: .customLong("min-size"), help: ArgumentHelp("Report backed-up files from this size, such as 10MB.", valueName: "size"), transform: SizeArgument.init(parsing:))
+    @Option(name: .customLong("min-size"), parsing: .unconditional, help: ArgumentHelp("Report backed-up files from this size, such as 10MB.", valueName: "size"), transform: SizeArgument.init(parsing:))
     var minSize: SizeArgument?
 
     @OptionGroup var container: ContainerOptions
@@ -50,7 +50,7 @@ struct WatchCommand: AsyncParsableCommand {
         discussion: "Logs each check that acted, and stops cleanly on Ctrl-C (SIGINT) or SIGTERM."
     )
 
-    @Option(help: ArgumentHelp("The available space to keep, such as 1GB.", valueName: "size"), transform: SizeArgument.init(parsing:))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The available space to keep, such as 1GB.", valueName: "size"), transform: SizeArgument.init(parsing:))
     var available: SizeArgument
 
     @Option(help: ArgumentHelp("How often to check: 60s, 5m, ...", valueName: "interval"))

@@ -40,18 +40,18 @@ struct FillCommand: AsyncParsableCommand {
               transform: PathArgument.init(parsing:))
     var path: PathArgument?
 
-    @Option(help: ArgumentHelp("Fill until this much is available: 500MB, or 1% of the volume.", valueName: "size|percent"),
+    @Option(parsing: .unconditional, help: ArgumentHelp("Fill until this much is available: 500MB, or 1% of the volume.", valueName: "size|percent"),
             transform: LeaveArgument.init(parsing:))
     var leave: LeaveArgument?
 
-    @Option(help: ArgumentHelp("Take this much of what is available now, such as 2GB.", valueName: "size"),
+    @Option(parsing: .unconditional, help: ArgumentHelp("Take this much of what is available now, such as 2GB.", valueName: "size"),
             transform: SizeArgument.init(parsing:))
     var consume: SizeArgument?
 
     @Option(help: "allocate (fallocate, the fastest), zeros, or random (incompressible).")
     var method: FillPlan.Method = .allocate
 
-    @Option(help: ArgumentHelp("Bytes per step, and the memory a writing method uses (default: 4MiB; 1GiB for allocate).",
+    @Option(parsing: .unconditional, help: ArgumentHelp("Bytes per step, and the memory a writing method uses (default: 4MiB; 1GiB for allocate).",
                                valueName: "size"),
             transform: SizeArgument.init(parsing:))
     var chunk: SizeArgument?
@@ -147,7 +147,7 @@ struct ReleaseCommand: ParsableCommand {
               transform: PathArgument.init(parsing:))
     var path: PathArgument?
 
-    @Option(help: ArgumentHelp("Give back at least this much, newest files first, such as 1GB.", valueName: "size"),
+    @Option(parsing: .unconditional, help: ArgumentHelp("Give back at least this much, newest files first, such as 1GB.", valueName: "size"),
             transform: SizeArgument.init(parsing:))
     var amount: SizeArgument?
 

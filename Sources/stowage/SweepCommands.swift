@@ -17,7 +17,7 @@ struct SweepCommand: ParsableCommand {
     @Argument(help: "The folder to sweep.", transform: PathArgument.init(parsing:))
     var path: PathArgument
 
-    @Option(name: .customLong("max-size"), help: ArgumentHelp("Most allocated bytes, such as 100MB.", valueName: "size"), transform: SizeArgument.init(parsing:))
+    @Option(name: .customLong("max-size"), parsing: .unconditional, help: ArgumentHelp("Most allocated bytes, such as 100MB.", valueName: "size"), transform: SizeArgument.init(parsing:))
     var maxSize: SizeArgument?
 
     @Option(name: .customLong("max-count"), help: "Most files.")
@@ -96,7 +96,7 @@ struct RelieveCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The available space wanted, such as 2GB.", valueName: "size"), transform: SizeArgument.init(parsing:))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The available space wanted, such as 2GB.", valueName: "size"), transform: SizeArgument.init(parsing:))
     var available: SizeArgument
 
     @Flag(name: .customLong("dry-run"), help: "Report what would be removed; remove nothing.")

@@ -125,4 +125,14 @@ struct RefusalCommandTests {
         #expect(sweep.status == 64)
         #expect(sweep.error.contains("a percentage needs a volume") && !sweep.error.contains("(10%)"), "\(sweep.error)")
     }
+
+    @Test("a negative size is refused as negative, not as a missing value", arguments: [
+        ["sweep", "no-such-folder", "--max-size", "-5MB"], ["relieve", "--available", "-1GB"],
+        ["audit", "--min-size", "-1"], ["fill", "no-such-folder", "--leave", "-5MB"],
+    ])
+    func negativeSizes(arguments: [String]) throws {
+        let result = try CommandRunner().run(arguments)
+        #expect(result.status == 64)
+        #expect(result.error.contains("sizes cannot be negative"), "\(result.error)")
+    }
 }
