@@ -46,6 +46,10 @@ struct PathArgument: Sendable {
 /// A span of time on the command line: `45s`, `30m`, `12h`, `7d`, `2w` (a bare number is seconds).
 struct AgeArgument: ExpressibleByArgument, Sendable {
     var seconds: TimeInterval
+    /// The text it was given, which `--help` shows as a default (`60s`, not the struct).
+    private var text = ""
+
+    var defaultValueDescription: String { text }
 
     init?(argument: String) {
         let units: [(String, TimeInterval)] = [("w", 604_800), ("d", 86_400), ("h", 3600), ("m", 60), ("s", 1), ("", 1)]
@@ -53,6 +57,7 @@ struct AgeArgument: ExpressibleByArgument, Sendable {
         for (suffix, factor) in units where trimmed.hasSuffix(suffix) {
             guard let value = Double(trimmed.dropLast(suffix.count)), value >= 0, value.isFinite else { continue }
             seconds = value * factor
+            text = argument
             return
         }
         return nil

@@ -11,6 +11,12 @@ struct StowageCommand: AsyncParsableCommand {
         discussion: """
             With no subcommand, prints an overview of the app's container: the capacity of its \
             volume, and where each location lives, its policy, and whether it exists yet.
+
+            Environment:
+              STOWAGE_APP                  the app id when --app is not given (stowage)
+              STOWAGE_SIMULATED_AVAILABLE  report these bytes available, such as 500MB,
+              STOWAGE_SIMULATED_TOTAL      and this total: low storage, no disk filled
+              HOME, XDG_*_HOME, TMPDIR     where the default container lives (Linux)
             """,
         version: "0.1.0",
         subcommands: [LocationsCommand.self, InfoCommand.self, UsageCommand.self, SweepCommand.self, RelieveCommand.self,
@@ -18,6 +24,7 @@ struct StowageCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var container: ContainerOptions
+    @OptionGroup var groups: GroupOptions
     @OptionGroup var units: UnitOptions
     @OptionGroup var output: OutputOptions
 
@@ -25,7 +32,7 @@ struct StowageCommand: AsyncParsableCommand {
         try output.run {
             let container = try self.container.resolve()
             let style = units.style
-            let report = try LocationsReport(container: container, groups: self.container.groups, style: style)
+            let report = try LocationsReport(container: container, groups: self.groups.groups, style: style)
             let capacity = try container.capacity(of: .documents)
             let json = OverviewJSON(container: report.container, capacity: CapacityJSON(capacity), locations: report.locations)
             return Rendered(json: json) {
@@ -33,6 +40,14 @@ struct StowageCommand: AsyncParsableCommand {
             }
         }
     }
+}
+
+/// The app groups whose shared containers `locations` and the overview also show.
+struct GroupOptions: ParsableArguments {
+    @Option(name: .customLong("group"), help: ArgumentHelp(
+        "Also show the shared container of this app group (repeatable).",
+        valueName: "group"))
+    var groups: [String] = []
 }
 
 /// Which container a command works on.
@@ -46,11 +61,6 @@ struct ContainerOptions: ParsableArguments {
         "Use the iOS layout under this folder instead of the default container.",
         valueName: "dir"), transform: PathArgument.init(parsing:))
     var root: PathArgument?
-
-    @Option(name: .customLong("group"), help: ArgumentHelp(
-        "Also show the shared container of this app group (repeatable).",
-        valueName: "group"))
-    var groups: [String] = []
 
     func validate() throws {
         if app != nil && root != nil {
@@ -76,13 +86,14 @@ struct LocationsCommand: ParsableCommand {
     )
 
     @OptionGroup var container: ContainerOptions
+    @OptionGroup var groups: GroupOptions
     @OptionGroup var units: UnitOptions
     @OptionGroup var output: OutputOptions
 
     mutating func run() throws {
         try output.run {
             let container = try self.container.resolve()
-            let report = try LocationsReport(container: container, groups: self.container.groups, style: units.style)
+            let report = try LocationsReport(container: container, groups: self.groups.groups, style: units.style)
             return Rendered(json: report) { report.renderHuman() }
         }
     }

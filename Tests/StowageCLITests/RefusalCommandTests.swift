@@ -135,4 +135,17 @@ struct RefusalCommandTests {
         #expect(result.status == 64)
         #expect(result.error.contains("sizes cannot be negative"), "\(result.error)")
     }
+
+    @Test("help texts: defaults read as typed, --group only where groups are shown, the environment listed")
+    func helpTexts() throws {
+        let runner = try CommandRunner()
+        let watch = try runner.run("watch", "--help").output
+        #expect(watch.contains("(default: 60s)") && !watch.contains("AgeArgument"), "\(watch)")
+        for command in ["clear", "fill", "release", "sweep", "relieve", "audit", "watch"] {
+            #expect(!(try runner.run(command, "--help").output.contains("--group")), "\(command) --help offers --group")
+        }
+        #expect(try runner.run("locations", "--help").output.contains("--group"))
+        let main = try runner.run("--help").output
+        #expect(main.contains("STOWAGE_APP") && main.contains("STOWAGE_SIMULATED_AVAILABLE"), "\(main)")
+    }
 }
