@@ -108,7 +108,11 @@ struct FillCommand: AsyncParsableCommand {
                 let stopping = Cancellation()  // set up before the fill starts, so no signal is missed
                 let stop = SignalTrap(signals: [SIGINT, SIGTERM]) { stopping.cancel() }
                 defer { stop.cancel() }
-                let task = Task { try await filler.fill(progressInterval: .milliseconds(200)) { events.progress($0) } }
+                let task = Task {
+                    try await filler.fill { progress in
+                        if let figures = FillProgress(progress) { events.progress(figures) }
+                    }
+                }
                 stopping.attach(task)
                 let report = try await task.value
                 events.filled(report, holding: false)

@@ -65,7 +65,7 @@ struct UsageCommand: AsyncParsableCommand {
         let urls = paths.map { $0.url().standardizedFileURL }
         let progress = ProgressLine(enabled: !output.json && Terminal.standardErrorIsTerminal)
         let report = try await UsageScanner(options: options).scan(urls) { update in
-            progress.show("Scanning: \(update.entries) entries, \(ByteCount(update.allocatedBytes).formatted())")
+            progress.show("Scanning: \(update.items) entries, \(ByteCount(update.bytes).formatted())")
         }
         progress.clear()
         for issue in report.issues { Terminal.standardError.problem(issue) }

@@ -112,42 +112,21 @@ final class FillEngine: @unchecked Sendable {
         }
     }
 
-    /// Runs on a thread of its own, so the caller's task only waits; cancelling the task
-    /// cancels the fill, and the report of what was filled until then is still returned.
-    ///
-    /// Progress is reported from the filling thread itself, at most once per `progressInterval`
-    /// and once more at the end: it needs no task of the cooperative pool, so it stays on time
-    /// when the pool is busy, and a caller that cancels from the callback stops the fill before
-    /// the next chunk.
-    func runOnThread(progressInterval: Duration, progress: (@Sendable (FillProgress) -> Void)?) async throws -> FillReport {
-        try await withTaskCancellationHandler {
-            // A continuation, not a stream: waiting must outlast the task's cancellation.
-            let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<FillReport, any Error>, Never>) in
-                let thread = Thread { [self] in
-                    var lastReported: ContinuousClock.Instant?
-                    var pending: FillProgress?
-                    let outcome = Result {
-                        try self.run { figures in
-                            guard let progress else { return }
-                            let now = ContinuousClock.now
-                            if let last = lastReported, now - last < progressInterval {
-                                pending = figures
-                                return
-                            }
-                            lastReported = now
-                            pending = nil
-                            progress(figures)
-                        }
-                    }
-                    if let progress, let pending { progress(pending) }
-                    continuation.resume(returning: outcome)
-                }
-                thread.stackSize = 1 << 20
-                thread.start()
+    /// Fills on a thread of its own through ``LongRunningWork``: cancelling the task cancels
+    /// the fill, and the report of what was filled until then is still returned. Progress goes
+    /// from the filling thread to `progress`, throttled by the bridge's reporter, after each
+    /// chunk and once more with the report's figures.
+    func runOnThread(progressInterval: Duration, progress: (@Sendable (WorkProgress) -> Void)?) async throws -> FillReport {
+        try await LongRunningWork.run(progressInterval: progressInterval, progress: progress, cancel: { self.cancel() }) { reporter in
+            let report = try self.run { figures in
+                reporter.report(.filling, items: self.created, bytes: figures.filledBytes,
+                                expectedBytes: figures.filledBytes + max(0, figures.availableBytes - figures.targetAvailableBytes),
+                                availableBytes: figures.availableBytes)
             }
-            return try result.get()
-        } onCancel: {
-            cancel()
+            reporter.report(.filling, items: report.files, bytes: report.filledBytes,
+                            expectedBytes: report.filledBytes + max(0, report.availableAfter - report.targetAvailableBytes),
+                            availableBytes: report.availableAfter)
+            return report
         }
     }
 

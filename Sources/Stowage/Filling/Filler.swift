@@ -36,17 +36,52 @@ public struct Filler: Sendable {
         try FillEngine(plan: plan, unnamed: false).run(progress: progress)
     }
 
-    /// Fills the volume on another thread, reporting progress at most every `progressInterval`.
+    /// Fills the volume on a thread of its own, reporting progress; cancelling the task stops
+    /// the fill within one chunk and returns what was filled, with ``FillReport/ending``
+    /// `.cancelled` (``FillReport/wasCancelled``). The files written stay, named in the
+    /// manifest, until ``FillFolder/release(amount:)`` gives the space back.
     ///
-    /// `progress` is called on the filling thread: after the first chunk, then at most once per
-    /// interval, and once at the end. Keep it short; the next chunk waits for it.
-    /// Cancelling the task stops the fill within one chunk (before the next one when it is
-    /// cancelled from `progress`); the files written so far stay, recorded in the manifest,
-    /// and the report's ``FillReport/ending`` is `.cancelled`.
-    public func fill(progressInterval: Duration = .milliseconds(250),
-                     progress: (@Sendable (FillProgress) -> Void)? = nil) async throws -> FillReport {
+    /// This is a long-running call under the one contract of scans, fills and sweeps (see
+    /// ``WorkProgress`` and "Long-running work" in the README): cancellation is not an error,
+    /// progress comes from the filling thread, throttled to `progressInterval`.
+    ///
+    /// ```swift
+    /// let report = try await Filler(plan: plan).fill { progress in
+    ///     print("\(ByteCount(progress.bytes).formatted()) filled, \(Int((progress.fractionCompleted ?? 0) * 100))%")
+    /// }
+    /// if report.wasCancelled { try FillFolder(in: plan.volume).release() }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - progressInterval: The least time between two progress reports.
+    ///   - progress: Called on the filling thread (never on a task of the cooperative pool)
+    ///     with the fill files and bytes filled so far (``WorkProgress/Phase/filling``), the
+    ///     bytes filled at the goal (``WorkProgress/expectedBytes``) and the volume's available
+    ///     bytes: after the first chunk, then at most once per interval, and once more with the
+    ///     report's figures. ``FillProgress/init(_:)`` turns it into the fill's own figures.
+    ///     Keep it short: the next chunk waits for it. Cancelling the task from inside it stops
+    ///     the fill before the next chunk.
+    /// - Returns: What was filled, also when cancelled.
+    /// - Throws: as ``fill(progress:)``; cancellation is not an error.
+    public func fill(progressInterval: Duration = WorkProgress.defaultInterval,
+                     progress: (@Sendable (WorkProgress) -> Void)? = nil) async throws -> FillReport {
         let engine = try FillEngine(plan: plan, unnamed: false)
         return try await engine.runOnThread(progressInterval: progressInterval, progress: progress)
+    }
+
+    /// Fills the volume on a thread of its own, reporting ``FillProgress`` as earlier versions
+    /// did; cancelling returns the report with ``FillReport/ending`` `.cancelled`.
+    ///
+    /// ```swift
+    /// let report = try await Filler(plan: plan).fill(progressInterval: .milliseconds(250)) { (old: FillProgress) in }
+    /// ```
+    @available(*, deprecated, message: "pass a WorkProgress handler (FillProgress(_:) converts it)")
+    @_disfavoredOverload
+    public func fill(progressInterval: Duration = WorkProgress.defaultInterval,
+                     progress: @escaping @Sendable (FillProgress) -> Void) async throws -> FillReport {
+        try await fill(progressInterval: progressInterval) { work in
+            if let figures = FillProgress(work) { progress(figures) }
+        }
     }
 
     /// Fills the volume with unnamed files (`O_TMPFILE`) held open by the returned hold:
@@ -98,7 +133,9 @@ public final class FillHold: @unchecked Sendable {
     }
 }
 
-/// Figures reported while filling.
+/// Figures reported while filling: by the synchronous ``Filler/fill(progress:)`` and
+/// ``Filler/hold(progress:)``, and, through ``init(_:)``, from the ``WorkProgress`` of the
+/// `async` fill.
 public struct FillProgress: Sendable, Hashable, Codable {
     /// Bytes written or allocated so far by this fill.
     public var filledBytes: Int64
@@ -112,6 +149,27 @@ public struct FillProgress: Sendable, Hashable, Codable {
     public var secondsRemaining: Double?
     /// Seconds since filling began.
     public var elapsedSeconds: Double
+}
+
+extension FillProgress {
+    /// The fill's figures in a ``WorkProgress`` that the `async` ``Filler/fill(progressInterval:progress:)``
+    /// reported, or `nil` for progress of other work (which has no available bytes or goal).
+    ///
+    /// ```swift
+    /// let report = try await Filler(plan: plan).fill { progress in
+    ///     if let figures = FillProgress(progress) { print("goal: \(figures.targetAvailableBytes) available") }
+    /// }
+    /// ```
+    public init?(_ progress: WorkProgress) {
+        guard progress.phase == .filling, let available = progress.availableBytes, let expected = progress.expectedBytes else {
+            return nil
+        }
+        let target = available - (expected - progress.bytes)
+        let rate = progress.bytesPerSecond
+        self.init(filledBytes: progress.bytes, availableBytes: available, targetAvailableBytes: target, bytesPerSecond: rate,
+                  secondsRemaining: rate > 0 ? Double(max(0, available - target)) / rate : nil,
+                  elapsedSeconds: progress.elapsedSeconds)
+    }
 }
 
 /// What a fill did.
@@ -153,6 +211,15 @@ public struct FillReport: Sendable, Hashable, Codable {
     public var seconds: Double
     /// Why it ended.
     public var ending: Ending
+
+    /// Whether the fill was cancelled (``ending`` is `.cancelled`): what was filled until then
+    /// stays, in the manifest, for ``FillFolder/release(amount:)``.
+    ///
+    /// ```swift
+    /// let report = try await Filler(plan: plan).fill()
+    /// if report.wasCancelled { try FillFolder(in: plan.volume).release() }
+    /// ```
+    public var wasCancelled: Bool { ending == .cancelled }
 
     /// How far the available bytes ended from the target (positive: above it).
     public var missedBy: Int64 { availableAfter - targetAvailableBytes }

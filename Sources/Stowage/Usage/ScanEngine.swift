@@ -73,7 +73,12 @@ final class ScanEngine: @unchecked Sendable {
         condition.withLock { UsageProgress(entries: progressEntries, allocatedBytes: progressAllocated, pendingFolders: pending.count) }
     }
 
-    /// Scans `roots` (absolute paths) and returns the report. Blocks until done.
+    /// Where progress goes while ``run(roots:)`` runs (the async scan sets it; see
+    /// ``LongRunningWork``). Set before `run`, never during.
+    var reporter: ProgressReporter?
+
+    /// Scans `roots` (absolute paths) and returns the report. Blocks until done, or until
+    /// cancelled: the report then holds what was counted and says it was cancelled.
     func run(roots: [String]) -> UsageReport {
         var rootTotals = roots.map { UsageTotals(path: $0) }
         var seed = Accumulator(roots: rootTotals, largest: LargestFiles(limit: options.largestFileCount, byLogical: options.ranksByLogicalSize))
@@ -93,6 +98,10 @@ final class ScanEngine: @unchecked Sendable {
             }
         }
         closeLeftovers()
+        if let reporter {  // the final figures, however short the scan
+            let (entries, allocated) = condition.withLock { (progressEntries, progressAllocated) }
+            reporter.report(.scanning, items: entries, bytes: allocated)
+        }
 
         var largest = seed.largest
         var itemTotals = seed.items
@@ -114,7 +123,7 @@ final class ScanEngine: @unchecked Sendable {
         breakdown.sort { byLogical ? $0.logicalBytes > $1.logicalBytes : $0.allocatedBytes > $1.allocatedBytes }
         return UsageReport(roots: rootTotals, total: total, hardLinksCountedOnce: hardLinksSkipped,
                            largestFiles: largest.sorted(), breakdown: breakdown,
-                           issues: issues.sorted { $0.path < $1.path })
+                           issues: issues.sorted { $0.path < $1.path }, wasCancelled: isCancelled)
     }
 
     // MARK: Roots
@@ -178,8 +187,12 @@ final class ScanEngine: @unchecked Sendable {
         progressAllocated += accumulator.allocated
         accumulator.entries = 0
         accumulator.allocated = 0
+        let (entries, allocated) = (progressEntries, progressAllocated)
         condition.broadcast()
         condition.unlock()
+        // From this worker's thread, outside the lock, after each folder: a handler that
+        // cancels stops the scan before this worker takes another folder.
+        reporter?.report(.scanning, items: entries, bytes: allocated)
     }
 
     // MARK: Reading one folder

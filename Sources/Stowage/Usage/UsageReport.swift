@@ -18,11 +18,51 @@ public struct UsageReport: Sendable, Hashable, Codable {
     public var breakdown: [UsageItem]
     /// Folders that could not be read (skipped) and other problems; a scan never stops for them.
     public var issues: [UsageIssue]
+    /// Whether the scan was cancelled before it finished: the figures then cover only what was
+    /// read until then (see "Long-running work" in the README).
+    ///
+    /// ```swift
+    /// let report = try await UsageScanner().scan([cachesURL])
+    /// if !report.wasCancelled { cacheLabel = ByteCount(report.allocatedBytes).formatted() }
+    /// ```
+    ///
+    /// Encoded only when `true` (as `wasCancelled`), so a complete report's JSON is unchanged.
+    public var wasCancelled = false
 
     /// The logical bytes of all roots.
     public var logicalBytes: Int64 { total.logicalBytes }
     /// The allocated bytes of all roots.
     public var allocatedBytes: Int64 { total.allocatedBytes }
+}
+
+extension UsageReport {
+    private enum CodingKeys: String, CodingKey {
+        case roots, total, hardLinksCountedOnce, largestFiles, breakdown, issues, wasCancelled
+    }
+
+    /// Decodes what ``encode(to:)`` wrote; `wasCancelled` is `false` when absent.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        roots = try container.decode([UsageTotals].self, forKey: .roots)
+        total = try container.decode(UsageTotals.self, forKey: .total)
+        hardLinksCountedOnce = try container.decode(Int.self, forKey: .hardLinksCountedOnce)
+        largestFiles = try container.decode([UsageItem].self, forKey: .largestFiles)
+        breakdown = try container.decode([UsageItem].self, forKey: .breakdown)
+        issues = try container.decode([UsageIssue].self, forKey: .issues)
+        wasCancelled = try container.decodeIfPresent(Bool.self, forKey: .wasCancelled) ?? false
+    }
+
+    /// Encodes every field, and `wasCancelled` only when it is `true`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(roots, forKey: .roots)
+        try container.encode(total, forKey: .total)
+        try container.encode(hardLinksCountedOnce, forKey: .hardLinksCountedOnce)
+        try container.encode(largestFiles, forKey: .largestFiles)
+        try container.encode(breakdown, forKey: .breakdown)
+        try container.encode(issues, forKey: .issues)
+        if wasCancelled { try container.encode(true, forKey: .wasCancelled) }
+    }
 }
 
 /// Sizes and counts of a tree.
@@ -107,7 +147,8 @@ extension UsageIssue {
     }
 }
 
-/// How far a running scan has come.
+/// How far a running scan has come, as the deprecated `scan(_:progressInterval:progress:)` with a
+/// `UsageProgress` handler reports it; scans now report a ``WorkProgress``, as fills and sweeps do.
 public struct UsageProgress: Sendable, Hashable {
     /// Entries examined so far.
     public var entries: Int

@@ -19,54 +19,71 @@ public struct UsageScanner: Sendable {
     public init(options: UsageOptions = UsageOptions()) { self.options = options }
 
     /// Scans `roots` and returns the report; blocks the calling thread, so use it for small
-    /// trees or off the main thread, and ``scan(_:progressInterval:progress:)`` otherwise.
+    /// trees or off the main thread, and the `async` ``scan(_:progressInterval:progress:)`` otherwise.
     ///
     /// A root that does not exist or cannot be examined is an issue in the report, not an error.
     public func scan(_ roots: [URL]) -> UsageReport {
         ScanEngine(options: options).run(roots: roots.map(\.fileSystemPath))
     }
 
-    /// Scans `roots` on background threads, reporting progress and stopping promptly when the
-    /// calling task is cancelled.
+    /// Scans `roots` on threads of its own, reporting progress; cancelling the task stops the
+    /// scan promptly and returns what was counted, marked ``UsageReport/wasCancelled``.
+    ///
+    /// This is a long-running call under the one contract of scans, fills and sweeps (see
+    /// ``WorkProgress`` and "Long-running work" in the README): cancellation is not an error,
+    /// progress comes from the scanning threads, throttled to `progressInterval`.
+    ///
+    /// ```swift
+    /// let report = try await UsageScanner().scan([cachesURL]) { progress in
+    ///     print("\(progress.items) entries, \(ByteCount(progress.bytes).formatted())")
+    /// }
+    /// if report.wasCancelled { return }   // the figures are partial
+    /// ```
     ///
     /// - Parameters:
-    ///   - progressInterval: How often `progress` is called while the scan runs.
-    ///   - progress: Called with the entries and bytes counted so far, every interval while the
-    ///     scan runs and once more with the final figures.
-    /// - Throws: `CancellationError` when the task is cancelled.
-    public func scan(_ roots: [URL], progressInterval: Duration = .milliseconds(200),
-                     progress: (@Sendable (UsageProgress) -> Void)? = nil) async throws -> UsageReport {
+    ///   - progressInterval: The least time between two progress reports.
+    ///   - progress: Called on a scanning thread (never on a task of the cooperative pool) with
+    ///     the entries examined and their allocated bytes (``WorkProgress/Phase/scanning``): after
+    ///     the first folder, then at most once per interval, and once more with the final
+    ///     figures. Keep it short: the scan waits for it. Cancelling the task from inside it
+    ///     stops the scan before the next folder.
+    /// - Returns: The report; when the task was cancelled, the figures read until then, with
+    ///   ``UsageReport/wasCancelled`` set.
+    /// - Throws: Nothing today: a root that cannot be read is an issue in the report, and
+    ///   cancellation is not an error. The call is `throws` so that it may report failures later.
+    public func scan(_ roots: [URL], progressInterval: Duration = WorkProgress.defaultInterval,
+                     progress: (@Sendable (WorkProgress) -> Void)? = nil) async throws -> UsageReport {
         let engine = ScanEngine(options: options)
         let paths = roots.map(\.fileSystemPath)
-        let result = ScanResultBox()
-        let finished = AsyncStream<Void>.makeStream()
-        let thread = Thread {
-            result.set(engine.run(roots: paths))
-            finished.continuation.finish()
+        return try await LongRunningWork.run(progressInterval: progressInterval, progress: progress,
+                                             cancel: { engine.cancel() }) { reporter in
+            engine.reporter = reporter
+            return engine.run(roots: paths)
         }
-        thread.stackSize = 1 << 20
-        return try await withTaskCancellationHandler {
-            thread.start()
-            if let progress {
-                let ticker = Task {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: progressInterval)  // cancellation ends the loop below
-                        if Task.isCancelled { break }
-                        progress(engine.progress)
-                    }
-                }
-                for await _ in finished.stream {}
-                ticker.cancel()
-                if !Task.isCancelled { progress(engine.progress) }  // the final figures, however short the scan
-            } else {
-                for await _ in finished.stream {}
-            }
-            try Task.checkCancellation()
-            guard let report = result.value else { throw CancellationError() }
-            return report
-        } onCancel: {
-            engine.cancel()
+    }
+
+    /// Scans `roots` with the progress value and cancellation rule of earlier versions: a
+    /// ``UsageProgress`` (with the folders waiting), and `CancellationError` thrown when the task
+    /// is cancelled.
+    ///
+    /// ```swift
+    /// let report = try await UsageScanner().scan([url], progressInterval: .milliseconds(200)) { (old: UsageProgress) in }
+    /// ```
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled.
+    @available(*, deprecated, message: "pass a WorkProgress handler; a cancelled scan then returns its report with wasCancelled set")
+    @_disfavoredOverload
+    public func scan(_ roots: [URL], progressInterval: Duration = WorkProgress.defaultInterval,
+                     progress: @escaping @Sendable (UsageProgress) -> Void) async throws -> UsageReport {
+        let engine = ScanEngine(options: options)
+        let paths = roots.map(\.fileSystemPath)
+        let report = try await LongRunningWork.run(progressInterval: progressInterval, progress: { _ in progress(engine.progress) },
+                                                   cancel: { engine.cancel() }) { reporter in
+            engine.reporter = reporter
+            return engine.run(roots: paths)
         }
+        if report.wasCancelled { throw CancellationError() }
+        return report
     }
 }
 
@@ -86,17 +103,6 @@ extension Container {
             return LocationUsage(location: location, totals: report.total, issues: report.issues)
         }
     }
-}
-
-/// Hands the report from the scanning thread to the awaiting task.
-///
-/// `@unchecked Sendable`: `report` is written once, under `lock`, before the stream finishes,
-/// and read under `lock` after.
-private final class ScanResultBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var report: UsageReport?
-    func set(_ report: UsageReport) { lock.withLock { self.report = report } }
-    var value: UsageReport? { lock.withLock { report } }
 }
 
 /// The usage of one location of a container.

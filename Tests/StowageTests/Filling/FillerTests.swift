@@ -140,7 +140,7 @@ struct FillerTests {
         let calls = ProgressCounter()
         let task = Task {
             try await Filler(plan: plan).fill(progressInterval: .zero) { progress in
-                calls.record(Int(progress.filledBytes))
+                calls.record(Int(progress.bytes))
                 if calls.count == 1 {
                     reached.signal()
                     cancelled.wait()
@@ -152,7 +152,7 @@ struct FillerTests {
         task.cancel()
         cancelled.signal()
         let report = try await task.value
-        #expect(report.ending == .cancelled)
+        #expect(report.ending == .cancelled && report.wasCancelled)
         #expect(report.filledBytes == 64 << 10, "one chunk, then the cancellation")
         #expect(report.availableAfter > 0, "stopped before the volume was full")
         let status = try #require(try FillFolder(in: volume.url).status())

@@ -1,0 +1,89 @@
+/// How far a long-running scan, fill or sweep has come: the one progress value of all three.
+///
+/// Every long-running call (``UsageScanner/scan(_:progressInterval:progress:)``,
+/// ``Filler/fill(progressInterval:progress:)``,
+/// ``Sweeper/sweep(_:dryRun:now:allowingSystemFolders:progressInterval:progress:)``) reports it
+/// under one contract:
+///
+/// - it is called on the thread doing the work, never on a task of Swift's cooperative pool, so
+///   it stays punctual whatever else the process runs; keep it short, the work waits for it;
+/// - it is called with the first figures at once, then at most once per interval
+///   (``defaultInterval`` unless told otherwise), and once more with the final figures;
+/// - cancelling the task from inside it stops the work before its next step.
+///
+/// What ``items`` and ``bytes`` count depends on the work: entries examined and their allocated
+/// bytes for a scan; fill files and bytes filled for a fill; files examined (while choosing) or
+/// removed (while removing) and their allocated bytes for a sweep (see ``phase``).
+///
+/// ```swift
+/// let report = try await UsageScanner().scan([cachesURL]) { progress in
+///     print("\(progress.items) entries, \(ByteCount(progress.bytes).formatted()) in \(progress.elapsed)")
+/// }
+/// ```
+public struct WorkProgress: Sendable, Hashable {
+    /// What a piece of work is doing; a struct, so phases can be added.
+    public struct Phase: Sendable, Hashable, CustomStringConvertible {
+        /// The phase's name, such as `removing`.
+        public let name: String
+
+        /// A phase named `name`.
+        public init(_ name: String) { self.name = name }
+
+        /// Reading folders: a scan, or a sweep choosing what to remove.
+        public static let scanning = Phase("scanning")
+        /// Writing or allocating fill files.
+        public static let filling = Phase("filling")
+        /// Removing the files a sweep chose.
+        public static let removing = Phase("removing")
+
+        /// The name.
+        public var description: String { name }
+    }
+
+    /// What the work is doing.
+    public var phase: Phase
+    /// Items done so far in this phase (entries examined, fill files, files removed).
+    public var items: Int
+    /// Bytes done so far in this phase (allocated bytes counted, bytes filled, bytes freed).
+    public var bytes: Int64
+    /// The bytes ``bytes`` will reach when the phase ends, when that is known (a fill's goal, the
+    /// victims of a sweep being removed); `nil` while it is not (a scan).
+    public var expectedBytes: Int64?
+    /// The volume's available bytes when the work last measured it; only work that measures the
+    /// volume as it goes (a fill, before every chunk) sets it.
+    public var availableBytes: Int64?
+    /// Time since the work began.
+    public var elapsed: Duration
+
+    /// Figures of a piece of work.
+    public init(phase: Phase, items: Int, bytes: Int64, expectedBytes: Int64? = nil, availableBytes: Int64? = nil,
+                elapsed: Duration) {
+        self.phase = phase
+        self.items = items
+        self.bytes = bytes
+        self.expectedBytes = expectedBytes
+        self.availableBytes = availableBytes
+        self.elapsed = elapsed
+    }
+
+    /// How often progress is reported unless a call is told otherwise: 200 ms, for scans, fills
+    /// and sweeps alike.
+    public static let defaultInterval: Duration = .milliseconds(200)
+
+    /// Seconds since the work began, as a `Double`.
+    public var elapsedSeconds: Double {
+        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    /// Bytes per second so far (0 before any time has passed).
+    public var bytesPerSecond: Double {
+        let seconds = elapsedSeconds
+        return seconds > 0 ? Double(bytes) / seconds : 0
+    }
+
+    /// The fraction done, from 0 to 1, when ``expectedBytes`` is known.
+    public var fractionCompleted: Double? {
+        guard let expectedBytes else { return nil }
+        return expectedBytes > 0 ? min(1, max(0, Double(bytes) / Double(expectedBytes))) : 1
+    }
+}
