@@ -119,10 +119,26 @@ final class SweepEngine: @unchecked Sendable {
         }
     }
 
+    /// Told the files examined or removed so far and their allocated bytes, on the thread
+    /// doing the work (several threads while removing, one call at a time is the caller's
+    /// business); returns `false` to stop the work.
+    typealias Progress = (_ files: Int, _ allocatedBytes: Int64) -> Bool
+
     // MARK: Selection
 
     /// Chooses the victims; nothing is removed.
-    func select() throws -> Selection {
+    ///
+    /// - Parameter progress: Called after each file examined, with the files examined so far by
+    ///   both walks; when it returns `false` the selection stops and throws `CancellationError`.
+    func select(progress: Progress? = nil) throws -> Selection {
+        var examined = 0
+        var examinedAllocated: Int64 = 0
+        func examine(_ status: FileStatus) throws {
+            guard let progress else { return }
+            examined += 1
+            examinedAllocated += status.allocatedSize
+            if !progress(examined, examinedAllocated) { throw CancellationError() }
+        }
         var totalFiles = 0
         var totalAllocated: Int64 = 0
         if case .limits = goal, policy.maximumAllocatedSize != nil || policy.maximumCount != nil {
@@ -130,6 +146,7 @@ final class SweepEngine: @unchecked Sendable {
                 if kind == .ordinary {
                     totalFiles += 1
                     totalAllocated += entry.status.allocatedSize
+                    try examine(entry.status)
                 }
             }
         }
@@ -173,6 +190,7 @@ final class SweepEngine: @unchecked Sendable {
             }
             seenFiles += 1
             seenAllocated += status.allocatedSize
+            try examine(status)
             if removesEverything {
                 if isPinned(entry) {
                     pinned += 1
@@ -341,7 +359,11 @@ final class SweepEngine: @unchecked Sendable {
     /// Unlinking is the kernel's work, not the disk's alone (journal, block bitmaps, discards), so
     /// folders are emptied by several threads at once, each folder by one thread (each thread
     /// holds one folder descriptor at a time, and a folder's lock is never contended).
-    func remove(_ victims: [Candidate]) -> [Candidate] {
+    ///
+    /// - Parameter progress: Called after each removal, on the removing thread, with the files
+    ///   removed so far and the allocated bytes they freed; when it returns `false` no further
+    ///   victim is removed.
+    func remove(_ victims: [Candidate], progress: Progress? = nil) -> [Candidate] {
         var grouping: [[Int]] = []
         var groupOfFolder: [RawPath: Int] = [:]
         for (index, victim) in victims.enumerated() {
@@ -355,7 +377,7 @@ final class SweepEngine: @unchecked Sendable {
         // In inode order within a folder, as GNU rm does on many entries: neighbouring inodes
         // share inode-table and bitmap blocks, so each journal transaction touches fewer blocks.
         let groups = grouping.map { group in group.sorted { victims[$0].inode < victims[$1].inode } }
-        let outcomes = RemovalOutcomes(count: victims.count)
+        let outcomes = RemovalOutcomes(count: victims.count, progress: progress)
         let threads = max(1, min(groups.count, Self.removalThreads))
         if threads == 1 {
             for group in groups { removeGroup(group, of: victims, into: outcomes) }
@@ -385,7 +407,7 @@ final class SweepEngine: @unchecked Sendable {
             for index in indices { outcomes.fail(absolutePath(victims[index].path), error) }
             return
         }
-        for index in indices {
+        for index in indices where !outcomes.isStopped {
             let victim = victims[index]
             let name = victim.path.parentAndName.name
             do {
@@ -400,7 +422,7 @@ final class SweepEngine: @unchecked Sendable {
                 } else {
                     try parent.removeEntry(name, folder: false)
                 }
-                outcomes.markRemoved(index)
+                outcomes.markRemoved(index, freeing: victim.freedAllocated)
             } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
                 continue  // removed by someone else meanwhile
             } catch {
@@ -455,10 +477,15 @@ private final class RemovalOutcomes: @unchecked Sendable {
     private(set) var issues: [UsageIssue] = []
     private var nextGroup = 0
     private let lock = NSLock()
+    private let progress: SweepEngine.Progress?
+    private var removedCount = 0
+    private var freed: Int64 = 0
+    private var stopped = false
 
-    init(count: Int) {
+    init(count: Int, progress: SweepEngine.Progress?) {
         removed = .allocate(capacity: count)
         removed.initialize(repeating: false)
+        self.progress = progress
     }
 
     deinit { removed.deallocate() }
@@ -466,13 +493,26 @@ private final class RemovalOutcomes: @unchecked Sendable {
     /// The next folder group for a thread to empty, or `nil` when all are taken.
     func claimGroup(below count: Int) -> Int? {
         lock.withLock {
-            guard nextGroup < count else { return nil }
+            guard nextGroup < count, !stopped else { return nil }
             defer { nextGroup += 1 }
             return nextGroup
         }
     }
 
-    func markRemoved(_ index: Int) { removed[index] = true }
+    /// Records the removal of the victim at `index`, and tells `progress`.
+    func markRemoved(_ index: Int, freeing bytes: Int64) {
+        removed[index] = true
+        guard let progress else { return }
+        let (count, total) = lock.withLock { () -> (Int, Int64) in
+            removedCount += 1
+            freed += bytes
+            return (removedCount, freed)
+        }
+        if !progress(count, total) { lock.withLock { stopped = true } }
+    }
+
+    /// Whether `progress` asked to stop (without one, never: no lock is taken).
+    var isStopped: Bool { progress != nil && lock.withLock { stopped } }
     func wasRemoved(_ index: Int) -> Bool { removed[index] }
 
     func note(_ issue: UsageIssue) { lock.withLock { issues.append(issue) } }

@@ -25,6 +25,56 @@ public struct SweepReport: Sendable, Hashable, Codable {
     /// Problems met: files changed since they were chosen (kept), folders that could not be
     /// read, mount points left alone, a record that could not be written.
     public var issues: [UsageIssue]
+    /// Whether the sweep was cancelled before it finished: ``removed`` then lists exactly what
+    /// was removed until then (nothing, when it was cancelled while choosing), and no record of
+    /// the sweep is written (see "Long-running work" in the README).
+    ///
+    /// ```swift
+    /// let report = try await Sweeper(policy: policy).sweep(cachesURL)
+    /// if report.wasCancelled { print("stopped after \(report.removed.count) files") }
+    /// ```
+    ///
+    /// Encoded only when `true` (as `wasCancelled`), so a complete report's JSON is unchanged.
+    public var wasCancelled = false
+}
+
+extension SweepReport {
+    private enum CodingKeys: String, CodingKey {
+        case folder, dryRun, removed, removedFolders, freedLogicalBytes, freedAllocatedBytes, keptFiles,
+             keptAllocatedBytes, pinnedFiles, issues, wasCancelled
+    }
+
+    /// Decodes what ``encode(to:)`` wrote; `wasCancelled` is `false` when absent.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        folder = try container.decode(String.self, forKey: .folder)
+        dryRun = try container.decode(Bool.self, forKey: .dryRun)
+        removed = try container.decode([SweptFile].self, forKey: .removed)
+        removedFolders = try container.decode([String].self, forKey: .removedFolders)
+        freedLogicalBytes = try container.decode(Int64.self, forKey: .freedLogicalBytes)
+        freedAllocatedBytes = try container.decode(Int64.self, forKey: .freedAllocatedBytes)
+        keptFiles = try container.decode(Int.self, forKey: .keptFiles)
+        keptAllocatedBytes = try container.decode(Int64.self, forKey: .keptAllocatedBytes)
+        pinnedFiles = try container.decode(Int.self, forKey: .pinnedFiles)
+        issues = try container.decode([UsageIssue].self, forKey: .issues)
+        wasCancelled = try container.decodeIfPresent(Bool.self, forKey: .wasCancelled) ?? false
+    }
+
+    /// Encodes every field, and `wasCancelled` only when it is `true`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(folder, forKey: .folder)
+        try container.encode(dryRun, forKey: .dryRun)
+        try container.encode(removed, forKey: .removed)
+        try container.encode(removedFolders, forKey: .removedFolders)
+        try container.encode(freedLogicalBytes, forKey: .freedLogicalBytes)
+        try container.encode(freedAllocatedBytes, forKey: .freedAllocatedBytes)
+        try container.encode(keptFiles, forKey: .keptFiles)
+        try container.encode(keptAllocatedBytes, forKey: .keptAllocatedBytes)
+        try container.encode(pinnedFiles, forKey: .pinnedFiles)
+        try container.encode(issues, forKey: .issues)
+        if wasCancelled { try container.encode(true, forKey: .wasCancelled) }
+    }
 }
 
 /// One file a sweep removed.

@@ -43,6 +43,53 @@ public struct Sweeper: Sendable {
     ///   Files that cannot be removed are issues in the report, not errors.
     public func sweep(_ folder: URL, dryRun: Bool = false, now: Date = Date(),
                       allowingSystemFolders: Bool = false) throws -> SweepReport {
+        try sweep(folder, dryRun: dryRun, now: now, allowingSystemFolders: allowingSystemFolders, reporter: nil, cancellation: nil)
+    }
+
+    /// Sweeps `folder` on threads of its own, reporting progress; cancelling the task stops the
+    /// sweep before its next removal and returns exactly what was removed until then, marked
+    /// ``SweepReport/wasCancelled``.
+    ///
+    /// This is a long-running call under the one contract of scans, fills and sweeps (see
+    /// ``WorkProgress`` and "Long-running work" in the README): cancellation is not an error,
+    /// progress comes from the sweeping threads, throttled to `progressInterval`. Otherwise it
+    /// is ``sweep(_:dryRun:now:allowingSystemFolders:)``: the same rules, refusals and report.
+    ///
+    /// ```swift
+    /// let report = try await Sweeper(policy: SweepPolicy(maximumAllocatedSize: 200_000_000)).sweep(cachesURL) { progress in
+    ///     print("\(progress.phase): \(progress.items) files, \(ByteCount(progress.bytes).formatted())")
+    /// }
+    /// print("freed \(ByteCount(report.freedAllocatedBytes).formatted())" + (report.wasCancelled ? " (cancelled)" : ""))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - progressInterval: The least time between two progress reports.
+    ///   - progress: Called on a sweeping thread (never on a task of the cooperative pool): while
+    ///     choosing (``WorkProgress/Phase/scanning``), with the files examined and their
+    ///     allocated bytes (a sweep with size or count limits reads the folder twice, and counts
+    ///     both readings); while removing (``WorkProgress/Phase/removing``, not in a dry run),
+    ///     with the files removed, the bytes they freed and the bytes all victims free
+    ///     (``WorkProgress/expectedBytes``). First at once, then at most once per interval, and
+    ///     once more with the final figures. Keep it short: the sweep waits for it. Cancelling
+    ///     the task from inside it stops the sweep before the next file.
+    /// - Returns: What was removed; when cancelled, exactly what was removed until then (nothing
+    ///   when cancelled while choosing), with ``SweepReport/wasCancelled`` set and no record of
+    ///   the sweep written.
+    /// - Throws: as ``sweep(_:dryRun:now:allowingSystemFolders:)``; cancellation is not an error.
+    /// - Important: Files removed before the cancellation stay removed.
+    public func sweep(_ folder: URL, dryRun: Bool = false, now: Date = Date(), allowingSystemFolders: Bool = false,
+                      progressInterval: Duration = WorkProgress.defaultInterval,
+                      progress: (@Sendable (WorkProgress) -> Void)? = nil) async throws -> SweepReport {
+        let cancellation = CancellationFlag()
+        return try await LongRunningWork.run(progressInterval: progressInterval, progress: progress,
+                                             cancel: { cancellation.cancel() }) { reporter in
+            try sweep(folder, dryRun: dryRun, now: now, allowingSystemFolders: allowingSystemFolders,
+                      reporter: reporter, cancellation: cancellation)
+        }
+    }
+
+    private func sweep(_ folder: URL, dryRun: Bool, now: Date, allowingSystemFolders: Bool, reporter: ProgressReporter?,
+                       cancellation: CancellationFlag?) throws -> SweepReport {
         // `URL(filePath: "")` is the current folder: an empty path must never mean that.
         let path = folder.relativePath.isEmpty ? "" : folder.fileSystemPath
         guard policy.lowWatermark > 0, policy.lowWatermark <= 1 else {
@@ -50,7 +97,8 @@ public struct Sweeper: Sendable {
                                reason: "the low watermark must be more than 0 and at most 1")
         }
         let root = try ProtectedFolders.openNamedFolder(path, operation: .sweep, allowingSystemFolders: allowingSystemFolders)
-        return try Self.run(root: root, path: path, policy: policy, goal: .limits, dryRun: dryRun, now: now)
+        return try Self.run(root: root, path: path, policy: policy, goal: .limits, dryRun: dryRun, now: now,
+                            reporter: reporter, cancellation: cancellation)
     }
 
     /// When `folder` was last swept (by a sweep that was not a dry run), or `nil`.
@@ -72,8 +120,13 @@ public struct Sweeper: Sendable {
     ///
     /// Space is freed before anything is written: a limits sweep records itself afterwards,
     /// and a record that cannot be written (a full disk) is an issue in the report.
+    ///
+    /// With `reporter`, progress goes there from the walking and removing threads; with
+    /// `cancellation`, a cancelled sweep stops before its next file and reports what it did
+    /// until then (``SweepReport/wasCancelled``), writing no record.
     static func run(root: OpenFile, path: String, policy: SweepPolicy, goal: SweepEngine.Goal, dryRun: Bool,
-                    now: Date, operation: StowageError.Operation = .sweep) throws -> SweepReport {
+                    now: Date, operation: StowageError.Operation = .sweep, reporter: ProgressReporter? = nil,
+                    cancellation: CancellationFlag? = nil) throws -> SweepReport {
         do {
             try root.lock(exclusive: true)
             defer { root.unlock() }
@@ -83,9 +136,27 @@ public struct Sweeper: Sendable {
                 return SweepReport(folder: path, dryRun: dryRun, removed: [], removedFolders: [], freedLogicalBytes: 0,
                                    freedAllocatedBytes: 0, keptFiles: 0, keptAllocatedBytes: 0, pinnedFiles: 1, issues: [])
             }
-            let selection = try engine.select()
-            let predictedFolders = engine.emptiedFolders(by: selection.victims)
-            let removed = dryRun ? selection.victims : engine.remove(selection.victims)
+            let watched = reporter != nil || cancellation != nil
+            let selection: SweepEngine.Selection
+            do {
+                selection = try engine.select(progress: !watched ? nil : { files, bytes in
+                    reporter?.report(.scanning, items: files, bytes: bytes)
+                    return !(cancellation?.isCancelled ?? false)
+                })
+            } catch is CancellationError {
+                return SweepReport(folder: path, dryRun: dryRun, removed: [], removedFolders: [], freedLogicalBytes: 0,
+                                   freedAllocatedBytes: 0, keptFiles: 0, keptAllocatedBytes: 0, pinnedFiles: 0,
+                                   issues: engine.issues, wasCancelled: true)
+            }
+            let expected = selection.victims.reduce(0) { $0 + $1.freedAllocated }
+            let removed = dryRun ? selection.victims : engine.remove(selection.victims, progress: !watched ? nil : { files, bytes in
+                reporter?.report(.removing, items: files, bytes: bytes, expectedBytes: expected)
+                return !(cancellation?.isCancelled ?? false)
+            })
+            // Cancelled: stopped before removing every victim (a dry run that finished choosing is whole).
+            let cancelled = !dryRun && removed.count < selection.victims.count && (cancellation?.isCancelled ?? false)
+            // A cancelled sweep removes only the folders that what it did remove emptied.
+            let predictedFolders = engine.emptiedFolders(by: cancelled && !dryRun ? removed : selection.victims)
             let folders = dryRun ? predictedFolders : engine.removeFolders(predictedFolders)
             let files = removed.map(SweptFile.init)
             let removedPaths = Set(removed.map(\.path))
@@ -96,8 +167,8 @@ public struct Sweeper: Sendable {
                 freedAllocatedBytes: files.reduce(0) { $0 + $1.allocatedBytes },
                 keptFiles: selection.keptFiles + keptVictims.count,
                 keptAllocatedBytes: selection.keptAllocated + keptVictims.reduce(0) { $0 + $1.allocated },
-                pinnedFiles: selection.pinned, issues: engine.issues)
-            if !dryRun, case .limits = goal {
+                pinnedFiles: selection.pinned, issues: engine.issues, wasCancelled: cancelled)
+            if !dryRun, !cancelled, case .limits = goal {
                 let record = SweepRecord(date: now, removedFiles: files.count, freedAllocatedBytes: report.freedAllocatedBytes)
                 do {
                     try AtomicWrite.write(try JSONEncoder.sweepRecord.encode(record), into: root, name: recordName,
