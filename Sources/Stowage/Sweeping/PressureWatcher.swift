@@ -72,15 +72,90 @@ public struct PressureWatcher: Sendable {
     /// Checks every ``interval`` until the task is cancelled, calling `onEvent` after each check.
     /// A failed check is reported through `onError` and the watch goes on. Between checks the
     /// task sleeps; each idle check costs what ``check(now:)`` costs, one `statvfs`.
+    ///
+    /// The callback form of ``events``: both run the same checks.
+    ///
+    /// ```swift
+    /// let task = Task { try await watcher.run(onEvent: { print($0) }, onError: { print("check failed: \($0)") }) }
+    /// ```
+    ///
+    /// - Throws: `CancellationError` once the task is cancelled (the only way it ends).
     public func run(onEvent: @Sendable (Event) -> Void, onError: @Sendable (any Error) -> Void = { _ in }) async throws {
-        while !Task.isCancelled {
-            do {
-                onEvent(try check())
-            } catch {
-                onError(error)
+        for await outcome in events {
+            switch outcome {
+            case .success(let event): onEvent(event)
+            case .failure(let error): onError(error)
             }
-            try await Task.sleep(for: interval)
         }
         throw CancellationError()
+    }
+
+    /// The checks, as an asynchronous sequence: one element per check, every ``interval``, the
+    /// first at once, until the iterating task is cancelled (then the sequence ends).
+    ///
+    /// Each element is the outcome of one check: `.success` with its ``Event``, or `.failure`
+    /// with the error that check met (a volume that could not be measured, a relief that
+    /// failed). A failed check never ends the sequence: the next check follows after the
+    /// interval, as with ``run(onEvent:onError:)``. The sequence never throws.
+    ///
+    /// ```swift
+    /// for await outcome in watcher.events {
+    ///     switch outcome {
+    ///     case .success(let event) where event.relief != nil: print(event)
+    ///     case .success: break
+    ///     case .failure(let error): print("check failed: \(error)")
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Checks run in the iterating task, so ``SimulatedCapacity/withFigures(available:total:_:)-(_,_,()->T)``
+    /// set around the loop applies to them; each starts only when the next element is asked for.
+    public var events: Events { Events(watcher: self) }
+
+    /// The checks of a ``PressureWatcher`` as an `AsyncSequence` of outcomes; see ``PressureWatcher/events``.
+    ///
+    /// ```swift
+    /// for await outcome in watcher.events { if case .success(let event) = outcome { print(event) } }
+    /// ```
+    public struct Events: AsyncSequence, Sendable {
+        /// The outcome of one check.
+        public typealias Element = Result<Event, any Error>
+        /// The sequence never throws; it ends when the iterating task is cancelled.
+        public typealias Failure = Never
+
+        let watcher: PressureWatcher
+
+        /// An iterator over the checks.
+        public func makeAsyncIterator() -> Iterator { Iterator(watcher: watcher) }
+
+        /// Runs one check per call of ``next()``, sleeping the interval between two checks.
+        ///
+        /// ```swift
+        /// var checks = watcher.events.makeAsyncIterator()
+        /// let first = await checks.next()   // checks at once
+        /// ```
+        public struct Iterator: AsyncIteratorProtocol {
+            let watcher: PressureWatcher
+            var checked = false
+
+            /// The outcome of the next check, after the interval (at once for the first);
+            /// `nil` once the task is cancelled.
+            public mutating func next() async -> Element? {
+                if checked {
+                    do {
+                        try await Task.sleep(for: watcher.interval)
+                    } catch {
+                        return nil  // cancelled while sleeping
+                    }
+                }
+                guard !Task.isCancelled else { return nil }
+                checked = true
+                do {
+                    return .success(try watcher.check())
+                } catch {
+                    return .failure(error)
+                }
+            }
+        }
     }
 }
