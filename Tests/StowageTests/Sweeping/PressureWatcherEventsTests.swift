@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+@testable import Stowage
+
+/// `PressureWatcher.events`: the checks as an `AsyncSequence`, with simulated capacity.
+@Suite("PressureWatcher events")
+struct PressureWatcherEventsTests {
+    @Test("the checks arrive as an AsyncSequence: a short check relieves, then the watch goes on")
+    func eventsAsAsyncSequence() async throws {
+        let folder = TestFolder()
+        let store = folder.store()
+        try store.save(Data(count: 8192), to: "t1", in: .temporary)
+        for index in 0..<5 { try store.save(Data(count: 4096), to: "sub/c\(index)", in: .caches) }
+        try store.save(Data(count: 4096), to: "precious.doc", in: .documents)
+        let watcher = PressureWatcher(container: store.container, threshold: 4096 + 16_384, interval: .milliseconds(10))
+        // Pretend 4 KiB are available: each check finds space short and relieves what it can.
+        let outcomes = await SimulatedCapacity.withFigures(available: 4096) { () async -> [PressureWatcher.Events.Element] in
+            var outcomes: [PressureWatcher.Events.Element] = []
+            for await outcome in watcher.events {
+                outcomes.append(outcome)
+                if outcomes.count == 3 { break }
+            }
+            return outcomes
+        }
+        #expect(outcomes.count == 3)
+        let events = try outcomes.map { try $0.get() }
+        #expect(events.allSatisfy { $0.availableBytes == 4096 })
+        let first = try #require(events[0].relief)
+        #expect(first.isSimulated && first.neededBytes == 16_384 && first.isSatisfied)
+        #expect(first.steps.map(\.location) == ["temporary", "caches"])
+        #expect(try store.exists("precious.doc", in: .documents))
+        #expect(events.dropFirst().allSatisfy { $0.relief != nil }, "space stays short (simulated), so every check relieves")
+    }
+
+    @Test("a failed check is an element of the sequence, and the checks go on")
+    func failedCheckDoesNotEndTheSequence() async throws {
+        let folder = TestFolder()
+        // A container below a link that loops: its volume cannot be measured.
+        try FileManager.default.createSymbolicLink(atPath: folder.path + "/loop", withDestinationPath: "loop")
+        let container = Container(root: folder.file("loop/container"))
+        let watcher = PressureWatcher(container: container, threshold: 1, interval: .milliseconds(10))
+        var outcomes: [PressureWatcher.Events.Element] = []
+        for await outcome in watcher.events {
+            outcomes.append(outcome)
+            if outcomes.count == 3 { break }
+        }
+        #expect(outcomes.count == 3, "the sequence did not end at the first failure")
+        for outcome in outcomes {
+            #expect(throws: StowageError.self) { try outcome.get() }
+        }
+    }
+
+    @Test("the sequence ends when the iterating task is cancelled; run(onEvent:) still throws CancellationError")
+    func cancellationEndsTheSequence() async throws {
+        let folder = TestFolder()
+        let watcher = PressureWatcher(container: folder.store().container, threshold: 1, interval: .seconds(3600))
+        let iterating = Task { () async -> Int in
+            var count = 0
+            for await _ in watcher.events {
+                count += 1
+                withUnsafeCurrentTask { $0?.cancel() }  // after the first check: the hour-long sleep ends at once
+            }
+            return count
+        }
+        #expect(await iterating.value == 1)
+        let running = Task {
+            try await watcher.run(onEvent: { _ in withUnsafeCurrentTask { $0?.cancel() } })
+        }
+        await #expect(throws: CancellationError.self) { try await running.value }
+    }
+}
