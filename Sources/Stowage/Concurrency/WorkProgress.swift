@@ -1,7 +1,7 @@
 /// How far a long-running scan, fill or sweep has come: the one progress value of all three.
 ///
-/// Every long-running call (``UsageScanner/scan(_:progressInterval:progress:)``,
-/// ``Filler/fill(progressInterval:progress:)``,
+/// Every long-running call (`UsageScanner/scan(_:progressInterval:progress:)`,
+/// `Filler/fill(progressInterval:progress:)`,
 /// ``Sweeper/sweep(_:dryRun:now:allowingSystemFolders:progressInterval:progress:)``) reports it
 /// under one contract:
 ///

@@ -152,7 +152,7 @@ public struct FillProgress: Sendable, Hashable, Codable {
 }
 
 extension FillProgress {
-    /// The fill's figures in a ``WorkProgress`` that the `async` ``Filler/fill(progressInterval:progress:)``
+    /// The fill's figures in a ``WorkProgress`` that the `async` `Filler/fill(progressInterval:progress:)`
     /// reported, or `nil` for progress of other work (which has no available bytes or goal).
     ///
     /// ```swift

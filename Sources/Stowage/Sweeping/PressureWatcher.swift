@@ -108,7 +108,7 @@ public struct PressureWatcher: Sendable {
     /// }
     /// ```
     ///
-    /// Checks run in the iterating task, so ``SimulatedCapacity/withFigures(available:total:_:)-(_,_,()->T)``
+    /// Checks run in the iterating task, so `SimulatedCapacity.withFigures`
     /// set around the loop applies to them; each starts only when the next element is asked for.
     public var events: Events { Events(watcher: self) }
 

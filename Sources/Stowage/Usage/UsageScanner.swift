@@ -19,7 +19,7 @@ public struct UsageScanner: Sendable {
     public init(options: UsageOptions = UsageOptions()) { self.options = options }
 
     /// Scans `roots` and returns the report; blocks the calling thread, so use it for small
-    /// trees or off the main thread, and the `async` ``scan(_:progressInterval:progress:)`` otherwise.
+    /// trees or off the main thread, and the `async` `scan(_:progressInterval:progress:)` otherwise.
     ///
     /// A root that does not exist or cannot be examined is an issue in the report, not an error.
     public func scan(_ roots: [URL]) -> UsageReport {
