@@ -45,6 +45,34 @@ extension StowageError {
         /// Any other failure reported by the system; ``StowageError/errno`` says which.
         public static let ioFailure = Code(.ioFailure)
 
+        /// A stable number for the code: the `NSError` code of a bridged ``StowageError`` in the
+        /// `"Stowage"` domain. Numbers never change and are never reused:
+        /// 1 `notFound`, 2 `alreadyExists`, 3 `invalidPath`, 4 `decodingFailed`, 5 `encodingFailed`,
+        /// 6 `noSpace`, 7 `permissionDenied`, 8 `unsupported`, 9 `wrongKind`, 10 `invalidArgument`,
+        /// 11 `ioFailure`, 12 `refused`, 13 `busy`.
+        ///
+        /// ```swift
+        /// let error = error as NSError
+        /// if error.domain == StowageError.errorDomain, error.code == StowageError.Code.noSpace.errorCode { ... }
+        /// ```
+        public var errorCode: Int {
+            switch kind {
+            case .notFound: 1
+            case .alreadyExists: 2
+            case .invalidPath: 3
+            case .decodingFailed: 4
+            case .encodingFailed: 5
+            case .noSpace: 6
+            case .permissionDenied: 7
+            case .unsupported: 8
+            case .wrongKind: 9
+            case .invalidArgument: 10
+            case .ioFailure: 11
+            case .refused: 12
+            case .busy: 13
+            }
+        }
+
         /// The code's name, such as `notFound`.
         public var description: String { kind.rawValue }
 

@@ -21,6 +21,22 @@ import Foundation
 ///     print(error.path ?? "", error.underlying ?? error)
 /// }
 /// ```
+///
+/// It is a `LocalizedError` and a `CustomNSError`, so code that shows `localizedDescription`
+/// or reads an `NSError` gets the same sentence, on Linux too:
+///
+/// ```swift
+/// } catch {
+///     let error = error as NSError
+///     print(error.localizedDescription)         // the description above
+///     print(error.domain, error.code)           // "Stowage", Code.errorCode (1 for notFound)
+///     print(error.localizedFailureReason ?? "")  // "No space left on device (needed 12 MB, 3 MB available)."
+///     print(error.localizedRecoverySuggestion ?? "")
+/// }
+/// ```
+///
+/// On Linux, `catch let error as NSError` does not match a Swift error (Apple platforms bridge
+/// every error there); write `catch` and `error as NSError`, as above, which works on both.
 public struct StowageError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// What kind of failure this is. New codes may be added in later versions, so a `switch`
     /// over codes should have a `default` branch.
@@ -87,11 +103,16 @@ public struct StowageError: Error, Sendable, CustomStringConvertible, CustomDebu
         if let displayPath { text += " '\(displayPath)'" }
         text += " failed: "
         text += cause
+        text += figures
+        return text
+    }
+
+    /// ` (needed 12 MB, 3 MB available)` for a failed space check, otherwise empty.
+    var figures: String {
         var figures: [String] = []
         if let neededBytes { figures.append("needed \(ByteCount(neededBytes).formatted())") }
         if let availableBytes { figures.append("\(ByteCount(availableBytes).formatted()) available") }
-        if !figures.isEmpty { text += " (\(figures.joined(separator: ", ")))" }
-        return text
+        return figures.isEmpty ? "" : " (\(figures.joined(separator: ", ")))"
     }
 
     /// The description with the raw details: code, errno, system call and underlying error.
@@ -103,7 +124,8 @@ public struct StowageError: Error, Sendable, CustomStringConvertible, CustomDebu
         return parts.joined(separator: "; ")
     }
 
-    private var cause: String {
+    /// The cause: the reason, the errno's message or the code's summary, and the underlying error.
+    var cause: String {
         var pieces: [String] = []
         if let reason {
             pieces.append(reason)
