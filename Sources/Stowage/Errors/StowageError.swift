@@ -60,6 +60,12 @@ public struct StowageError: Error, Sendable, CustomStringConvertible, CustomDebu
     public var availableBytes: Int64?
     /// Further explanation in plain words, such as why a path was rejected.
     public var reason: String?
+    /// Where a ``Operation/move`` or ``Operation/rename`` was taking the item, when the error
+    /// concerns both places (``path`` is then the item being moved).
+    public var destinationLocation: Location?
+    /// The path a ``Operation/move`` or ``Operation/rename`` was taking the item to, relative to
+    /// ``destinationLocation``, when the error concerns both places.
+    public var destinationPath: String?
 
     /// Creates an error. Library code builds these; you rarely need to.
     public init(
@@ -97,10 +103,19 @@ public struct StowageError: Error, Sendable, CustomStringConvertible, CustomDebu
         }
     }
 
-    /// A sentence such as `save 'Caches/feed.json' failed: no space left on device`.
+    /// ``destinationPath`` as a person reads it, such as `Documents/album/sub`.
+    public var destinationDisplayPath: String? {
+        guard let destinationPath else { return nil }
+        guard let destinationLocation else { return destinationPath }
+        return destinationPath.isEmpty ? destinationLocation.displayName : "\(destinationLocation.displayName)/\(destinationPath)"
+    }
+
+    /// A sentence such as `save 'Caches/feed.json' failed: no space left on device`, or, when
+    /// the error names a destination, `rename 'Documents/album' to 'Documents/album/sub' failed: ...`.
     public var description: String {
         var text = operation.name
         if let displayPath { text += " '\(displayPath)'" }
+        if let destinationDisplayPath { text += " to '\(destinationDisplayPath)'" }
         text += " failed: "
         text += cause
         text += figures

@@ -317,6 +317,7 @@ extension Sys {
     static let noSpace: Int32 = ENOSPC
     static let loop: Int32 = ELOOP
     static let notFolder: Int32 = ENOTDIR
+    static let invalidArgument: Int32 = EINVAL
     static let noDeviceOrAddress: Int32 = ENXIO
     static let nonBlocking: Int32 = O_NONBLOCK
 }

@@ -19,12 +19,47 @@ extension Store {
         }
     }
 
-    /// Whether anything (file, folder or link) is at `path` in `location`.
+    /// Whether anything (file, folder or link) is at `path` in `location`, telling "no" from
+    /// "could not tell".
     ///
-    /// - Throws: ``StowageError/Code/invalidPath`` for an invalid path or one through a link;
-    ///   a missing item is `false`, not an error.
+    /// `false` means nothing is there: the item is missing, a folder on the way is missing, or a
+    /// file is on the way (`"a/b"` where `a` is a file names nothing). When Stowage cannot look,
+    /// it throws rather than guess. For the answer `Disk.exists` gives, which is `false` for
+    /// anything it cannot find, use ``contains(_:in:)``.
+    ///
+    /// ```swift
+    /// if try store.exists("Inbox/messages.json", in: .documents) { ... }
+    /// ```
+    ///
+    /// - Throws: ``StowageError/Code/invalidPath`` for a path that is not a valid
+    ///   ``RelativePath`` (`""`, `"../x"`, an absolute path: every path operation rejects these
+    ///   alike) or that leads through a symbolic link; ``StowageError/Code/permissionDenied``
+    ///   when a folder on the way cannot be searched. A missing item is `false`, not an error.
     public func exists(_ path: String, in location: Location) throws -> Bool {
-        try status(of: path, in: location, operation: .inspect) != nil
+        do {
+            return try status(of: path, in: location, operation: .inspect) != nil
+        } catch let error as StowageError where error.code == .wrongKind && error.errno == Sys.notFolder {
+            return false  // a file on the way: nothing can be below it
+        }
+    }
+
+    /// Whether `path` in `location` names an item Stowage can reach: ``exists(_:in:)`` without
+    /// `try`, for code ported from `Disk` (`if Disk.exists(path, in: .documents)` becomes
+    /// `if store.contains(path, in: .documents)`).
+    ///
+    /// Best effort, like `Disk.exists` and `FileManager.fileExists(atPath:)`: `false` for a
+    /// missing item and also for every path ``exists(_:in:)`` throws for (an invalid path such as
+    /// `""` or `"../x"`, a path through a symbolic link, a folder that cannot be searched). Use
+    /// ``exists(_:in:)`` when "could not tell" must not read as "no", for example before
+    /// deciding to create something.
+    ///
+    /// ```swift
+    /// if !store.contains("settings.json", in: .applicationSupport) {
+    ///     try store.save(Settings.defaults, to: "settings.json", in: .applicationSupport)
+    /// }
+    /// ```
+    public func contains(_ path: String, in location: Location) -> Bool {
+        (try? exists(path, in: location)) ?? false  // best effort, as documented: errors read as "no"
     }
 
     /// Whether the item at `path` in `location` is a folder (a link to a folder is not).
@@ -51,7 +86,9 @@ extension Store {
     /// ```
     ///
     /// - Throws: ``StowageError/Code/notFound``, ``StowageError/Code/alreadyExists`` when the
-    ///   destination exists (nothing is replaced), ``StowageError/Code/invalidPath``,
+    ///   destination exists (nothing is replaced), ``StowageError/Code/invalidPath`` for an
+    ///   invalid path or a destination inside the item itself (a folder moved into itself; the
+    ///   error's ``StowageError/destinationPath`` names where it was going, and nothing is touched),
     ///   ``StowageError/Code/noSpace``.
     public func move(_ path: String, from source: Location, to destination: Location, as newPath: String? = nil,
                      options: WriteOptions = .default) throws {
@@ -60,6 +97,11 @@ extension Store {
 
     /// Renames the item at `path` to `newPath` within `location`; `newPath` may be in another
     /// folder, which is created if needed.
+    ///
+    /// A folder cannot go inside itself: `rename("album", to: "album/sub", in: .documents)` throws
+    /// ``StowageError/Code/invalidPath`` naming both paths (`rename 'Documents/album' to
+    /// 'Documents/album/sub' failed: a folder cannot be moved into itself`) before anything is
+    /// touched on disk.
     ///
     /// - Throws: as ``move(_:from:to:as:options:)``.
     public func rename(_ path: String, to newPath: String, in location: Location, options: WriteOptions = .default) throws {
@@ -116,6 +158,16 @@ extension Store {
                           options: WriteOptions, operation: StowageError.Operation) throws {
         let relativeSource = try perform(operation, source, path) { try RelativePath(path) }
         let relativeDestination = try perform(operation, destination, newPath) { try RelativePath(newPath) }
+        // Checked before any system call: otherwise folders on the way to the destination would
+        // be made inside the item, and the kernel would answer a bare EINVAL.
+        let intoItself = StowageError.movedIntoItself(operation: operation, location: source, path: path,
+                                                      destinationLocation: destination, destinationPath: newPath)
+        if try perform(operation, destination, newPath, {
+            try container.path(of: relativeDestination, in: destination)
+                .isInside(try container.path(of: relativeSource, in: source))
+        }) {
+            throw intoItself
+        }
         guard let from = try perform(operation, source, path, {
             try openParent(of: relativeSource, in: source, create: false, protection: nil, operation: operation)
         }), try perform(operation, source, path, { try from.statusIfPresent(of: relativeSource.name) }) != nil else {
@@ -140,6 +192,12 @@ extension Store {
                 } catch let error as SystemCallError where error.errno == Sys.exists || error.errno == Sys.notEmpty {
                     throw StowageError(.alreadyExists, operation: operation, location: destination, path: newPath,
                                        reason: "something is there already; remove it first")
+                } catch let error as SystemCallError where error.errno == Sys.invalidArgument {
+                    // Into itself by another spelling (a case-insensitive volume, say).
+                    var error = intoItself
+                    error.errno = Sys.invalidArgument
+                    error.systemCall = "renameat"
+                    throw error
                 } catch let error as SystemCallError where error.errno == Sys.crossDevice {
                     try Self.copyAcrossVolumes(relativeSource.name, from: from, to: to, as: relativeDestination.name,
                                                durable: durable, protection: options.protection)
@@ -168,5 +226,31 @@ extension Store {
         }
         if durable { try destination.syncFolder() }
         try TreeOperations.remove(name, in: source)
+    }
+}
+
+extension Container {
+    /// The absolute path of `path` in `location` as names, without touching the disk.
+    fileprivate func path(of path: RelativePath, in location: Location) throws -> [String] {
+        RelativePath.names(in: try url(for: location).fileSystemPath) + path.components
+    }
+}
+
+extension Array where Element == String {
+    /// Whether these names are strictly below `folder`'s.
+    fileprivate func isInside(_ folder: [String]) -> Bool {
+        count > folder.count && starts(with: folder)
+    }
+}
+
+extension StowageError {
+    /// The error for moving an item to a place inside itself.
+    static func movedIntoItself(operation: Operation, location: Location, path: String,
+                                destinationLocation: Location, destinationPath: String) -> StowageError {
+        var error = StowageError(.invalidPath, operation: operation, location: location, path: path,
+                                 reason: "a folder cannot be moved into itself")
+        error.destinationLocation = destinationLocation
+        error.destinationPath = destinationPath
+        return error
     }
 }

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+@testable import Stowage
+
+/// What code ported from the `Disk` library expects of `exists` and `rename`.
+@Suite("Store: exists and rename as a Disk user expects")
+struct StoreItemsPortTests {
+    @Test("exists is false for a missing item and for a path through a file, and throws when it cannot tell")
+    func existsTellsNoFromCannotTell() throws {
+        let folder = TestFolder("exists")
+        let store = folder.store()
+        try store.save(Data("x".utf8), to: "a", in: .documents)
+        try store.save(Data("x".utf8), to: "Album/photo.png", in: .documents)
+        #expect(try store.exists("a", in: .documents))
+        #expect(try store.exists("Album", in: .documents))
+        #expect(try store.exists("Album/photo.png", in: .documents))
+        #expect(try !store.exists("missing", in: .documents))
+        #expect(try !store.exists("Album/missing.png", in: .documents))
+        #expect(try !store.exists("a/b", in: .documents))  // a file on the way: nothing can be there
+        #expect(try !store.exists("a/b/c", in: .documents))
+        // Invalid paths are rejected as by every path operation: a bug to hear about, not a "no".
+        expectStowageError(.invalidPath) { try store.exists("", in: .documents) }
+        expectStowageError(.invalidPath) { try store.exists("../x", in: .documents) }
+        expectStowageError(.invalidPath) { try store.exists("/etc/passwd", in: .documents) }
+    }
+
+    @Test("contains answers as Disk.exists does: true for a real item, false for everything else")
+    func containsAnswersLikeDisk() throws {
+        let folder = TestFolder("contains")
+        let store = folder.store()
+        try store.save(Data("x".utf8), to: "a", in: .documents)
+        try store.save(Data("x".utf8), to: "Album/photo.png", in: .documents)
+        try folder.write("outside", to: "outside/x")
+        try FileManager.default.createSymbolicLink(atPath: folder.path + "/container/Documents/escape",
+                                                   withDestinationPath: folder.path + "/outside")
+        #expect(store.contains("a", in: .documents))
+        #expect(store.contains("Album", in: .documents))
+        #expect(store.contains("Album/photo.png", in: .documents))
+        #expect(store.contains("escape", in: .documents))  // the link itself is there
+        #expect(!store.contains("missing", in: .documents))
+        #expect(!store.contains("Album/missing.png", in: .documents))
+        #expect(!store.contains("missing", in: .caches))  // a location never created
+        #expect(!store.contains("", in: .documents))
+        #expect(!store.contains("a/b", in: .documents))
+        #expect(!store.contains("../x", in: .documents))
+        #expect(!store.contains("/etc/passwd", in: .documents))
+        #expect(!store.contains("escape/x", in: .documents))  // never followed out of the container
+        expectStowageError(.invalidPath) { try store.exists("escape/x", in: .documents) }  // could not tell
+    }
+
+    @Test("renaming a folder into itself says so, names both paths, and touches nothing")
+    func renameIntoItself() throws {
+        let folder = TestFolder("into-itself")
+        let store = folder.store()
+        try store.save(Data("x".utf8), to: "album/photo.png", in: .documents)
+        let before = try folder.snapshot()
+        let error = expectStowageError(.invalidPath) { try store.rename("album", to: "album/sub", in: .documents) }
+        #expect(error?.description
+            == "rename 'Documents/album' to 'Documents/album/sub' failed: a folder cannot be moved into itself")
+        expectStowageError(.invalidPath) { try store.rename("album", to: "album/x/y/sub", in: .documents) }
+        expectStowageError(.invalidPath) {
+            try store.move("album", from: .documents, to: .documents, as: "album/sub")
+        }
+        #expect(try folder.snapshot() == before)  // no folder made on the way, nothing moved
+        #expect(error?.path == "album")
+        #expect(error?.destinationPath == "album/sub")
+        #expect(error?.destinationLocation == .documents)
+        #expect(error?.errno == nil)  // found by Stowage, not by the kernel
+    }
+
+    @Test("a folder can still move beside itself, into a sibling, and up")
+    func renameBesideItself() throws {
+        let folder = TestFolder("beside-itself")
+        let store = folder.store()
+        try store.save(Data("x".utf8), to: "album/photo.png", in: .documents)
+        try store.save(Data("y".utf8), to: "albums/old/a.png", in: .documents)
+        try store.rename("album", to: "album2/sub", in: .documents)  // a name that starts the same
+        try store.rename("album2/sub", to: "albums/sub", in: .documents)
+        try store.rename("albums/old", to: "old", in: .documents)
+        #expect(try store.retrieve(Data.self, from: "albums/sub/photo.png", in: .documents) == Data("x".utf8))
+        #expect(try store.retrieve(Data.self, from: "old/a.png", in: .documents) == Data("y".utf8))
+        try store.move("albums", from: .documents, to: .caches, as: "albums/inside")  // another location
+        #expect(try store.retrieve(Data.self, from: "albums/inside/sub/photo.png", in: .caches) == Data("x".utf8))
+    }
+}
