@@ -183,6 +183,50 @@ ssize_t cstowage_getxattr_at(int directory, const char *name, const char *attrib
 #endif
 }
 
+#if defined(__linux__) || defined(__APPLE__)
+/// The attribute names of a regular file or folder `name` in `directory`, read by opening it
+/// (never a link, a device or a pipe, whose opening could have effects: those list none here).
+static ssize_t listxattr_by_opening(int directory, const char *name, char *list, size_t size) {
+    struct stat status;
+    if (fstatat(directory, name, &status, AT_SYMLINK_NOFOLLOW) != 0) return -1;
+    if (!S_ISREG(status.st_mode) && !S_ISDIR(status.st_mode)) return 0;
+    int fd = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return -1;
+#if defined(__APPLE__)
+    ssize_t result = flistxattr(fd, list, size, 0);
+#else
+    ssize_t result = flistxattr(fd, list, size);
+#endif
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return result;
+}
+#endif
+
+ssize_t cstowage_listxattr_at(int directory, const char *name, char *list, size_t size) {
+#if defined(__linux__)
+    char path[64 + 256];
+    int length = snprintf(path, sizeof path, "/proc/self/fd/%d/%s", directory, name);
+    if (length > 0 && (size_t)length < sizeof path) {
+        ssize_t result = llistxattr(path, list, size);
+        if (result >= 0) return result;
+        int saved = errno;
+        if (saved != ENOENT || access("/proc/self/fd", X_OK) == 0) {
+            errno = saved;  // a real answer about the entry (ENOENT: it is gone)
+            return -1;
+        }
+    }
+    return listxattr_by_opening(directory, name, list, size);
+#elif defined(__APPLE__)
+    return listxattr_by_opening(directory, name, list, size);
+#else
+    (void)directory; (void)name; (void)list; (void)size;
+    errno = ENOTSUP;
+    return -1;
+#endif
+}
+
 long cstowage_utime_now(void) { return UTIME_NOW; }
 long cstowage_utime_omit(void) { return UTIME_OMIT; }
 

@@ -50,6 +50,11 @@ int cstowage_mount_id(int fd, uint64_t *mount_id);
 /// missing; Darwin: `openat` + `fgetxattr`). Returns the value's length, or -1 with errno.
 ssize_t cstowage_getxattr_at(int directory, const char *name, const char *attribute, void *value, size_t size);
 
+/// The names of the extended attributes of the entry `name` in the folder `directory`, not
+/// following a final link and without opening the entry (as `cstowage_getxattr_at`): a list of
+/// NUL-terminated names, as `listxattr(2)` writes it. Returns its length, or -1 with errno.
+ssize_t cstowage_listxattr_at(int directory, const char *name, char *list, size_t size);
+
 /// `UTIME_NOW` and `UTIME_OMIT`, whose values differ between systems.
 long cstowage_utime_now(void);
 long cstowage_utime_omit(void);

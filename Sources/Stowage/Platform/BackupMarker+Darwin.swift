@@ -18,5 +18,28 @@ enum BackupMarker {
     static func isExcluded(item: OpenFile, url: URL) throws -> Bool {
         try url.resourceValues(forKeys: [.isExcludedFromBackupKey]).isExcludedFromBackup ?? false
     }
+
+    /// The resource value is not an attribute Stowage copies by name (see `KeptMarkers`).
+    static func isBackupAttribute(_ name: String) -> Bool { false }
+
+    /// Whether the entry `name` in `folder` is excluded, read through its path (`F_GETPATH` of
+    /// the folder), since resource values take URLs.
+    static func isExcludedOutsideAttributes(entry name: String, in folder: OpenFile) throws -> Bool {
+        try isExcluded(atPath: try path(of: folder.descriptor) + "/" + name)
+    }
+
+    /// Excludes the open `file` (a new temporary file) through its path (`F_GETPATH`).
+    static func setExcludedOutsideAttributes(on file: OpenFile) throws {
+        try setExcluded(true, item: file, url: URL(filePath: try path(of: file.descriptor)))
+    }
+
+    /// The path of an open file or folder: `fcntl(2)` with `F_GETPATH`.
+    private static func path(of descriptor: Int32) throws -> String {
+        var buffer = [CChar](repeating: 0, count: Int(MAXPATHLEN))
+        guard fcntl(descriptor, F_GETPATH, &buffer) != -1 else {
+            throw SystemCallError(errno: Sys.currentErrno, call: "fcntl")
+        }
+        return String(cString: buffer)
+    }
 }
 #endif

@@ -24,5 +24,15 @@ enum BackupMarker {
     static func isExcluded(item: OpenFile, url: URL) throws -> Bool {
         try ExtendedAttributes.value(attribute, of: item.descriptor) == Array("false".utf8)
     }
+
+    /// Whether `name` is the attribute that holds exclusion from backup (so a replaced file's
+    /// exclusion is passed on with its other attributes; see `KeptMarkers`).
+    static func isBackupAttribute(_ name: String) -> Bool { name == attribute }
+
+    /// Exclusion kept outside extended attributes: none on Linux.
+    static func isExcludedOutsideAttributes(entry name: String, in folder: OpenFile) throws -> Bool { false }
+
+    /// Exclusion kept outside extended attributes: none on Linux.
+    static func setExcludedOutsideAttributes(on file: OpenFile) throws {}
 }
 #endif

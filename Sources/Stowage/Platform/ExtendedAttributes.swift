@@ -53,6 +53,49 @@ enum ExtendedAttributes {
         }
     }
 
+    /// The value of the attribute of the entry `name` in the folder `directory` (not following a
+    /// final link), without opening it; `nil` when the entry or the attribute is absent, or the
+    /// file system keeps none.
+    static func value(_ attribute: String, entry name: String, inFolder directory: Int32) throws -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { raw in
+                name.withCString { n in attribute.withCString { cstowage_getxattr_at(directory, n, $0, raw.baseAddress, raw.count) } }
+            }
+            if count >= 0 { return Array(buffer.prefix(count)) }
+            let code = Sys.currentErrno
+            if code == EINTR { continue }
+            if code == ERANGE, buffer.count < 65_536 { buffer = [UInt8](repeating: 0, count: buffer.count * 16); continue }
+            if code == ENOENT || Sys.isUnsupportedAttribute(SystemCallError(errno: code, call: "getxattr"))
+                || Sys.isMissingAttribute(code) {
+                return nil
+            }
+            throw SystemCallError(errno: code, call: "getxattr")
+        }
+    }
+
+    /// The names of the attributes of the entry `name` in the folder `directory` (not following a
+    /// final link), without opening it: one `llistxattr(2)`. Empty when the entry is absent or
+    /// the file system keeps no attributes.
+    static func names(entry name: String, inFolder directory: Int32) throws -> [String] {
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { raw in
+                name.withCString { cstowage_listxattr_at(directory, $0, raw.baseAddress, raw.count) }
+            }
+            if count >= 0 {
+                return buffer.prefix(count).split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            }
+            let code = Sys.currentErrno
+            if code == EINTR { continue }
+            if code == ERANGE, buffer.count < 65_536 { buffer = [UInt8](repeating: 0, count: 65_536); continue }
+            if code == ENOENT || Sys.isUnsupportedAttribute(SystemCallError(errno: code, call: "listxattr")) {
+                return []
+            }
+            throw SystemCallError(errno: code, call: "listxattr")
+        }
+    }
+
     /// Removes the attribute; removing one that is absent is not an error.
     static func remove(_ name: String, from fd: Int32) throws {
         try platformRemove(name, from: fd)

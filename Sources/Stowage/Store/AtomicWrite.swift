@@ -22,6 +22,10 @@ enum AtomicWrite {
     ///
     /// On failure the temporary file is removed and the target is untouched.
     ///
+    /// A replaced file's markers (pinned, purgeable, excluded from backup: see `KeptMarkers`)
+    /// are set on the new file before it is renamed into place, so saving again keeps them; a new
+    /// file gets none. This costs one `llistxattr` of the old file on Linux.
+    ///
     /// - Parameters:
     ///   - protection: New files get owner-only permissions for protected levels; with `nil`,
     ///     a replaced file keeps its permissions and a new one gets the platform default.
@@ -31,10 +35,13 @@ enum AtomicWrite {
         replacing: Bool = true,
         _ write: (OpenFile) throws -> Void
     ) throws {
+        let kept = replacing ? try KeptMarkers.of(entry: name, in: folder) : KeptMarkers()
         let temporary = TemporaryItem.makeName()
         let mode = protection.fileMode
         let file = try folder.open(temporary, flags: Sys.writeCreateExclusive, mode: mode)
         do {
+            // Before the permissions: a file kept read-only would refuse attributes afterwards.
+            if !kept.isEmpty { try kept.apply(to: file) }
             if protection == nil, replacing, let existing = try folder.statusIfPresent(of: name), existing.isFile {
                 try file.setPermissions(mode_t(existing.permissions))
             }

@@ -9,6 +9,10 @@ extension Store {
     /// that read it skip the item. Use it for large files you can download again that must not
     /// live in Caches (which the system may purge).
     ///
+    /// The exclusion stays when the file is saved again (the atomic save passes it on to the new
+    /// file, as it does ``Marker/pinned`` and ``Marker/purgeable``); a file removed and made
+    /// anew is backed up again.
+    ///
     /// - Throws: ``StowageError/Code/unsupported`` on a file system without extended attributes
     ///   (never a silent no-op), ``StowageError/Code/notFound``, ``StowageError/Code/invalidPath``
     ///   for a link.

@@ -10,6 +10,10 @@ import Foundation
 /// - ``pinned``: never removed by a sweep or pressure relief, even in Caches
 ///   (`user.stowage.pinned`, `org.stowage.pinned`).
 ///
+/// Saving over a marked file through the ``Store`` keeps its markers: an atomic save replaces
+/// the file, and the old file's markers are set on the new one before it takes the old one's
+/// place. A file saved under a new name, or after ``Store/remove(_:from:)``, starts with none.
+///
 /// A file system without extended attributes gives ``StowageError/Code/unsupported`` when a
 /// marker is set, never a silent no-op.
 public struct Marker: Hashable, Sendable, CustomStringConvertible {
