@@ -24,8 +24,14 @@ enum BackupMarker {
 
     /// Whether the entry `name` in `folder` is excluded, read through its path (`F_GETPATH` of
     /// the folder), since resource values take URLs.
+    /// A missing entry (a new file, or one removed meanwhile) is not excluded.
     static func isExcludedOutsideAttributes(entry name: String, in folder: OpenFile) throws -> Bool {
-        try isExcluded(atPath: try path(of: folder.descriptor) + "/" + name)
+        guard try folder.statusIfPresent(of: name)?.isFile == true else { return false }
+        do {
+            return try isExcluded(atPath: try path(of: folder.descriptor) + "/" + name)
+        } catch let error as CocoaError where error.code == .fileReadNoSuchFile || error.code == .fileNoSuchFile {
+            return false
+        }
     }
 
     /// Excludes the open `file` (a new temporary file) through its path (`F_GETPATH`).
