@@ -82,7 +82,7 @@ struct FillCommand: AsyncParsableCommand {
         let output = output
         let folder: URL
         do {
-            folder = try FillPaths.folder(path, container: container)
+            folder = try FillPaths.folder(path, container: container, creating: !status)
         } catch let error as StowageError {
             output.report(error)
             throw ExitCode(1)
@@ -165,7 +165,7 @@ struct ReleaseCommand: ParsableCommand {
         let path = path
         let amount = amount?.bytes
         try output.run {
-            let folder = try FillPaths.folder(path, container: container)
+            let folder = try FillPaths.folder(path, container: container, creating: false)
             let report = try FillFolder(in: folder).release(amount: amount)
             return Rendered(json: report) { FillView.render(report, style: style) }
         }
@@ -173,10 +173,14 @@ struct ReleaseCommand: ParsableCommand {
 }
 
 enum FillPaths {
-    /// PATH relative to the working folder, or the container's Documents (created if needed).
-    static func folder(_ path: PathArgument?, container: ContainerOptions) throws -> URL {
+    /// PATH relative to the working folder, or the container's Documents: created when
+    /// `creating` (a fill needs it), looked at as it is otherwise (a status or a release has
+    /// nothing to do where nothing was ever filled, and must not make the folder).
+    static func folder(_ path: PathArgument?, container: ContainerOptions, creating: Bool) throws -> URL {
         if let path { return path.url(directoryHint: .isDirectory).absoluteURL }
-        return try FillPlan(container: try container.resolve(), goal: .leaving(0)).volume
+        let resolved = try container.resolve()
+        guard creating else { return try resolved.url(for: .documents) }
+        return try FillPlan(container: resolved, goal: .leaving(0)).volume
     }
 }
 

@@ -135,4 +135,16 @@ struct FillCommandTests {
         #expect((try system.json()["error"] as? [String: Any])?["code"] as? String == "refused")
         #expect(!FileManager.default.fileExists(atPath: runner.folderPath + "/.stowage-fill"))
     }
+
+    @Test("fill --status and release with nothing filled report nothing, and create no folder")
+    func nothingFilledCreatesNothing() throws {
+        let runner = try CommandRunner()
+        let status = try runner.run("fill", "--status", "--app", "x")
+        #expect(status.status == 0, "\(status.error)")
+        #expect(status.output.hasPrefix("Nothing is filled"))
+        let release = try runner.run("release", "--app", "x", "--json")
+        #expect(release.status == 0, "\(release.error)")
+        #expect(try release.json()["releasedBytes"] as? Int == 0)
+        #expect(!FileManager.default.fileExists(atPath: runner.folderPath + "/data/x"), "the container's Documents was made")
+    }
 }

@@ -140,12 +140,18 @@ extension Container {
 
     /// The path of `url`, or of its nearest existing ancestor.
     func existingAncestor(of url: URL) throws -> String {
+        Self.existingAncestor(of: url)
+    }
+
+    /// The path of `url`, or of its nearest existing ancestor: where a volume can be measured
+    /// for a folder that may not exist yet.
+    static func existingAncestor(of url: URL) -> String {
         var current = url
         while true {
             let path = current.fileSystemPath
             if path == "/" { return path }
             do {
-                if try Self.statusIfPresent(atPath: path) != nil { return path }
+                if try statusIfPresent(atPath: path) != nil { return path }
             } catch {
                 return path  // something is there that we may not read: measure it and report from there
             }

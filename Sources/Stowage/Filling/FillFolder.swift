@@ -71,7 +71,7 @@ public struct FillFolder: Sendable, Hashable {
         }
         return try perform(.release) {
             guard let folder = try openIfPresent() else {
-                let available = try openParent().spaceFigures().available
+                let available = try Sys.spaceFigures(atPath: Container.existingAncestor(of: parent)).available
                 return FillReleaseReport(folder: path, removedFiles: 0, shrunkFiles: 0, releasedBytes: 0,
                                          availableBefore: available, availableAfter: available, remainingBytes: 0)
             }
@@ -163,11 +163,10 @@ public struct FillFolder: Sendable, Hashable {
 
     /// Opens the fill folder, or `nil` when there is none. A link in its place is not followed.
     func openIfPresent() throws -> OpenFile? {
-        let parentFolder = try openParent()
         do {
-            return try parentFolder.openFolder(Self.name)
+            return try openParent().openFolder(Self.name)
         } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
-            return nil
+            return nil  // no fill folder, or not even the folder filled: nothing is filled there
         }
     }
 
