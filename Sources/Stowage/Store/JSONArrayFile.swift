@@ -4,7 +4,8 @@ import Foundation
 ///
 /// The file is never parsed: the last non-blank byte must be the array's `]` and the first
 /// non-blank byte its `[`. The `]` is overwritten with `,<elements>]` under the protection of an
-/// ``AppendJournal``.
+/// ``AppendJournal``. Only the first element is read, so that the caller can check its type:
+/// the cost grows with that element, never with the number of elements.
 enum JSONArrayFile {
     /// What an append found.
     enum Outcome {
@@ -15,8 +16,11 @@ enum JSONArrayFile {
     }
 
     /// Appends encoded `elements` to `file`, which the caller has locked exclusively.
-    static func append(_ elements: [Data], to file: OpenFile, name: String,
-                       in folder: OpenFile, durable: Bool) throws -> Outcome {
+    ///
+    /// - Parameter checkingFirstElement: Called with the bytes of the array's first element, when
+    ///   it has one, before anything is written; an error it throws leaves the file untouched.
+    static func append(_ elements: [Data], to file: OpenFile, name: String, in folder: OpenFile, durable: Bool,
+                       checkingFirstElement: (Data) throws -> Void = { _ in }) throws -> Outcome {
         let status = try file.status()
         let size = status.size
         var joined = Data()
@@ -30,6 +34,9 @@ enum JSONArrayFile {
         if let last = try lastNonBlank(in: file, before: size) {
             guard last.byte == UInt8(ascii: "]"), let first = try firstNonBlank(in: file, size: size),
                   first.byte == UInt8(ascii: "[") else { return .notAnArray }
+            if let element = try firstElement(in: file, after: first.offset, before: last.offset) {
+                try checkingFirstElement(element)
+            }
             let previous = try lastNonBlank(in: file, before: last.offset)
             let isEmpty = previous?.offset == first.offset
             // Foundation's decoder accepts a trailing comma (`[1,]`); another would break the array.
@@ -114,5 +121,63 @@ enum JSONArrayFile {
             lower += Int64(read)
         }
         return nil
+    }
+
+    /// The bytes of the first element of the array whose `[` is at `open` and `]` at `close`, or
+    /// `nil` for an empty array (or one too malformed to find an element in). Reads forward in
+    /// small chunks only as far as the element reaches, tracking strings (with their escapes) and
+    /// nesting, so a `,` or `]` inside a string or a nested value does not end it.
+    static func firstElement(in file: OpenFile, after open: Int64, before close: Int64) throws -> Data? {
+        let chunk = 4096
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        var element = Data()
+        var offset = open + 1
+        var started = false, inString = false, escaped = false
+        var depth = 0
+        while offset < close {
+            let count = Int(min(Int64(chunk), close - offset))
+            let read = try buffer.withUnsafeMutableBytes { raw in
+                try Sys.preadAll(file.descriptor, UnsafeMutableRawBufferPointer(rebasing: raw[0..<count]), at: offset)
+            }
+            if read == 0 { return nil }
+            var start = 0
+            for index in 0..<read {
+                let byte = buffer[index]
+                if !started {
+                    if isBlank(byte) { continue }
+                    if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]") { return nil }
+                    started = true
+                    start = index
+                }
+                if inString {
+                    if escaped {
+                        escaped = false
+                    } else if byte == UInt8(ascii: "\\") {
+                        escaped = true
+                    } else if byte == UInt8(ascii: "\"") {
+                        inString = false
+                    }
+                    continue
+                }
+                switch byte {
+                case UInt8(ascii: "\""):
+                    inString = true
+                case UInt8(ascii: "["), UInt8(ascii: "{"):
+                    depth += 1
+                case UInt8(ascii: "]"), UInt8(ascii: "}"), UInt8(ascii: ","):
+                    if depth == 0 {  // the `,` after the element (a `]` or `}` here: malformed, stop too)
+                        element.append(contentsOf: buffer[start..<index])
+                        return element
+                    }
+                    if byte != UInt8(ascii: ",") { depth -= 1 }
+                default:
+                    break
+                }
+            }
+            if started { element.append(contentsOf: buffer[start..<read]) }
+            offset += Int64(read)
+        }
+        // The element runs up to the array's closing `]`.
+        return started ? element : nil
     }
 }

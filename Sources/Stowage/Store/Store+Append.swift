@@ -8,30 +8,84 @@ extension Store {
     /// `Value`). With the JSON format an append writes only the new element: its cost does not
     /// grow with the file, so a run of appends stays linear. Other formats rewrite the array.
     ///
+    /// **Arrays are appended element by element**, as `Disk.append` does: whatever the static
+    /// type (a literal, a `map`, a generic `Value`), an array value adds its elements, never
+    /// itself as one nested element. To add one element that is itself an array (a row of a
+    /// `[[Int]]` file), wrap it: `append([row], ...)`. `Data` and `[Data]` values, however typed,
+    /// go to a numbered folder (``append(_:to:in:fileExtension:options:)-(Data,_,_,_,_)``).
+    ///
+    /// **The type is checked.** Before writing, the array's first element is decoded as `Value`
+    /// from its own bytes (never the whole file): when it does not decode, the append is refused
+    /// and the file is left as it was. An empty array accepts any type. The check sees only the
+    /// first element, so a type that decodes from it (one whose properties are all optional, say)
+    /// passes; a file whose elements differ among themselves is not detected.
+    ///
     /// Appends are safe from many threads and processes at once: each takes an exclusive lock
     /// on the file (`flock`), and a crash mid-append leaves the array as it was before or after
     /// (see "Appends cost what the value costs" in the README).
     ///
     /// ```swift
     /// try store.append(LogEntry(message: "started"), to: "log.json", in: .applicationSupport)
+    /// try store.append([first, second], to: "log.json", in: .applicationSupport)  // two elements
     /// ```
     ///
-    /// - Important: For speed the existing elements are not decoded: appending a value of another
-    ///   type to an array succeeds and the mismatch shows when the array is retrieved.
-    /// - Throws: ``StowageError/Code/encodingFailed``, ``StowageError/Code/decodingFailed`` when the
-    ///   file holds something that is neither an array nor a `Value`, ``StowageError/Code/noSpace``
-    ///   (the array is left as it was), ``StowageError/Code/wrongKind`` for a folder,
-    ///   ``StowageError/Code/invalidPath``.
+    /// - Throws: ``StowageError/Code/decodingFailed`` when the array's first element does not
+    ///   decode as `Value` (the reason names both; the file is unchanged), or the file holds
+    ///   something that is neither an array nor a `Value`; ``StowageError/Code/encodingFailed``,
+    ///   ``StowageError/Code/noSpace`` (the array is left as it was),
+    ///   ``StowageError/Code/wrongKind`` for a folder, ``StowageError/Code/invalidPath``.
     public func append<Value: Codable>(_ value: Value, to path: String, in location: Location,
                                        options: WriteOptions = .default) throws {
-        try append(contentsOf: [value], to: path, in: location, options: options)
+        if Value.self == Data.self, let data = value as? Data {
+            try append(contentsOf: [data], to: path, in: location, fileExtension: nil, options: options)
+        } else if let array = value as? any CodableElements {
+            try array.append(to: self, path: path, location: location, options: options)
+        } else {
+            try appendElements([value], to: path, in: location, options: options)
+        }
+    }
+
+    /// Appends the elements of `values` to the array file at `path` in `location`, in one write.
+    ///
+    /// The spelling `Disk.append(_: [T], ...)` uses: the same as
+    /// ``append(contentsOf:to:in:options:)``. The elements are appended, never the array as one
+    /// nested element; to add one element that is itself an array, wrap it:
+    /// `append([row], to: "matrix.json", in: .documents)` adds `row` to a `[[Int]]` file.
+    ///
+    /// ```swift
+    /// try store.append(newMessages, to: "messages.json", in: .documents)
+    /// ```
+    ///
+    /// - Throws: as ``append(_:to:in:options:)-(Value,_,_,_)``.
+    public func append<Element: Codable>(_ values: [Element], to path: String, in location: Location,
+                                         options: WriteOptions = .default) throws {
+        try append(contentsOf: values, to: path, in: location, options: options)
     }
 
     /// Appends several values to the array file at `path` in `location`, in one write.
     ///
+    /// Each value is checked against the array's first element, as
+    /// ``append(_:to:in:options:)-(Value,_,_,_)`` describes; a refused append writes none of
+    /// them. `Data` elements, however typed, go to a numbered folder
+    /// (``append(contentsOf:to:in:fileExtension:options:)``).
+    ///
+    /// ```swift
+    /// try store.append(contentsOf: [first, second], to: "log.json", in: .applicationSupport)
+    /// ```
+    ///
     /// - Throws: as ``append(_:to:in:options:)-(Value,_,_,_)``.
     public func append<Value: Codable>(contentsOf values: [Value], to path: String, in location: Location,
                                        options: WriteOptions = .default) throws {
+        if Value.self == Data.self, let items = values as? [Data] {
+            try append(contentsOf: items, to: path, in: location, fileExtension: nil, options: options)
+        } else {
+            try appendElements(values, to: path, in: location, options: options)
+        }
+    }
+
+    /// The append to an array file itself.
+    private func appendElements<Value: Codable>(_ values: [Value], to path: String, in location: Location,
+                                                options: WriteOptions) throws {
         let elements: [Data]
         do {
             elements = try format.isJSON ? values.map { try format.encode($0) } : []
@@ -88,7 +142,10 @@ extension Store {
                     try AppendJournal.recover(file: file, name: relative.name, in: folder, durable: durable)
 
                     if format.isJSON,
-                       try JSONArrayFile.append(elements, to: file, name: relative.name, in: folder, durable: durable) == .appended {
+                       try JSONArrayFile.append(elements, to: file, name: relative.name, in: folder, durable: durable,
+                                                checkingFirstElement: { first in
+                                                    try checkElement(first, decodesAs: Value.self, location: location, path: path)
+                                                }) == .appended {
                         return
                     }
                     try rewriteArray(appending: values, file: file, name: relative.name, folder: folder,
@@ -115,7 +172,7 @@ extension Store {
                 } catch {
                     throw StowageError(.decodingFailed, operation: .append, location: location, path: path,
                                        underlying: error,
-                                       reason: "the file holds neither an array nor a single \(Value.self)")
+                                       reason: "the file holds neither an array of \(Value.self) nor a single \(Value.self); the file is unchanged")
                 }
             }
         }
@@ -128,5 +185,39 @@ extension Store {
         }
         try AtomicWrite.write(data, into: folder, name: name, durable: options.isDurable(in: location),
                               protection: options.protection)
+    }
+
+    /// Refuses an append of `Value`s to an array whose first element, `first` (its JSON bytes),
+    /// does not decode as a `Value`.
+    private func checkElement<Value: Codable>(_ first: Data, decodesAs type: Value.Type, location: Location,
+                                              path: String) throws {
+        do {
+            _ = try format.decode(Value.self, from: first)
+        } catch {
+            let limit = 64
+            var excerpt = String(decoding: first.prefix(limit), as: UTF8.self)
+            if first.count > limit { excerpt += "…" }
+            var reason = "the array's elements are not \(Value.self): its first element, \(excerpt), "
+                + "does not decode as one; the file is unchanged"
+            if first.first == UInt8(ascii: "["), !(Value.self is any CodableElements.Type) {
+                reason += ". An array passed to append adds its elements; to add an array as one element, "
+                    + "wrap it: append([element], ...)"
+            }
+            throw StowageError(.decodingFailed, operation: .append, location: location, path: path,
+                               underlying: error, reason: reason)
+        }
+    }
+}
+
+/// An array of Codable elements seen through a generic `Value`: how
+/// ``Store/append(_:to:in:options:)-(Value,_,_,_)`` appends the elements of an array whose static
+/// type is only `Value` (generic code, or an overload the compiler preferred), instead of nesting it.
+protocol CodableElements {
+    func append(to store: Store, path: String, location: Location, options: WriteOptions) throws
+}
+
+extension Array: CodableElements where Element: Codable {
+    func append(to store: Store, path: String, location: Location, options: WriteOptions) throws {
+        try store.append(contentsOf: self, to: path, in: location, options: options)
     }
 }

@@ -59,21 +59,31 @@ extension Store {
         }
     }
 
-    /// Retrieves the numbered files of the folder at `path`, in numeric order (`10` after `9`).
+    /// Retrieves the files of the folder at `path` in `location`: the numbered files first, in
+    /// numeric order (`10` after `9`), then the other files by name.
     ///
-    /// Files named by a number, with or without an extension (`7`, `7.png`), are returned;
-    /// other entries are ignored.
+    /// A folder written by ``save(_:to:in:fileExtension:options:)`` or the `[Data]` appends holds
+    /// only numbered files (`0`, `1`, ... or `0.png`, `1.png`, ...), which come back in the order
+    /// they were saved. Any other regular file is returned too, after them, ordered by the bytes
+    /// of its name, as `Disk.retrieve(_:from:as: [Data].self)` returns every file of the folder:
+    /// a folder of `deer.png`, `bird.png` and `diary.json` gives bird, deer, diary. Hidden files
+    /// (names starting with `.`, Stowage's own bookkeeping among them), sub-folders and symbolic
+    /// links are skipped; links are never followed.
+    ///
+    /// ```swift
+    /// let pages = try store.retrieve([Data].self, from: "Scans/receipt", in: .documents)
+    /// ```
     ///
     /// - Throws: ``StowageError/Code/notFound``, ``StowageError/Code/wrongKind`` when `path` is a
-    ///   file, ``StowageError/Code/invalidPath``.
+    ///   file, ``StowageError/Code/invalidPath``. An empty folder is `[]`, not an error.
     public func retrieve(_ type: [Data].Type, from path: String, in location: Location) throws -> [Data] {
         try perform(.retrieve, location, path) {
             let relative = try RelativePath(path)
             let folder = try openFolder(relative, in: location, operation: .retrieve, create: false)
             try folder.lock(exclusive: false)
             defer { folder.unlock() }
-            return try Self.numberedEntries(in: folder).map { entry in
-                try folder.openForReading(entry.name).readAll()
+            return try Self.filesInRetrievalOrder(in: folder).map { name in
+                try folder.openForReading(name).readAll()
             }
         }
     }
@@ -86,6 +96,10 @@ extension Store {
     ///
     /// - Parameter fileExtension: The new file's extension; `nil` reuses the extension of the
     ///   highest-numbered file present, if any.
+    /// ```swift
+    /// try store.append(photo, to: "Album", in: .documents, fileExtension: "png")  // Album/3.png
+    /// ```
+    ///
     /// - Throws: ``StowageError/Code/wrongKind`` when `path` is a file, and the errors of
     ///   ``save(_:to:in:options:)-(Data,_,_,_)``.
     public func append(_ data: Data, to path: String, in location: Location, fileExtension: String? = nil,
@@ -93,9 +107,29 @@ extension Store {
         try append(contentsOf: [data], to: path, in: location, fileExtension: fileExtension, options: options)
     }
 
+    /// Appends each of `items` to the numbered folder at `path` as its own file, numbered in order.
+    ///
+    /// The spelling `Disk.append(_: [Data], ...)` uses: the same as
+    /// ``append(contentsOf:to:in:fileExtension:options:)``. A `[Data]` never becomes one JSON
+    /// file, however it was produced (a variable, a `map`, a generic `Value`).
+    ///
+    /// ```swift
+    /// try store.append(newVideos, to: "videos/", in: .documents)  // videos/2, videos/3, ...
+    /// ```
+    ///
+    /// - Throws: as ``append(_:to:in:fileExtension:options:)-(Data,_,_,_,_)``.
+    public func append(_ items: [Data], to path: String, in location: Location, fileExtension: String? = nil,
+                       options: WriteOptions = .default) throws {
+        try append(contentsOf: items, to: path, in: location, fileExtension: fileExtension, options: options)
+    }
+
     /// Appends several files to the numbered folder at `path`, numbered in order.
     ///
-    /// - Throws: as ``append(_:to:in:fileExtension:options:)``.
+    /// ```swift
+    /// try store.append(contentsOf: newPages, to: "Scans/receipt", in: .documents)
+    /// ```
+    ///
+    /// - Throws: as ``append(_:to:in:fileExtension:options:)-(Data,_,_,_,_)``.
     public func append(contentsOf items: [Data], to path: String, in location: Location,
                        fileExtension: String? = nil, options: WriteOptions = .default) throws {
         try perform(.append, location, path) {
@@ -134,12 +168,42 @@ extension Store {
     static func numberedEntries(in folder: OpenFile) throws -> [NumberedEntry] {
         var entries: [NumberedEntry] = []
         try folder.forEachEntry { name, _ in
-            let stem = name.prefix { $0 != "." }
-            guard !stem.isEmpty, stem.allSatisfy(\.isASCII), let number = Int(stem), number >= 0,
-                  String(number) == stem else { return }
-            entries.append(NumberedEntry(number: number, name: name, suffix: String(name.dropFirst(stem.count))))
+            if let entry = numberedEntry(name) { entries.append(entry) }
         }
         return entries.sorted { $0.number < $1.number }
+    }
+
+    /// The names of the regular files in `folder` in the order ``retrieve(_:from:in:)-([Data].Type,_,_)``
+    /// returns them: numbered files by number (equal numbers by name), then the others by their
+    /// names' bytes; hidden files, folders and links left out.
+    static func filesInRetrievalOrder(in folder: OpenFile) throws -> [String] {
+        var numbered: [NumberedEntry] = []
+        var others: [String] = []
+        try folder.forEachEntry { name, kind in
+            guard !name.hasBytePrefix(".") else { return }
+            let isFile: Bool
+            if let kind {
+                isFile = kind == .file
+            } else {
+                isFile = try folder.statusIfPresent(of: name)?.kind == .file  // the file system gave no type
+            }
+            guard isFile else { return }
+            if let entry = numberedEntry(name) {
+                numbered.append(entry)
+            } else {
+                others.append(name)
+            }
+        }
+        numbered.sort { $0.number != $1.number ? $0.number < $1.number : $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        return numbered.map(\.name) + others.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    /// The number and suffix of a numbered file's name (`7`, `7.png`), or `nil` for another name.
+    static func numberedEntry(_ name: String) -> NumberedEntry? {
+        let stem = name.prefix { $0 != "." }
+        guard !stem.isEmpty, stem.allSatisfy(\.isASCII), let number = Int(stem), number >= 0,
+              String(number) == stem else { return nil }
+        return NumberedEntry(number: number, name: name, suffix: String(name.dropFirst(stem.count)))
     }
 
     /// Creates the folder `name`; one created by someone else meanwhile is just as good.

@@ -6,6 +6,12 @@ extension Store {
     /// Folders on the way are created. The write is atomic, and durable unless the options or
     /// the location say otherwise (``WriteOptions/durability``).
     ///
+    /// `Data` and `[Data]` keep their own forms whatever their static type, so that what is
+    /// saved can be retrieved as what it is: a `Data` is written as its bytes
+    /// (``save(_:to:in:options:)-(Data,_,_,_)``) and a `[Data]`, even one built by `map` or
+    /// passed through generic code, as a folder of numbered files
+    /// (``save(_:to:in:fileExtension:options:)``), never as JSON of base64 strings.
+    ///
     /// ```swift
     /// try store.save(settings, to: "settings.json", in: .applicationSupport)
     /// ```
@@ -13,9 +19,16 @@ extension Store {
     /// - Throws: ``StowageError/Code/encodingFailed`` (nothing written),
     ///   ``StowageError/Code/invalidPath``, ``StowageError/Code/wrongKind`` when a folder is in
     ///   the way, ``StowageError/Code/noSpace`` (the previous file is intact and no temporary
-    ///   file remains), ``StowageError/Code/permissionDenied``, ``StowageError/Code/ioFailure``.
+    ///   file remains), ``StowageError/Code/permissionDenied``, ``StowageError/Code/ioFailure``;
+    ///   for a `[Data]`, those of ``save(_:to:in:fileExtension:options:)``.
     public func save<Value: Encodable>(_ value: Value, to path: String, in location: Location,
                                        options: WriteOptions = .default) throws {
+        if Value.self == Data.self, let data = value as? Data {
+            return try writeFile(data, to: path, in: location, options: options, operation: .save)
+        }
+        if Value.self == [Data].self, let items = value as? [Data] {
+            return try save(items, to: path, in: location, fileExtension: nil, options: options)
+        }
         let data: Data
         do {
             data = try format.encode(value)
@@ -34,11 +47,25 @@ extension Store {
 
     /// Retrieves a Codable value from the file at `path` in `location`.
     ///
+    /// As for saving, `Data` and `[Data]` keep their own forms whatever their static type: in
+    /// generic code where `Value` is `Data`, the file's bytes are returned, and where it is
+    /// `[Data]`, the files of the folder (``retrieve(_:from:in:)-([Data].Type,_,_)``).
+    ///
+    /// ```swift
+    /// let settings = try store.retrieve(Settings.self, from: "settings.json", in: .applicationSupport)
+    /// ```
+    ///
     /// - Throws: ``StowageError/Code/notFound``, ``StowageError/Code/decodingFailed`` (with the
     ///   `DecodingError` as ``StowageError/underlying``) for truncated, garbage or wrong-type
     ///   content, ``StowageError/Code/wrongKind`` when the path is a folder,
     ///   ``StowageError/Code/invalidPath``.
     public func retrieve<Value: Decodable>(_ type: Value.Type, from path: String, in location: Location) throws -> Value {
+        if Value.self == Data.self, let data = try readFile(path, in: location, operation: .retrieve) as? Value {
+            return data
+        }
+        if Value.self == [Data].self, let items = try retrieve([Data].self, from: path, in: location) as? Value {
+            return items
+        }
         let data = try readFile(path, in: location, operation: .retrieve)
         do {
             return try format.decode(type, from: data)

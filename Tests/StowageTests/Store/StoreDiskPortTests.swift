@@ -123,7 +123,7 @@ struct StoreDiskPortTests {
         #expect(error?.path == "messages.json")
         #expect(error?.underlying is DecodingError)
         let reason = error?.reason ?? ""
-        #expect(reason.contains("String") && reason.contains(#"{"id":0,"text":"m0"}"#), "\(reason)")
+        #expect(reason.contains("String") && reason.contains(#""text":"m0""#), "\(reason)")  // the first element
         #expect(try folder.snapshot("container/Documents") == before)
         #expect(try store.retrieve([Message].self, from: "messages.json", in: .documents) == Self.messages)
     }
