@@ -16,8 +16,10 @@ extension ByteCount {
     /// decimal digits with an optional fraction, for sizes and percentages alike: no sign, no
     /// exponent, no hexadecimal.
     ///
-    /// - Parameter total: The volume's total bytes, which a percentage is taken of; a percentage
-    ///   without it is rejected.
+    /// - Parameters:
+    ///   - text: The size, as a person writes it.
+    ///   - total: The volume's total bytes, which a percentage is taken of; a percentage
+    ///     without it is rejected.
     /// - Throws: ``StowageError/Code/invalidArgument`` saying what is wrong and what is accepted,
     ///   for the empty string, negative sizes, unknown units (`12XB`), a unit without a number
     ///   (`MB`), exponents (`1e400`), sizes beyond 8 EiB and percentages over 100.

@@ -4,7 +4,7 @@ import Foundation
 /// app's low-storage code paths can be tested without filling a disk.
 ///
 /// Three ways to switch it on, the first that applies wins:
-/// 1. ``withFigures(available:total:_:)``: for the current task and the tasks it creates (safe
+/// 1. `withFigures(available:total:_:)` (synchronous and `async` forms): for the current task and the tasks it creates (safe
 ///    in parallel tests, since other tasks are not affected).
 /// 2. ``install(available:total:)``: for the whole process until the returned ``Installation``
 ///    is removed (a debug menu's "pretend storage is low").

@@ -13,7 +13,12 @@ extension Store {
     /// // Scans/receipt/0.png, Scans/receipt/1.png, ...
     /// ```
     ///
-    /// - Parameter fileExtension: An extension for every file, such as `"png"`; none by default.
+    /// - Parameters:
+    ///   - items: The files' contents, in order.
+    ///   - path: The folder, relative to the location.
+    ///   - location: Where the folder lives.
+    ///   - fileExtension: An extension for every file, such as `"png"`; none by default.
+    ///   - options: Durability, protection, and whether an existing folder may be replaced.
     /// - Throws: ``StowageError/Code/alreadyExists`` when something is at `path` and replacement
     ///   was not asked for, ``StowageError/Code/invalidArgument`` for an extension containing `/`,
     ///   and the errors of ``save(_:to:in:options:)-(Data,_,_,_)``.
@@ -94,8 +99,13 @@ extension Store {
     /// Safe from many threads and processes at once: the folder is locked while the number is
     /// chosen and the file written.
     ///
-    /// - Parameter fileExtension: The new file's extension; `nil` reuses the extension of the
-    ///   highest-numbered file present, if any.
+    /// - Parameters:
+    ///   - data: The new file's contents.
+    ///   - path: The numbered folder, relative to the location (created if missing).
+    ///   - location: Where the folder lives.
+    ///   - fileExtension: The new file's extension; `nil` reuses the extension of the
+    ///     highest-numbered file present, if any.
+    ///   - options: Durability and protection of the new file.
     /// ```swift
     /// try store.append(photo, to: "Album", in: .documents, fileExtension: "png")  // Album/3.png
     /// ```

@@ -124,7 +124,9 @@ extension Store {
     ///
     /// A location that was never created is already clear.
     ///
-    /// - Parameter dryRun: Report what would be removed, and remove nothing.
+    /// - Parameters:
+    ///   - location: The location to empty.
+    ///   - dryRun: Report what would be removed, and remove nothing.
     /// - Throws: ``StowageError/Code/invalidPath``, ``StowageError/Code/permissionDenied`` (also
     ///   for a location folder every user writes to, such as `/tmp`),
     ///   ``StowageError/Code/refused`` for a rooted container whose root is `/`, the home folder

@@ -49,7 +49,7 @@ extension Store {
     ///
     /// As for saving, `Data` and `[Data]` keep their own forms whatever their static type: in
     /// generic code where `Value` is `Data`, the file's bytes are returned, and where it is
-    /// `[Data]`, the files of the folder (``retrieve(_:from:in:)-([Data].Type,_,_)``).
+    /// `[Data]`, the files of the folder (as `retrieve([Data].self, from:in:)`).
     ///
     /// ```swift
     /// let settings = try store.retrieve(Settings.self, from: "settings.json", in: .applicationSupport)

@@ -114,7 +114,10 @@ public final class DiskCache: @unchecked Sendable {
 
     /// Stores `data` under `key`, replacing any previous entry, then sweeps if a limit is exceeded.
     ///
-    /// - Parameter expiresAfter: Seconds after which the entry reads as a miss; `nil` for never.
+    /// - Parameters:
+    ///   - data: The entry's contents.
+    ///   - key: Any string; it is hashed to a file name and stored in the entry.
+    ///   - expiresAfter: Seconds after which the entry reads as a miss; `nil` for never.
     /// - Throws: ``StowageError/Code/noSpace`` and other write errors; the previous entry stays.
     public func set(_ data: Data, for key: String, expiresAfter: TimeInterval? = nil) throws {
         let (fanOut, name) = Self.fileName(for: key)

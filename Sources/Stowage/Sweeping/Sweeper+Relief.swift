@@ -1,6 +1,6 @@
 import Foundation
 
-/// What ``Container/relieve(toAvailable:dryRun:)`` did.
+/// What ``Container/relieve(toAvailable:dryRun:now:)`` did.
 public struct ReliefReport: Sendable, Hashable, Codable {
     /// The available bytes asked for.
     public var targetAvailableBytes: Int64

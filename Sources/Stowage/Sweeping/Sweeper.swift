@@ -33,6 +33,7 @@ public struct Sweeper: Sendable {
     /// refused unless `allowingSystemFolders` is set, as `rm --preserve-root` refuses `/`.
     ///
     /// - Parameters:
+    ///   - folder: The folder to keep within the policy.
     ///   - dryRun: Report what would be removed, and remove nothing.
     ///   - now: The time ages are measured from.
     ///   - allowingSystemFolders: Sweep `/`, the home folder or a folder above it too.
@@ -63,6 +64,10 @@ public struct Sweeper: Sendable {
     /// ```
     ///
     /// - Parameters:
+    ///   - folder: The folder to keep within the policy.
+    ///   - dryRun: Report what would be removed, and remove nothing.
+    ///   - now: The time ages are measured from.
+    ///   - allowingSystemFolders: Sweep `/`, the home folder or a folder above it too.
     ///   - progressInterval: The least time between two progress reports.
     ///   - progress: Called on a sweeping thread (never on a task of the cooperative pool): while
     ///     choosing (``WorkProgress/Phase/scanning``), with the files examined and their

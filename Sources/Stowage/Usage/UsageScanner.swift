@@ -41,6 +41,7 @@ public struct UsageScanner: Sendable {
     /// ```
     ///
     /// - Parameters:
+    ///   - roots: The files and folders to measure (hard links are counted once across all).
     ///   - progressInterval: The least time between two progress reports.
     ///   - progress: Called on a scanning thread (never on a task of the cooperative pool) with
     ///     the entries examined and their allocated bytes (``WorkProgress/Phase/scanning``): after
