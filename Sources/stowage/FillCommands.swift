@@ -116,6 +116,8 @@ struct FillCommand: AsyncParsableCommand {
                 stopping.attach(task)
                 let report = try await task.value
                 events.filled(report, holding: false)
+                // Stopped by a signal, or the volume full before the goal: ran, goal not met.
+                if report.ending == .cancelled || report.ending == .volumeFull { throw ExitCode(ExitStatus.goalNotMet) }
             }
         } catch let error as StowageError {
             events.clearProgress()

@@ -10,8 +10,9 @@ struct OutputOptions: ParsableArguments {
     /// Runs `body` and prints what it returns; a `StowageError` is printed to standard error
     /// (and as JSON on standard output with `--json`) and exits with status 1.
     func run(_ body: () throws -> Rendered) throws {
+        let rendered: Rendered
         do {
-            let rendered = try body()
+            rendered = try body()
             if json {
                 print(try rendered.jsonText())
             } else {
@@ -19,8 +20,9 @@ struct OutputOptions: ParsableArguments {
             }
         } catch let error as StowageError {
             report(error)
-            throw ExitCode(1)
+            throw ExitCode(ExitStatus.failure)
         }
+        if rendered.exitStatus != ExitStatus.success { throw ExitCode(rendered.exitStatus) }
     }
 
     func report(_ error: StowageError) {
@@ -39,11 +41,28 @@ struct OutputOptions: ParsableArguments {
 struct Rendered {
     let jsonText: () throws -> String
     let human: () -> String
+    /// The status to exit with once the output is printed (see ``ExitStatus``).
+    let exitStatus: Int32
 
-    init<Value: Encodable>(json: Value, human: @escaping () -> String) {
+    init<Value: Encodable>(json: Value, exitStatus: Int32 = ExitStatus.success, human: @escaping () -> String) {
         self.jsonText = { try JSONOutput.encode(json) }
         self.human = human
+        self.exitStatus = exitStatus
     }
+}
+
+/// The command's exit statuses, as the README's table gives them.
+enum ExitStatus {
+    /// Done.
+    static let success: Int32 = 0
+    /// Failed (an error, or, as `du` does, a file or folder that could not be read; the figures
+    /// are printed first).
+    static let failure: Int32 = 1
+    /// Ran, but the goal was not met: relief could not free enough, a fill was stopped before
+    /// its goal.
+    static let goalNotMet: Int32 = 3
+    /// The command line was wrong (ArgumentParser's usage error).
+    static let usage: Int32 = 64
 }
 
 enum JSONOutput {

@@ -112,7 +112,9 @@ struct RelieveCommand: ParsableCommand {
         let dryRun = dryRun
         try output.run {
             let report = try self.container.resolve().relieve(toAvailable: target, dryRun: dryRun)
-            return Rendered(json: report) { ReliefView.render(report, style: style) }
+            return Rendered(json: report, exitStatus: report.isSatisfied ? ExitStatus.success : ExitStatus.goalNotMet) {
+                ReliefView.render(report, style: style)
+            }
         }
     }
 }

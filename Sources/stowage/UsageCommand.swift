@@ -70,7 +70,8 @@ struct UsageCommand: AsyncParsableCommand {
         progress.clear()
         for issue in report.issues { Terminal.standardError.problem(issue) }
         let view = UsageView(report: report, style: units.style, apparent: apparent, summarize: summarize)
-        try output.run { Rendered(json: UsageJSON(report)) { view.render() } }
+        // As `du`: the figures of what could be read, then a failure status if anything could not.
+        try output.run { Rendered(json: UsageJSON(report), exitStatus: report.issues.isEmpty ? ExitStatus.success : ExitStatus.failure) { view.render() } }
     }
 }
 

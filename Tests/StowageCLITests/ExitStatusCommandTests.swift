@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+/// The exit statuses of the README's table: 0 done, 1 failed (after the figures, as `du`),
+/// 3 ran but the goal was not met, 64 a usage error.
+@Suite("stowage exit statuses")
+struct ExitStatusCommandTests {
+    @Test("usage of a path that cannot be read prints what it can, then exits 1, as du does")
+    func usageOfMissingPath() throws {
+        let runner = try CommandRunner()
+        try FileManager.default.createDirectory(atPath: runner.folderPath + "/here", withIntermediateDirectories: true)
+        let result = try runner.run("usage", "here", "missing")
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.error.contains("missing"), "\(result.error)")
+        #expect(!result.output.isEmpty, "the figures come first")
+        #expect(try runner.run("usage", "here").status == 0)
+    }
+
+    @Test("relieve that cannot free enough prints its report and exits 3; one that can exits 0")
+    func reliefShort() throws {
+        let runner = try CommandRunner()
+        try FileManager.default.createDirectory(atPath: runner.folderPath + "/app/tmp", withIntermediateDirectories: true)
+        try Data(count: 4096).write(to: URL(filePath: runner.folderPath + "/app/tmp/f"))
+        let environment = ["STOWAGE_SIMULATED_AVAILABLE": "0"]
+        let short = try runner.run("relieve", "--available", "1GB", "--root", "app", "--json", environment: environment)
+        #expect(short.status == 3, "\(short.error)")
+        #expect(try short.json()["isSatisfied"] as? Bool == false)
+        try Data(count: 4096).write(to: URL(filePath: runner.folderPath + "/app/tmp/g"))
+        let enough = try runner.run("relieve", "--available", "4KiB", "--root", "app", environment: environment)
+        #expect(enough.status == 0, "\(enough.error)")
+    }
+
+    @Test("a fill stopped by SIGTERM before its goal exits 3, and keeps what it filled for release")
+    func fillCancelled() throws {
+        let runner = try CommandRunner()
+        // 2 GiB of random data takes seconds to write: time enough to stop it mid-way.
+        let volume = try ScratchVolume.mount(size: "2g", in: runner.folder)
+        let (process, output) = try runner.start(["fill", volume.path, "--leave", "0", "--method", "random", "--chunk", "64KB", "--json"])
+        _ = output.read(until: "\n")  // the first progress line: the fill is under way
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 3, "status \(process.terminationStatus)")
+        let release = try runner.run("release", volume.path)
+        #expect(release.status == 0, "\(release.error)")
+    }
+}
