@@ -28,6 +28,26 @@ struct StowageCommand: AsyncParsableCommand {
     @OptionGroup var units: UnitOptions
     @OptionGroup var output: OutputOptions
 
+    /// ArgumentParser's main, plus one thing: with `--json`, a usage error is also printed as
+    /// `{"error": {...}}` on standard output, as every other failure is (status 64 all the same).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asynchronous = command as? AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error).rawValue == ExitStatus.usage, CommandLine.arguments.dropFirst().contains("--json") {
+                let body = ErrorJSON(error: .init(code: "usage", operation: "parse arguments", location: nil, path: nil,
+                                                  errno: nil, message: message(for: error)))
+                if let text = try? JSONOutput.encode(body) { print(text) }
+            }
+            exit(withError: error)
+        }
+    }
+
     mutating func run() async throws {
         try output.run {
             let container = try self.container.resolve()

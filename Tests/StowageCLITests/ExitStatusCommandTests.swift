@@ -35,12 +35,26 @@ struct ExitStatusCommandTests {
         let runner = try CommandRunner()
         // 2 GiB of random data takes seconds to write: time enough to stop it mid-way.
         let volume = try ScratchVolume.mount(size: "2g", in: runner.folder)
-        let (process, output) = try runner.start(["fill", volume.path, "--leave", "0", "--method", "random", "--chunk", "64KB", "--json"])
-        _ = output.read(until: "\n")  // the first progress line: the fill is under way
+        let before = FillCommandTests.available(volume.path)
+        let (process, _) = try runner.start(["fill", volume.path, "--leave", "0", "--method", "random", "--chunk", "64KB", "--json"])
+        // Under way (20 MB filled), and far from done: signal it then.
+        while FillCommandTests.available(volume.path) > before - 20_000_000, process.isRunning { Thread.sleep(forTimeInterval: 0.002) }
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         #expect(process.terminationReason == .exit && process.terminationStatus == 3, "status \(process.terminationStatus)")
         let release = try runner.run("release", volume.path)
         #expect(release.status == 0, "\(release.error)")
+    }
+
+    @Test("with --json a usage error is also a JSON error on standard output, status 64", arguments: [
+        ["sweep", "", "--json"], ["sweep", "x", "--max-size", "12XB", "--json"], ["relieve", "--json"],
+        ["clear", "everything", "--json"],
+    ])
+    func usageErrorAsJSON(arguments: [String]) throws {
+        let result = try CommandRunner().run(arguments)
+        #expect(result.status == 64)
+        let error = try #require(try result.json()["error"] as? [String: Any])
+        #expect(error["code"] as? String == "usage")
+        #expect((error["message"] as? String)?.isEmpty == false)
     }
 }

@@ -32,7 +32,7 @@ struct RefusalCommandTests {
         }
         let dry = try runner.run("sweep", "", "--max-age", "0s", "--dry-run", "--json")
         #expect(dry.status == 64)
-        #expect(dry.output.isEmpty, "a usage error prints no result")
+        #expect(!dry.output.contains("removed") && dry.output.contains("\"usage\""), "a usage error prints no result, only the JSON error")
     }
 
     @Test("usage, info, fill and release refuse an empty path")
