@@ -65,18 +65,23 @@ enum ExitStatus {
     static let usage: Int32 = 64
 }
 
+/// The command's JSON: keys sorted, and every date as ISO 8601 in UTC
+/// (`2026-11-22T17:35:00Z`), the one time format of every command's output.
 enum JSONOutput {
     static func encode<Value: Encodable>(_ value: Value) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        String(decoding: try encoder([.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]).encode(value), as: UTF8.self)
     }
 
     /// `value` as one line of JSON, for streams of events (JSON Lines).
     static func line<Value: Encodable>(_ value: Value) throws -> String {
+        String(decoding: try encoder([.sortedKeys, .withoutEscapingSlashes]).encode(value), as: UTF8.self)
+    }
+
+    private static func encoder(_ formatting: JSONEncoder.OutputFormatting) -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        encoder.outputFormatting = formatting
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
     }
 }
 

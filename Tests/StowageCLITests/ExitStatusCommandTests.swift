@@ -57,4 +57,15 @@ struct ExitStatusCommandTests {
         #expect(error["code"] as? String == "usage")
         #expect((error["message"] as? String)?.isEmpty == false)
     }
+
+    @Test("dates in JSON are ISO 8601 in UTC, the one time format of every command")
+    func isoDates() throws {
+        let runner = try CommandRunner()
+        try FileManager.default.createDirectory(atPath: runner.folderPath + "/cache", withIntermediateDirectories: true)
+        try Data(count: 10).write(to: URL(filePath: runner.folderPath + "/cache/f"))
+        let sweep = try runner.run("sweep", "cache", "--max-count", "0", "--dry-run", "--json").json()
+        let removed = try #require((sweep["removed"] as? [[String: Any]])?.first)
+        let lastAccess = try #require(removed["lastAccess"] as? String, "\(removed)")
+        #expect(ISO8601DateFormatter().date(from: lastAccess) != nil, "\(lastAccess)")
+    }
 }
