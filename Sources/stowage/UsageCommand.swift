@@ -13,8 +13,9 @@ struct UsageCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "Files or folders to measure.", transform: PathArgument.init(parsing:))
-    var paths: [PathArgument]
+    @Argument(help: "Files or folders to measure (default: the working folder, as du does).",
+              transform: PathArgument.init(parsing:))
+    var paths: [PathArgument] = []
 
     @Option(help: "How many of the largest files to list.")
     var top = 10
@@ -62,7 +63,7 @@ struct UsageCommand: AsyncParsableCommand {
         options.largestFileCount = summarize ? 0 : top
         options.ranksByLogicalSize = apparent
         options.threads = threads
-        let urls = paths.map { $0.url().standardizedFileURL }
+        let urls = (paths.isEmpty ? [try PathArgument(parsing: ".")] : paths).map { $0.url().standardizedFileURL }
         let progress = ProgressLine(enabled: !output.json && Terminal.standardErrorIsTerminal)
         let report = try await UsageScanner(options: options).scan(urls) { update in
             progress.show("Scanning: \(update.items) entries, \(ByteCount(update.bytes).formatted())")

@@ -68,4 +68,15 @@ struct ExitStatusCommandTests {
         let lastAccess = try #require(removed["lastAccess"] as? String, "\(removed)")
         #expect(ISO8601DateFormatter().date(from: lastAccess) != nil, "\(lastAccess)")
     }
+
+    @Test("usage with no path measures the working folder, as du does")
+    func usageDefaultsToHere() throws {
+        let runner = try CommandRunner()
+        try Data(count: 8192).write(to: URL(filePath: runner.folderPath + "/file.bin"))
+        let here = try runner.run("usage", "--json")
+        #expect(here.status == 0, "\(here.error)")
+        let dot = try runner.run("usage", ".", "--json")
+        #expect(try here.json()["allocatedBytes"] as? Int64 == (try dot.json()["allocatedBytes"] as? Int64))
+        #expect((try here.json()["allocatedBytes"] as? Int64 ?? 0) >= 8192)
+    }
 }

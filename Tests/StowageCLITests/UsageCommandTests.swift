@@ -82,7 +82,7 @@ struct UsageCommandTests {
     @Test("bad arguments are usage errors")
     func badArguments() throws {
         let runner = try CommandRunner()
-        #expect(try runner.run("usage").status == 64)
+        #expect(try runner.run("usage", "").status == 64)  // no path is the working folder; an empty one is an error
         #expect(try runner.run("usage", ".", "--top", "-1").status == 64)
     }
 }
