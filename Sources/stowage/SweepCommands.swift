@@ -38,6 +38,9 @@ struct SweepCommand: ParsableCommand {
     @Flag(help: "Sweep even /, the home folder or a folder holding it (refused otherwise).")
     var force = false
 
+    @Flag(help: "List every file removed, not only the largest.")
+    var list = false
+
     @OptionGroup var units: UnitOptions
     @OptionGroup var output: OutputOptions
 
@@ -53,16 +56,21 @@ struct SweepCommand: ParsableCommand {
         let style = units.style
         let dryRun = dryRun
         let force = force
+        let list = list
         try output.run {
             let report = try Sweeper(policy: policy).sweep(folder, dryRun: dryRun, allowingSystemFolders: force)
             for issue in report.issues { Terminal.standardError.problem(issue) }
-            return Rendered(json: report) { SweepView.render(report, style: style) }
+            return Rendered(json: report) { SweepView.render(report, style: style, listAll: list) }
         }
     }
 }
 
 enum SweepView {
-    static func render(_ report: SweepReport, style: ByteCountStyle, indent: String = "") -> String {
+    /// How many removals a summary lists: the largest.
+    static let summaryRows = 10
+
+    /// The report for people: totals, then the largest removals (all of them with `listAll`).
+    static func render(_ report: SweepReport, style: ByteCountStyle, indent: String = "", listAll: Bool = false) -> String {
         var lines: [String] = []
         let verb = report.dryRun ? "Would remove" : "Removed"
         lines.append("\(indent)\(verb) \(report.removed.count) files, \(ByteCount(report.freedAllocatedBytes).formatted(style)) "
@@ -71,12 +79,16 @@ enum SweepView {
         if !report.removed.isEmpty {
             var table = TextTable(header: ["SIZE", "REASON", "LAST USED", "PATH"])
             let formatter = ISO8601DateFormatter()
-            for file in report.removed.prefix(20) {
+            let shown = listAll ? report.removed
+                : Array(report.removed.sorted { ($0.allocatedBytes, $1.path) > ($1.allocatedBytes, $0.path) }.prefix(summaryRows))
+            for file in shown {
                 table.rows.append([ByteCount(file.allocatedBytes).formatted(style), file.reason.name,
                                    formatter.string(from: file.lastAccess), DisplayPath.escaped(bytes: file.pathBytes)])
             }
             lines.append(table.render().split(separator: "\n").map { indent + "  " + $0 }.joined(separator: "\n"))
-            if report.removed.count > 20 { lines.append("\(indent)  ... and \(report.removed.count - 20) more (--json lists all)") }
+            if shown.count < report.removed.count {
+                lines.append("\(indent)  ... the largest \(shown.count); \(report.removed.count - shown.count) more (--list shows all)")
+            }
         }
         if !report.removedFolders.isEmpty {
             lines.append("\(indent)\(report.dryRun ? "Would remove" : "Removed") \(report.removedFolders.count) emptied folders")
@@ -102,6 +114,9 @@ struct RelieveCommand: ParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Report what would be removed; remove nothing.")
     var dryRun = false
 
+    @Flag(help: "List every file removed, not only the largest of each location.")
+    var list = false
+
     @OptionGroup var container: ContainerOptions
     @OptionGroup var units: UnitOptions
     @OptionGroup var output: OutputOptions
@@ -110,17 +125,18 @@ struct RelieveCommand: ParsableCommand {
         let style = units.style
         let target = available.bytes
         let dryRun = dryRun
+        let list = list
         try output.run {
             let report = try self.container.resolve().relieve(toAvailable: target, dryRun: dryRun)
             return Rendered(json: report, exitStatus: report.isSatisfied ? ExitStatus.success : ExitStatus.goalNotMet) {
-                ReliefView.render(report, style: style)
+                ReliefView.render(report, style: style, listAll: list)
             }
         }
     }
 }
 
 enum ReliefView {
-    static func render(_ report: ReliefReport, style: ByteCountStyle) -> String {
+    static func render(_ report: ReliefReport, style: ByteCountStyle, listAll: Bool = false) -> String {
         func size(_ bytes: Int64) -> String { ByteCount(bytes).formatted(style) }
         var text = "Available: \(size(report.availableBytesBefore))\(report.isSimulated ? " (simulated)" : ""); "
             + "wanted: \(size(report.targetAvailableBytes)).\n"
@@ -128,7 +144,7 @@ enum ReliefView {
         text += "Needed \(size(report.neededBytes)); \(report.dryRun ? "would free" : "freed") \(size(report.freedAllocatedBytes))"
             + (report.isSatisfied ? ".\n" : ": NOT ENOUGH could be freed.\n")
         for step in report.steps where !step.report.removed.isEmpty {
-            text += "\(DisplayPath.escaped(step.location)):\n" + SweepView.render(step.report, style: style, indent: "  ")
+            text += "\(DisplayPath.escaped(step.location)):\n" + SweepView.render(step.report, style: style, indent: "  ", listAll: listAll)
         }
         return text
     }

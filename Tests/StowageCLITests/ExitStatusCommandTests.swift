@@ -79,4 +79,21 @@ struct ExitStatusCommandTests {
         #expect(try here.json()["allocatedBytes"] as? Int64 == (try dot.json()["allocatedBytes"] as? Int64))
         #expect((try here.json()["allocatedBytes"] as? Int64 ?? 0) >= 8192)
     }
+
+    @Test("sweep prints its totals and the largest removals, not every file; --list prints them all")
+    func sweepSummary() throws {
+        let runner = try CommandRunner()
+        try FileManager.default.createDirectory(atPath: runner.folderPath + "/cache", withIntermediateDirectories: true)
+        for index in 0..<30 {
+            try Data(count: 4096 * (index + 1)).write(to: URL(filePath: runner.folderPath + "/cache/f\(index)"))
+        }
+        let summary = try runner.run("sweep", "cache", "--max-count", "0", "--dry-run")
+        #expect(summary.status == 0, "\(summary.error)")
+        let rows = summary.output.split(separator: "\n").filter { $0.contains(" f") && $0.contains("count") }
+        #expect(rows.count == 10, "\(summary.output)")
+        #expect(rows.first?.hasSuffix("f29") == true, "the largest first: \(summary.output)")
+        #expect(summary.output.contains("20 more (--list shows all)"))
+        let all = try runner.run("sweep", "cache", "--max-count", "0", "--dry-run", "--list")
+        #expect(all.output.split(separator: "\n").filter { $0.contains(" f") && $0.contains("count") }.count == 30)
+    }
 }
