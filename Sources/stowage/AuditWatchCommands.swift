@@ -86,7 +86,7 @@ struct WatchCommand: AsyncParsableCommand {
         let task = Task {
             try await watcher.run(onEvent: { event in
                 if json {
-                    if let relief = event.relief, let text = try? JSONOutput.line(relief) {
+                    if let relief = event.relief, let text = try? JSONOutput.line(WatchReliefJSON(event.date, relief)) {
                         FileHandle.standardOutput.write(Data((text + "\n").utf8))
                     }
                 } else if event.relief != nil {
@@ -114,6 +114,36 @@ struct WatchCommand: AsyncParsableCommand {
         } catch let error as StowageError {
             output.report(error)
             throw ExitCode(1)
+        }
+    }
+}
+
+/// One relief of `watch --json`, one JSON line: when, what was available and wanted, and what
+/// each location gave (not every file: a watch runs for days; `relieve --json` lists files).
+struct WatchReliefJSON: Encodable {
+    struct Step: Encodable {
+        var location: String
+        var removedFiles: Int
+        var freedAllocatedBytes: Int64
+    }
+
+    var date: Date
+    var availableBytesBefore: Int64
+    var targetAvailableBytes: Int64
+    var freedAllocatedBytes: Int64
+    var isSatisfied: Bool
+    var isSimulated: Bool
+    var steps: [Step]
+
+    init(_ date: Date, _ relief: ReliefReport) {
+        self.date = date
+        availableBytesBefore = relief.availableBytesBefore
+        targetAvailableBytes = relief.targetAvailableBytes
+        freedAllocatedBytes = relief.freedAllocatedBytes
+        isSatisfied = relief.isSatisfied
+        isSimulated = relief.isSimulated
+        steps = relief.steps.map {
+            Step(location: $0.location, removedFiles: $0.report.removed.count, freedAllocatedBytes: $0.report.freedAllocatedBytes)
         }
     }
 }

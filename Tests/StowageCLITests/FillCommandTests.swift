@@ -133,6 +133,7 @@ struct FillCommandTests {
         let system = try runner.run("fill", runner.folderPath, "--leave", "0", "--json")
         #expect(system.status == 1)
         #expect((try system.json()["error"] as? [String: Any])?["code"] as? String == "refused")
+        #expect(system.error.contains("the safety floor of 1 GiB"), "the floor as it is defined, not 1.1 GB: \(system.error)")
         #expect(!FileManager.default.fileExists(atPath: runner.folderPath + "/.stowage-fill"))
     }
 

@@ -59,8 +59,9 @@ final class FillEngine: @unchecked Sendable {
         chunk = max(start.blockSize, chunkSize / start.blockSize * start.blockSize)
         if !plan.isForced, target < plan.safetyFloor, target < start.available, try isSystemVolume() {
             throw StowageError(.refused, operation: .fill, path: parentPath,
-                               reason: "this volume holds / or your home folder; filling it to \(ByteCount(target)) available "
-                                   + "is below the safety floor of \(ByteCount(plan.safetyFloor)) (force it if you must)",
+                               reason: "this volume holds / or your home folder; filling it to \(ByteCount(target).formatted(.binary)) "
+                                   + "available is below the safety floor of \(ByteCount(plan.safetyFloor).formatted(.binary)) "
+                                   + "(force it if you must)",
                                neededBytes: plan.safetyFloor, availableBytes: target)
         }
     }
