@@ -252,7 +252,7 @@ public struct FillFolder: Sendable, Hashable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         try AtomicWrite.write(try encoder.encode(manifest), into: folder, name: FillManifest.fileName,
-                              durable: false, protection: nil)
+                              durable: false, protection: nil, keepingMarkers: false)
     }
 
     /// The status of a manifest entry's file if it is still the file the fill `id` made, else

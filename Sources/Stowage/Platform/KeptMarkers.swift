@@ -2,8 +2,9 @@
 ///
 /// An atomic write renames a new file over the old one, and the old file's markers (pinned,
 /// purgeable, excluded from backup) belong to the old inode: without this, saving a file again
-/// would silently unpin it or put it back into backups. Kept: every Stowage attribute
-/// (`user.stowage.*` on Linux, `org.stowage.*` on Apple platforms) and exclusion from backup
+/// would silently unpin it or put it back into backups. Kept: the pinned and purgeable markers
+/// (`user.stowage.pinned`, `.purgeable` on Linux, `org.stowage.*` on Apple platforms; not other
+/// Stowage attributes, such as a fill file's marker) and exclusion from backup
 /// (`user.xdg.robots.backup` on Linux, the `isExcludedFromBackup` resource value on Apple
 /// platforms). Other attributes (SELinux labels, quarantine, ACLs) are the new file's own.
 struct KeptMarkers {
@@ -19,13 +20,21 @@ struct KeptMarkers {
     /// per marker the file has.
     static func of(entry name: String, in folder: OpenFile) throws -> KeptMarkers {
         var kept = KeptMarkers()
-        for attribute in try ExtendedAttributes.names(entry: name, inFolder: folder.descriptor)
-        where attribute.hasBytePrefix(ExtendedAttributes.stowagePrefix) || BackupMarker.isBackupAttribute(attribute) {
-            if let value = try ExtendedAttributes.value(attribute, entry: name, inFolder: folder.descriptor) {
-                kept.attributes.append((attribute, value))
+        let markers = Set([Marker.pinned, .purgeable].map(\.attribute))
+        do {
+            for attribute in try ExtendedAttributes.names(entry: name, inFolder: folder.descriptor)
+            where markers.contains(attribute) || BackupMarker.isBackupAttribute(attribute) {
+                if let value = try ExtendedAttributes.value(attribute, entry: name, inFolder: folder.descriptor) {
+                    kept.attributes.append((attribute, value))
+                }
             }
+            kept.excludedFromBackup = try BackupMarker.isExcludedOutsideAttributes(entry: name, in: folder)
+        } catch let error as SystemCallError where [Sys.accessDenied, Sys.notPermitted].contains(error.errno) {
+            // Best effort where the old file's attributes may not be read (an unreadable file
+            // where they are read by opening it; on iOS, a protected file while the device is
+            // locked): the save itself must not fail for it, and the new file gets no markers.
+            return KeptMarkers()
         }
-        kept.excludedFromBackup = try BackupMarker.isExcludedOutsideAttributes(entry: name, in: folder)
         return kept
     }
 

@@ -317,6 +317,8 @@ extension Sys {
     static let noSpace: Int32 = ENOSPC
     static let loop: Int32 = ELOOP
     static let notFolder: Int32 = ENOTDIR
+    static let accessDenied: Int32 = EACCES
+    static let notPermitted: Int32 = EPERM
     static let invalidArgument: Int32 = EINVAL
     static let noDeviceOrAddress: Int32 = ENXIO
     static let nonBlocking: Int32 = O_NONBLOCK

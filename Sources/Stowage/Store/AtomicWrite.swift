@@ -30,12 +30,14 @@ enum AtomicWrite {
     ///   - protection: New files get owner-only permissions for protected levels; with `nil`,
     ///     a replaced file keeps its permissions and a new one gets the platform default.
     ///   - replacing: When `false`, fails with `EEXIST` if `name` exists (no-replace rename).
+    ///   - keepingMarkers: Pass the replaced file's markers on (for the files of users; Stowage's
+    ///     own records, which carry none, skip the look).
     static func write(
         into folder: OpenFile, name: String, durable: Bool, protection: FileProtection?,
-        replacing: Bool = true,
+        replacing: Bool = true, keepingMarkers: Bool = true,
         _ write: (OpenFile) throws -> Void
     ) throws {
-        let kept = replacing ? try KeptMarkers.of(entry: name, in: folder) : KeptMarkers()
+        let kept = replacing && keepingMarkers ? try KeptMarkers.of(entry: name, in: folder) : KeptMarkers()
         let temporary = TemporaryItem.makeName()
         let mode = protection.fileMode
         let file = try folder.open(temporary, flags: Sys.writeCreateExclusive, mode: mode)
@@ -63,8 +65,9 @@ enum AtomicWrite {
 
     /// Writes `data` as the file `name` in `folder`.
     static func write(_ data: Data, into folder: OpenFile, name: String, durable: Bool,
-                      protection: FileProtection?, replacing: Bool = true) throws {
-        try write(into: folder, name: name, durable: durable, protection: protection, replacing: replacing) { file in
+                      protection: FileProtection?, replacing: Bool = true, keepingMarkers: Bool = true) throws {
+        try write(into: folder, name: name, durable: durable, protection: protection, replacing: replacing,
+                  keepingMarkers: keepingMarkers) { file in
             try file.writeAll(data)
         }
     }

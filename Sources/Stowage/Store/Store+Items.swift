@@ -54,8 +54,8 @@ extension Store {
     /// deciding to create something.
     ///
     /// ```swift
-    /// if !store.contains("settings.json", in: .applicationSupport) {
-    ///     try store.save(Settings.defaults, to: "settings.json", in: .applicationSupport)
+    /// if store.contains("Inbox/draft.json", in: .documents) {
+    ///     showDraftBadge()  // a hint for the screen; nothing is created or overwritten on its word
     /// }
     /// ```
     public func contains(_ path: String, in location: Location) -> Bool {

@@ -20,14 +20,19 @@ extension Store {
     ///   ``StowageError/Code/invalidPath``, ``StowageError/Code/wrongKind`` when a folder is in
     ///   the way, ``StowageError/Code/noSpace`` (the previous file is intact and no temporary
     ///   file remains), ``StowageError/Code/permissionDenied``, ``StowageError/Code/ioFailure``;
-    ///   for a `[Data]`, those of ``save(_:to:in:fileExtension:options:)``.
+    ///   for a `[Data]`, those of ``save(_:to:in:fileExtension:options:)``, which this form calls
+    ///   with ``WriteOptions/replacesExistingFolder`` set (a save replaces what it saves over,
+    ///   whatever the type; call the `[Data]` form itself to refuse an existing folder).
     public func save<Value: Encodable>(_ value: Value, to path: String, in location: Location,
                                        options: WriteOptions = .default) throws {
         if Value.self == Data.self, let data = value as? Data {
             return try writeFile(data, to: path, in: location, options: options, operation: .save)
         }
         if Value.self == [Data].self, let items = value as? [Data] {
-            return try save(items, to: path, in: location, fileExtension: nil, options: options)
+            // A save replaces what it saves over, for `[Data]` too in generic code: the folder.
+            var replacing = options
+            replacing.replacesExistingFolder = true
+            return try save(items, to: path, in: location, fileExtension: nil, options: replacing)
         }
         let data: Data
         do {

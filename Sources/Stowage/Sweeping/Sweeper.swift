@@ -177,7 +177,7 @@ public struct Sweeper: Sendable {
                 let record = SweepRecord(date: now, removedFiles: files.count, freedAllocatedBytes: report.freedAllocatedBytes)
                 do {
                     try AtomicWrite.write(try JSONEncoder.sweepRecord.encode(record), into: root, name: recordName,
-                                          durable: false, protection: nil)
+                                          durable: false, protection: nil, keepingMarkers: false)
                 } catch {
                     report.issues.append(UsageIssue(path: path + "/" + recordName, error: error))
                 }

@@ -249,4 +249,29 @@ final class ProgressLog: @unchecked Sendable {
 
     var values: [WorkProgress] { lock.withLock { recorded } }
     var allOutsideTasks: Bool { lock.withLock { !insideTask } }
+
+    @Test("scans and sweeps on their own thread reach the bottom of a tree 2,000 folders deep")
+    func deepTree() async throws {
+        let folder = TestFolder("deep")
+        let root = folder.path + "/tree"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        // Made one level at a time with openat: the whole path is longer than PATH_MAX.
+        var fd = open(root, O_RDONLY | O_DIRECTORY)
+        var depth = 0
+        while depth < 2000 {
+            if mkdirat(fd, "d", 0o700) != 0 && errno != EEXIST { break }
+            let next = openat(fd, "d", O_RDONLY | O_DIRECTORY)
+            close(fd)
+            fd = next
+            depth += 1
+        }
+        let file = openat(fd, "f", O_CREAT | O_WRONLY, 0o600)
+        close(file)
+        close(fd)
+        #expect(depth == 2000)
+        let report = try await Sweeper(policy: SweepPolicy(maximumCount: 0)).sweep(URL(filePath: root), dryRun: true) { _ in }
+        #expect(report.removed.count == 1 && report.removed.first?.path.hasSuffix("/d/f") == true)
+        let usage = try await UsageScanner().scan([URL(filePath: root)]) { _ in }
+        #expect(usage.total.files == 1)
+    }
 }

@@ -279,8 +279,10 @@ struct FillerTests {
         #expect(!folder.exists(FillFolder.name))
         // Forced, with a floor above anything the volume has, the fill runs and is given back.
         // How much it allocates depends on what the other tests on / write and free meanwhile
-        // (the goal is an available figure); the exact amounts are tested on scratch volumes.
-        let forced = try Filler(plan: FillPlan(volume: folder.url, goal: .consuming(1 << 20), safetyFloor: .max, isForced: true)).fill()
+        // (the goal is an available figure; 256 MiB, allocated at once, so that tests writing a
+        // few megabytes to /tmp meanwhile cannot meet the goal for it); the exact amounts are
+        // tested on scratch volumes.
+        let forced = try Filler(plan: FillPlan(volume: folder.url, goal: .consuming(256 << 20), safetyFloor: .max, isForced: true)).fill()
         #expect(forced.filledBytes > 0, "\(forced)")
         #expect(folder.exists(FillFolder.name + "/fill-000001"))
         try FillFolder(in: folder.url).release()
