@@ -221,3 +221,17 @@ extension Array: CodableElements where Element: Codable {
         try store.append(contentsOf: self, to: path, in: location, options: options)
     }
 }
+
+// Other collections that encode as a JSON array add their elements too, never the whole
+// collection as one element (a `Set` in its iteration order).
+extension ContiguousArray: CodableElements where Element: Codable {
+    func append(to store: Store, path: String, location: Location, options: WriteOptions) throws {
+        try store.append(contentsOf: Array(self), to: path, in: location, options: options)
+    }
+}
+
+extension Set: CodableElements where Element: Codable {
+    func append(to store: Store, path: String, location: Location, options: WriteOptions) throws {
+        try store.append(contentsOf: Array(self), to: path, in: location, options: options)
+    }
+}

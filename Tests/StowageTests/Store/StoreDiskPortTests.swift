@@ -500,3 +500,17 @@ struct DiskReadmePortTests {
         #expect(error?.reason?.contains("absolute") == true)
     }
 }
+
+@Suite("Store: collections other than Array append their elements too")
+struct StoreCollectionAppendTests {
+    @Test("a Set and a ContiguousArray add their elements, on a new file and an existing one")
+    func collections() throws {
+        let store = TestFolder().store()
+        try store.append(Set([1, 2]), to: "set.json", in: .documents)
+        #expect(try store.retrieve([Int].self, from: "set.json", in: .documents).sorted() == [1, 2])
+        try store.append(ContiguousArray([3, 4]), to: "set.json", in: .documents)
+        #expect(try store.retrieve([Int].self, from: "set.json", in: .documents).sorted() == [1, 2, 3, 4])
+        try store.append(ContiguousArray([8]), to: "new.json", in: .documents)
+        #expect(try store.retrieve([Int].self, from: "new.json", in: .documents) == [8])
+    }
+}
