@@ -237,6 +237,9 @@ extension Store {
 
     /// Puts the folder `temporary` in place of `name` and removes what was there.
     private static func swapIn(_ temporary: String, over name: String, in folder: OpenFile) throws {
+        // The folder saved over keeps its markers, as a file saved over does (see KeptMarkers).
+        let kept = try KeptMarkers.of(entry: name, in: folder)
+        if !kept.isEmpty { try kept.apply(to: folder.openFolder(temporary)) }
         do {
             try folder.exchange(temporary, name)
             try TreeOperations.remove(temporary, in: folder)  // now holds the old item

@@ -77,4 +77,16 @@ struct StoreResaveMarkersTests {
         try store.save(Data("three".utf8), to: "a.bin", in: .caches)
         #expect(try store.markers(of: "a.bin", in: .caches) == [])
     }
+
+    @Test("a folder of data saved over, with replacement, keeps its markers too")
+    func folderKeepsMarkers() throws {
+        let store = TestFolder().store()
+        try store.save([Data("1".utf8)], to: "album", in: .documents)
+        try store.mark("album", in: .documents, .pinned)
+        try store.excludeFromBackup("album", in: .documents)
+        try store.save([Data("2".utf8), Data("3".utf8)], to: "album", in: .documents,
+                       options: WriteOptions(replacesExistingFolder: true))
+        #expect(try store.retrieve([Data].self, from: "album", in: .documents).count == 2)
+        #expect(try store.markers(of: "album", in: .documents) == [.pinned, .excludedFromBackup])
+    }
 }
