@@ -102,6 +102,9 @@ final class SweepEngine: @unchecked Sendable {
         return false
     }
 
+    /// Whether the last ``remove(_:progress:shouldStop:)`` was stopped before trying every victim.
+    private(set) var stoppedEarly = false
+
     /// Folders met (their inodes), so that only the very folder predicted empty is removed.
     private var folderInodes: [RawPath: UInt64] = [:]
 
@@ -360,10 +363,13 @@ final class SweepEngine: @unchecked Sendable {
     /// folders are emptied by several threads at once, each folder by one thread (each thread
     /// holds one folder descriptor at a time, and a folder's lock is never contended).
     ///
-    /// - Parameter progress: Called after each removal, on the removing thread, with the files
-    ///   removed so far and the allocated bytes they freed; when it returns `false` no further
-    ///   victim is removed.
-    func remove(_ victims: [Candidate], progress: Progress? = nil) -> [Candidate] {
+    /// - Parameters:
+    ///   - progress: Called after each removal, on the removing thread, with the files removed so
+    ///     far and the allocated bytes they freed; when it returns `false` no further victim is
+    ///     removed.
+    ///   - shouldStop: Asked before each removal; when it answers `true`, no further victim is
+    ///     removed (``stoppedEarly`` then says whether any was left).
+    func remove(_ victims: [Candidate], progress: Progress? = nil, shouldStop: (() -> Bool)? = nil) -> [Candidate] {
         var grouping: [[Int]] = []
         var groupOfFolder: [RawPath: Int] = [:]
         for (index, victim) in victims.enumerated() {
@@ -377,7 +383,7 @@ final class SweepEngine: @unchecked Sendable {
         // In inode order within a folder, as GNU rm does on many entries: neighbouring inodes
         // share inode-table and bitmap blocks, so each journal transaction touches fewer blocks.
         let groups = grouping.map { group in group.sorted { victims[$0].inode < victims[$1].inode } }
-        let outcomes = RemovalOutcomes(count: victims.count, progress: progress)
+        let outcomes = RemovalOutcomes(count: victims.count, progress: progress, shouldStop: shouldStop)
         let threads = max(1, min(groups.count, Self.removalThreads))
         if threads == 1 {
             for group in groups { removeGroup(group, of: victims, into: outcomes) }
@@ -389,6 +395,7 @@ final class SweepEngine: @unchecked Sendable {
             }
         }
         issues += outcomes.issues.sorted { $0.path < $1.path }
+        stoppedEarly = outcomes.stoppedEarly
         return victims.indices.filter { outcomes.wasRemoved($0) }.map { victims[$0] }
     }
 
@@ -407,7 +414,11 @@ final class SweepEngine: @unchecked Sendable {
             for index in indices { outcomes.fail(absolutePath(victims[index].path), error) }
             return
         }
-        for index in indices where !outcomes.isStopped {
+        for index in indices {
+            if outcomes.isStopped {  // asked before each unlink, so a stop removes nothing more
+                outcomes.noteStoppedEarly()
+                return
+            }
             let victim = victims[index]
             let name = victim.path.parentAndName.name
             do {
@@ -481,23 +492,36 @@ private final class RemovalOutcomes: @unchecked Sendable {
     private var removedCount = 0
     private var freed: Int64 = 0
     private var stopped = false
+    /// Asked before each removal; `true` stops the removal (a cancelled task).
+    private let shouldStop: (() -> Bool)?
+    /// Whether victims were left unattempted because the removal was stopped.
+    private(set) var stoppedEarly = false
 
-    init(count: Int, progress: SweepEngine.Progress?) {
+    init(count: Int, progress: SweepEngine.Progress?, shouldStop: (() -> Bool)?) {
         removed = .allocate(capacity: count)
         removed.initialize(repeating: false)
         self.progress = progress
+        self.shouldStop = shouldStop
     }
 
     deinit { removed.deallocate() }
 
     /// The next folder group for a thread to empty, or `nil` when all are taken.
     func claimGroup(below count: Int) -> Int? {
-        lock.withLock {
-            guard nextGroup < count, !stopped else { return nil }
+        let stop = isStopped
+        return lock.withLock {
+            guard nextGroup < count else { return nil }
+            if stop {
+                stoppedEarly = true
+                return nil
+            }
             defer { nextGroup += 1 }
             return nextGroup
         }
     }
+
+    /// Records that a group was left part-way because the removal was stopped.
+    func noteStoppedEarly() { lock.withLock { stoppedEarly = true } }
 
     /// Records the removal of the victim at `index`, and tells `progress`.
     func markRemoved(_ index: Int, freeing bytes: Int64) {
@@ -511,8 +535,14 @@ private final class RemovalOutcomes: @unchecked Sendable {
         if !progress(count, total) { lock.withLock { stopped = true } }
     }
 
-    /// Whether `progress` asked to stop (without one, never: no lock is taken).
-    var isStopped: Bool { progress != nil && lock.withLock { stopped } }
+    /// Whether `progress` or `shouldStop` asked to stop (with neither, never: no lock is taken).
+    var isStopped: Bool {
+        if let shouldStop, shouldStop() {
+            lock.withLock { stopped = true }
+            return true
+        }
+        return progress != nil && lock.withLock { stopped }
+    }
     func wasRemoved(_ index: Int) -> Bool { removed[index] }
 
     func note(_ issue: UsageIssue) { lock.withLock { issues.append(issue) } }

@@ -157,15 +157,16 @@ public struct Sweeper: Sendable {
             let removed = dryRun ? selection.victims : engine.remove(selection.victims, progress: !watched ? nil : { files, bytes in
                 reporter?.report(.removing, items: files, bytes: bytes, expectedBytes: expected)
                 return !(cancellation?.isCancelled ?? false)
-            })
-            // Cancelled: stopped before removing every victim (a dry run that finished choosing is whole).
-            let cancelled = !dryRun && removed.count < selection.victims.count && (cancellation?.isCancelled ?? false)
+            }, shouldStop: cancellation.map { flag in { flag.isCancelled } })
+            // Cancelled: stopped before trying every victim (a dry run that finished choosing is
+            // whole, and so is a sweep cancelled after its last removal).
+            let cancelled = !dryRun && engine.stoppedEarly
             // A cancelled sweep removes only the folders that what it did remove emptied.
             let predictedFolders = engine.emptiedFolders(by: cancelled && !dryRun ? removed : selection.victims)
             let folders = dryRun ? predictedFolders : engine.removeFolders(predictedFolders)
             let files = removed.map(SweptFile.init)
             let removedPaths = Set(removed.map(\.path))
-            let keptVictims = selection.victims.filter { !removedPaths.contains($0.path) && $0.reason != .leftover && $0.kind == .file }
+            let keptVictims = selection.victims.filter { !removedPaths.contains($0.path) && $0.reason != .leftover }
             var report = SweepReport(
                 folder: path, dryRun: dryRun, removed: files, removedFolders: folders.map(\.description),
                 freedLogicalBytes: files.reduce(0) { $0 + $1.logicalBytes },
