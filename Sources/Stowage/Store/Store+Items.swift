@@ -160,20 +160,21 @@ extension Store {
                           options: WriteOptions, operation: StowageError.Operation) throws {
         let relativeSource = try perform(operation, source, path) { try RelativePath(path) }
         let relativeDestination = try perform(operation, destination, newPath) { try RelativePath(newPath) }
-        // Checked before any system call: otherwise folders on the way to the destination would
-        // be made inside the item, and the kernel would answer a bare EINVAL.
+        guard let from = try perform(operation, source, path, {
+            try openParent(of: relativeSource, in: source, create: false, protection: nil, operation: operation)
+        }), let sourceStatus = try perform(operation, source, path, { try from.statusIfPresent(of: relativeSource.name) }) else {
+            throw StowageError(.notFound, operation: operation, location: source, path: path)
+        }
+        // Checked before anything is made: otherwise folders on the way to the destination would
+        // be made inside the item, and the kernel would answer a bare EINVAL (or ENOTDIR).
         let intoItself = StowageError.movedIntoItself(operation: operation, location: source, path: path,
-                                                      destinationLocation: destination, destinationPath: newPath)
+                                                      destinationLocation: destination, destinationPath: newPath,
+                                                      isFolder: sourceStatus.isFolder)
         if try perform(operation, destination, newPath, {
             try container.path(of: relativeDestination, in: destination)
                 .isInside(try container.path(of: relativeSource, in: source))
         }) {
             throw intoItself
-        }
-        guard let from = try perform(operation, source, path, {
-            try openParent(of: relativeSource, in: source, create: false, protection: nil, operation: operation)
-        }), try perform(operation, source, path, { try from.statusIfPresent(of: relativeSource.name) }) != nil else {
-            throw StowageError(.notFound, operation: operation, location: source, path: path)
         }
         // An append a crash interrupted is settled first: its journal is found by the file's name.
         try perform(operation, source, path) {
@@ -248,9 +249,10 @@ extension Array where Element == String {
 extension StowageError {
     /// The error for moving an item to a place inside itself.
     static func movedIntoItself(operation: Operation, location: Location, path: String,
-                                destinationLocation: Location, destinationPath: String) -> StowageError {
+                                destinationLocation: Location, destinationPath: String, isFolder: Bool = true) -> StowageError {
         var error = StowageError(.invalidPath, operation: operation, location: location, path: path,
-                                 reason: "a folder cannot be moved into itself")
+                                 reason: isFolder ? "a folder cannot be moved into itself"
+                                                  : "the destination is below a file, which holds nothing")
         error.destinationLocation = destinationLocation
         error.destinationPath = destinationPath
         return error

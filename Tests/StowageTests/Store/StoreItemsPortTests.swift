@@ -82,4 +82,14 @@ struct StoreItemsPortTests {
         try store.move("albums", from: .documents, to: .caches, as: "albums/inside")  // another location
         #expect(try store.retrieve(Data.self, from: "albums/inside/sub/photo.png", in: .caches) == Data("x".utf8))
     }
+
+    @Test("moving a file below itself, or a missing item, says so: not 'a folder moved into itself'")
+    func renameMessages() throws {
+        let store = TestFolder().store()
+        try store.save(Data("x".utf8), to: "g.bin", in: .documents)
+        let file = expectStowageError(.invalidPath) { try store.rename("g.bin", to: "g.bin/x", in: .documents) }
+        #expect(file?.reason?.contains("below a file") == true, "\(String(describing: file))")
+        expectStowageError(.notFound) { try store.rename("missing", to: "missing/x", in: .documents) }
+        #expect(try store.retrieve(Data.self, from: "g.bin", in: .documents) == Data("x".utf8))
+    }
 }
