@@ -82,11 +82,12 @@ final class ProgressReporter: @unchecked Sendable {
     /// Offers the figures so far: delivered at once the first time, then when an interval has
     /// passed since the last delivery; otherwise kept for ``finish()``.
     func report(_ phase: WorkProgress.Phase, items: Int, bytes: Int64, expectedBytes: Int64? = nil,
-                availableBytes: Int64? = nil) {
+                availableBytes: Int64? = nil, targetAvailableBytes: Int64? = nil) {
         guard let progress else { return }
         let now = ContinuousClock.now
         let figures = WorkProgress(phase: phase, items: items, bytes: bytes, expectedBytes: expectedBytes,
-                                   availableBytes: availableBytes, elapsed: now - began)
+                                   availableBytes: availableBytes, targetAvailableBytes: targetAvailableBytes,
+                                   elapsed: now - began)
         lock.withLock {
             // Figures count up within a phase; a worker that lost the race to the lock may bring
             // older ones, which are dropped so that reports never go back.

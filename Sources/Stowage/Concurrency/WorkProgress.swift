@@ -52,17 +52,20 @@ public struct WorkProgress: Sendable, Hashable {
     /// The volume's available bytes when the work last measured it; only work that measures the
     /// volume as it goes (a fill, before every chunk) sets it.
     public var availableBytes: Int64?
+    /// The available bytes the work aims for: a fill's goal; `nil` for other work.
+    public var targetAvailableBytes: Int64?
     /// Time since the work began.
     public var elapsed: Duration
 
     /// Figures of a piece of work.
     public init(phase: Phase, items: Int, bytes: Int64, expectedBytes: Int64? = nil, availableBytes: Int64? = nil,
-                elapsed: Duration) {
+                targetAvailableBytes: Int64? = nil, elapsed: Duration) {
         self.phase = phase
         self.items = items
         self.bytes = bytes
         self.expectedBytes = expectedBytes
         self.availableBytes = availableBytes
+        self.targetAvailableBytes = targetAvailableBytes
         self.elapsed = elapsed
     }
 

@@ -122,11 +122,11 @@ final class FillEngine: @unchecked Sendable {
             let report = try self.run { figures in
                 reporter.report(.filling, items: self.created, bytes: figures.filledBytes,
                                 expectedBytes: figures.filledBytes + max(0, figures.availableBytes - figures.targetAvailableBytes),
-                                availableBytes: figures.availableBytes)
+                                availableBytes: figures.availableBytes, targetAvailableBytes: figures.targetAvailableBytes)
             }
             reporter.report(.filling, items: report.files, bytes: report.filledBytes,
                             expectedBytes: report.filledBytes + max(0, report.availableAfter - report.targetAvailableBytes),
-                            availableBytes: report.availableAfter)
+                            availableBytes: report.availableAfter, targetAvailableBytes: report.targetAvailableBytes)
             return report
         }
     }

@@ -161,10 +161,10 @@ extension FillProgress {
     /// }
     /// ```
     public init?(_ progress: WorkProgress) {
-        guard progress.phase == .filling, let available = progress.availableBytes, let expected = progress.expectedBytes else {
+        guard progress.phase == .filling, let available = progress.availableBytes,
+              let target = progress.targetAvailableBytes else {
             return nil
         }
-        let target = available - (expected - progress.bytes)
         let rate = progress.bytesPerSecond
         self.init(filledBytes: progress.bytes, availableBytes: available, targetAvailableBytes: target, bytesPerSecond: rate,
                   secondsRemaining: rate > 0 ? Double(max(0, available - target)) / rate : nil,

@@ -291,4 +291,34 @@ struct FillerTests {
             _ = try Filler(plan: FillPlan(volume: folder.url, goal: .consuming(1 << 20), safetyFloor: .max)).fill()
         }
     }
+
+    @Test("a fill's progress carries its goal: FillProgress reads the target, also when another writer takes the volume below it")
+    func progressCarriesTheTarget() async throws {
+        let folder = TestFolder()
+        let volume = try ScratchVolume.mount(size: "16m", in: folder)
+        let targets = TargetLog()
+        let intruder = volume.path + "/another-writer.bin"
+        let report = try await Filler(plan: FillPlan(volume: volume.url, goal: .leaving(4 << 20), chunkSize: 1 << 20))
+            .fill(progressInterval: .zero) { progress in
+                if let figures = FillProgress(progress) { targets.add(figures.targetAvailableBytes) }
+                // Another writer takes 12 MiB at the first report: the volume ends below the goal.
+                if targets.values.count == 1 {
+                    FileManager.default.createFile(atPath: intruder, contents: Data(count: 12 << 20))
+                }
+            }
+        #expect(report.availableAfter < report.targetAvailableBytes, "\(report)")
+        #expect(!targets.values.isEmpty)
+        #expect(Set(targets.values) == [report.targetAvailableBytes], "\(targets.values) vs \(report.targetAvailableBytes)")
+        try FillFolder(in: volume.url).release()
+    }
+}
+
+/// Targets seen by a progress callback on the filling thread.
+///
+/// `@unchecked Sendable`: `list` is read and written only under `lock`.
+private final class TargetLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [Int64] = []
+    func add(_ value: Int64) { lock.withLock { list.append(value) } }
+    var values: [Int64] { lock.withLock { list } }
 }
