@@ -114,6 +114,9 @@ enum Terminal {
 
     /// Whether standard output is a terminal.
     static var standardOutputIsTerminal: Bool { isatty(1) == 1 }
+
+    /// Whether standard input is a terminal (a person can be asked).
+    static var standardInputIsTerminal: Bool { isatty(0) == 1 }
 }
 
 /// A plain-text table with left-aligned columns.

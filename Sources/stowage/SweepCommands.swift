@@ -157,7 +157,9 @@ struct ClearCommand: ParsableCommand {
         discussion: """
             Only the location's own folder is emptied; in the default container on Linux that is \
             always a folder of the app's own. A location folder that is a link is refused; mount \
-            points inside are left alone; pinned files and folders, and writes in progress, are kept.
+            points inside are left alone; pinned files and folders, and writes in progress, are kept. \
+            Clearing a backed-up location (documents, applicationSupport, preferences, shared:<group>), \
+            which holds user data, asks first on a terminal and needs --yes otherwise.
             """
     )
 
@@ -167,6 +169,9 @@ struct ClearCommand: ParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Report what would be removed; remove nothing.")
     var dryRun = false
 
+    @Flag(help: "Clear a backed-up location without asking (needed when no terminal can be asked).")
+    var yes = false
+
     @OptionGroup var container: ContainerOptions
     @OptionGroup var units: UnitOptions
     @OptionGroup var output: OutputOptions
@@ -175,14 +180,36 @@ struct ClearCommand: ParsableCommand {
         let location = location
         let style = units.style
         let dryRun = dryRun
+        let confirmed = yes || dryRun || !location.policy.isBackedUp
+        let json = output.json
         try output.run {
-            let report = try Store(container: self.container.resolve()).clear(location, dryRun: dryRun)
+            let store = Store(container: try self.container.resolve())
+            if !confirmed { try Self.confirm(clearing: location, in: store, style: style, canAsk: !json) }
+            let report = try store.clear(location, dryRun: dryRun)
             for issue in report.issues { Terminal.standardError.problem(issue) }
             return Rendered(json: report) {
                 "\(dryRun ? "Would clear" : "Cleared") \(location.displayName) (\(DisplayPath.escaped(report.folder))): "
                     + "\(report.removed.count) files, \(ByteCount(report.freedAllocatedBytes).formatted(style)) \(dryRun ? "to free" : "freed")"
                     + (report.pinnedFiles > 0 ? "; \(report.pinnedFiles) pinned kept" : "") + ".\n"
             }
+        }
+    }
+
+    /// Asks before user data is removed: on a terminal, a yes/no question showing what would go;
+    /// elsewhere (a script, `--json`) a refusal naming `--yes`. Nothing to remove asks nothing.
+    static func confirm(clearing location: Location, in store: Store, style: ByteCountStyle, canAsk: Bool) throws {
+        let preview = try store.clear(location, dryRun: true)
+        guard !preview.removed.isEmpty else { return }
+        let what = "\(location.displayName) (\(DisplayPath.escaped(preview.folder))) holds backed-up user data: "
+            + "\(preview.removed.count) files, \(ByteCount(preview.freedAllocatedBytes).formatted(style))"
+        guard canAsk, Terminal.standardInputIsTerminal else {
+            throw StowageError(.refused, operation: .clear, location: location,
+                               reason: "\(what); pass --yes to clear it (or --dry-run to list what would go)")
+        }
+        Terminal.standardError.write("\(what). Remove them? This cannot be undone. [y/N] ")
+        let answer = (readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        guard answer == "y" || answer == "yes" else {
+            throw StowageError(.refused, operation: .clear, location: location, reason: "not confirmed; nothing was removed")
         }
     }
 }

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+/// `clear` of a location that holds user data (backed up) asks first, or needs `--yes`.
+@Suite("stowage clear asks before removing user data")
+struct ClearConfirmationCommandTests {
+    func makeDocuments(_ runner: CommandRunner) throws {
+        try FileManager.default.createDirectory(atPath: runner.folderPath + "/app/Documents", withIntermediateDirectories: true)
+        try Data("thesis".utf8).write(to: URL(filePath: runner.folderPath + "/app/Documents/thesis.txt"))
+    }
+
+    /// Runs the command with standard input from /dev/null: nobody to ask.
+    func runWithoutTerminal(_ runner: CommandRunner, _ arguments: String) throws -> ProcessResult {
+        let binary = try CommandRunner.binary().path(percentEncoded: false)
+        return try runProcess(URL(filePath: "/bin/sh"), ["-c", "exec \"$0\" \(arguments) < /dev/null", binary],
+                              environment: runner.environment, directory: runner.folder)
+    }
+
+    @Test("without a terminal, clearing Documents is refused unless --yes; caches and a dry run need nothing")
+    func refusedWithoutYes() throws {
+        let runner = try CommandRunner()
+        try makeDocuments(runner)
+        let refused = try runWithoutTerminal(runner, "clear documents --root app")
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("backed-up user data: 1 files") && refused.error.contains("--yes"), "\(refused.error)")
+        #expect(FileManager.default.fileExists(atPath: runner.folderPath + "/app/Documents/thesis.txt"))
+        #expect(try runWithoutTerminal(runner, "clear documents --root app --dry-run").status == 0)
+        #expect(try runWithoutTerminal(runner, "clear caches --root app").status == 0)
+        let json = try runWithoutTerminal(runner, "clear documents --root app --json")
+        #expect(json.status == 1 && json.output.contains("\"refused\""), "\(json.output)")
+        let yes = try runWithoutTerminal(runner, "clear documents --root app --yes")
+        #expect(yes.status == 0, "\(yes.error)")
+        #expect(!FileManager.default.fileExists(atPath: runner.folderPath + "/app/Documents/thesis.txt"))
+    }
+
+    @Test("on a terminal it asks, and only 'y' or 'yes' clears", arguments: [("n\n", false), ("\n", false), ("y\n", true)])
+    func asksOnATerminal(answer: String, clears: Bool) throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
+            print("SKIPPED: /usr/bin/script (util-linux) is missing; it gives the command a terminal")
+            try Test.cancel("needs script(1) for a pseudo-terminal")
+        }
+        let runner = try CommandRunner()
+        try makeDocuments(runner)
+        let binary = try CommandRunner.binary().path(percentEncoded: false)
+        // script gives the command a pseudo-terminal and passes it the answer typed on its input.
+        // (script runs its command in a shell of its own: the binary's path goes in as text.)
+        let command = "printf '\(answer.replacingOccurrences(of: "\n", with: "\\n"))' | /usr/bin/script -qec "
+            + "\"'\(binary)' clear documents --root app\" /dev/null"
+        let result = try runProcess(URL(filePath: "/bin/sh"), ["-c", command],
+                                    environment: runner.environment, directory: runner.folder)
+        #expect(result.output.contains("Remove them?"), "\(result.output) \(result.error)")
+        #expect(FileManager.default.fileExists(atPath: runner.folderPath + "/app/Documents/thesis.txt") == !clears,
+                "\(result.output)")
+        #expect((result.status == 0) == clears, "status \(result.status)")
+    }
+}
