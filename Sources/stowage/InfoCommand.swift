@@ -68,6 +68,8 @@ struct CapacityJSON: Encodable {
     var availableForOpportunisticUsage: Int64
     var reclaimable: Int64
     var simulated: Bool
+    var totalInodes: Int64?
+    var availableInodes: Int64?
 
     init(_ capacity: VolumeCapacity) {
         path = capacity.path
@@ -82,6 +84,8 @@ struct CapacityJSON: Encodable {
         availableForOpportunisticUsage = capacity.availableForOpportunisticUsage
         reclaimable = capacity.reclaimable
         simulated = capacity.isSimulated
+        totalInodes = capacity.totalInodes
+        availableInodes = capacity.availableInodes
     }
 }
 
@@ -125,6 +129,12 @@ struct CapacityView {
             lines.append(line)
         }
         lines.append("Block size".padding(toLength: 14, withPad: " ", startingAt: 0) + "\(capacity.blockSize) B")
+        if let total = capacity.totalInodes, let available = capacity.availableInodes {
+            // Running out of file nodes is "no space left on device" too, whatever the bytes say.
+            lines.append("Inodes".padding(toLength: 14, withPad: " ", startingAt: 0)
+                + "\(available) available of \(total)"
+                + (available < total / 100 ? "   fewer than 1% left: new files will fail" : ""))
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -59,4 +59,20 @@ struct InfoCommandTests {
         #expect(info.status == 0, "\(info.error)")
         #expect(info.output.contains("  \(dfPercent) used"), "df says \(dfPercent): \(info.output)")
     }
+
+    @Test("inode figures as df -i gives them, and a warning when fewer than 1% are left")
+    func inodes() throws {
+        let runner = try CommandRunner()
+        let volume = try ScratchVolume.mount(size: "4m", options: ["nr_inodes=200"], in: runner.folder)
+        for index in 0..<199 {
+            _ = FileManager.default.createFile(atPath: volume.path + "/f\(index)", contents: nil)
+        }
+        let json = try runner.run("info", volume.path, "--json").json()
+        let df = try runProcess(URL(filePath: "/bin/df"), ["--output=itotal,iavail", volume.path])
+        let figures = try #require(df.output.split(separator: "\n").last).split(separator: " ").compactMap { Int64($0) }
+        #expect(json["totalInodes"] as? Int64 == figures.first)
+        #expect(json["availableInodes"] as? Int64 == figures.last)
+        let text = try runner.run("info", volume.path).output
+        #expect(text.contains("Inodes") && text.contains("fewer than 1% left"), "\(text)")
+    }
 }

@@ -44,6 +44,13 @@ public struct VolumeCapacity: Sendable, Hashable, Codable {
     public var reclaimable: Int64
     /// Whether the figures are simulated (see ``SimulatedCapacity``).
     public var isSimulated: Bool
+    /// The file nodes (inodes) the volume has in all, or `nil` where its file system does not
+    /// count them (btrfs, for one, makes them as it goes).
+    public var totalInodes: Int64?
+    /// The file nodes an ordinary writer can still create: when they run out, creating a file
+    /// fails with "no space left on device" however many bytes are available. `nil` as
+    /// ``totalInodes``.
+    public var availableInodes: Int64?
 
     /// Space in use: ``total`` - ``free``.
     public var used: Int64 { max(0, total - free) }
@@ -78,6 +85,8 @@ public struct VolumeCapacity: Sendable, Hashable, Codable {
         fileSystemType = statistics.fileSystemType
         blockSize = max(1, statistics.blockSize)
         self.reclaimable = reclaimable
+        totalInodes = statistics.totalInodes
+        availableInodes = statistics.availableInodes
         if let simulated {
             total = simulated.total ?? statistics.total
             available = min(simulated.available, total)

@@ -24,7 +24,9 @@ extension VolumeStatistics {
             device: status.device,
             mountPoint: point, fileSystemType: type,
             systemImportant: values?.volumeAvailableCapacityForImportantUsage,
-            systemOpportunistic: values?.volumeAvailableCapacityForOpportunisticUsage)
+            systemOpportunistic: values?.volumeAvailableCapacityForOpportunisticUsage,
+            totalInodes: figures.f_files > 0 ? Int64(figures.f_files) : nil,
+            availableInodes: figures.f_files > 0 ? Int64(figures.f_ffree) : nil)
     }
 }
 #endif

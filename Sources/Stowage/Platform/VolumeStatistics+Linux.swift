@@ -21,7 +21,9 @@ extension VolumeStatistics {
             free: Int64(figures.f_bfree) * unit,
             device: status.device,
             mountPoint: mount?.point, fileSystemType: mount?.type,
-            systemImportant: nil, systemOpportunistic: nil)
+            systemImportant: nil, systemOpportunistic: nil,
+            totalInodes: figures.f_files > 0 ? Int64(figures.f_files) : nil,
+            availableInodes: figures.f_files > 0 ? Int64(figures.f_favail) : nil)
     }
 
     /// The mount of `device` whose mount point is the longest prefix of `path`.

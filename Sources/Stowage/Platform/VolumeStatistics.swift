@@ -18,4 +18,8 @@ struct VolumeStatistics: Sendable, Equatable {
     /// `...ForOpportunisticUsage`), where the platform has them.
     var systemImportant: Int64?
     var systemOpportunistic: Int64?
+    /// `f_files` and `f_favail` (`f_ffree` on Darwin): file nodes in all and left for an
+    /// ordinary writer; `nil` where the file system does not count them (it reports 0 in all).
+    var totalInodes: Int64? = nil
+    var availableInodes: Int64? = nil
 }
