@@ -132,12 +132,55 @@ int cstowage_mount_id(int fd, uint64_t *mount_id) {
 }
 
 #if defined(__linux__) || defined(__APPLE__)
-/// The attribute of a regular file or folder `name` in `directory`, read by opening it (never a
-/// link, a device or a pipe, whose opening could have effects).
-static ssize_t getxattr_by_opening(int directory, const char *name, const char *attribute, void *value, size_t size) {
+/// Opens the regular file or folder `name` in `directory` to read its attributes: never a link,
+/// a device or a pipe, whose opening could have effects. Returns the descriptor; -1 with errno;
+/// or -2 for an entry of another kind, which has no attributes to read here.
+static int open_for_attributes(int directory, const char *name) {
     struct stat status;
     if (fstatat(directory, name, &status, AT_SYMLINK_NOFOLLOW) != 0) return -1;
-    if (!S_ISREG(status.st_mode) && !S_ISDIR(status.st_mode)) {
+    if (!S_ISREG(status.st_mode) && !S_ISDIR(status.st_mode)) return -2;
+    return openat(directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+}
+
+/// Closes `fd`, keeping the errno of the call made before.
+static ssize_t close_keeping_errno(int fd, ssize_t result) {
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return result;
+}
+#endif
+
+#if defined(__linux__)
+/// Writes `/proc/self/fd/<directory>/<name>` into `path`: the entry, reachable by path without
+/// opening it. Returns 0, or -1 when it does not fit.
+static int proc_path(char path[64 + 256], int directory, const char *name) {
+    int length = snprintf(path, 64 + 256, "/proc/self/fd/%d/%s", directory, name);
+    return length > 0 && length < 64 + 256 ? 0 : -1;
+}
+
+/// After a call through `proc_path` failed: whether its errno is the answer (1), or the fallback
+/// that opens the entry must answer instead (0: /proc is not there).
+static int proc_answer_is_final(void) {
+    int saved = errno;
+    int final = saved != ENOENT || access("/proc/self/fd", X_OK) == 0;
+    errno = saved;  // a real answer about the entry (ENOENT: it is gone)
+    return final;
+}
+#endif
+
+ssize_t cstowage_getxattr_at(int directory, const char *name, const char *attribute, void *value, size_t size) {
+#if defined(__linux__)
+    char path[64 + 256];
+    if (proc_path(path, directory, name) == 0) {
+        ssize_t result = lgetxattr(path, attribute, value, size);
+        if (result >= 0 || proc_answer_is_final()) return result;
+    }
+#endif
+#if defined(__linux__) || defined(__APPLE__)
+    // No /proc (or a name too long for the buffer), or Darwin: open the entry itself.
+    int fd = open_for_attributes(directory, name);
+    if (fd == -2) {
 #if defined(__APPLE__)
         errno = ENOATTR;
 #else
@@ -145,37 +188,12 @@ static ssize_t getxattr_by_opening(int directory, const char *name, const char *
 #endif
         return -1;
     }
-    int fd = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) return -1;
 #if defined(__APPLE__)
-    ssize_t result = fgetxattr(fd, attribute, value, size, 0, 0);  // XATTR_NOFOLLOW is EINVAL on a descriptor
+    return close_keeping_errno(fd, fgetxattr(fd, attribute, value, size, 0, 0));  // XATTR_NOFOLLOW is EINVAL on a descriptor
 #else
-    ssize_t result = fgetxattr(fd, attribute, value, size);
+    return close_keeping_errno(fd, fgetxattr(fd, attribute, value, size));
 #endif
-    int saved = errno;
-    close(fd);
-    errno = saved;
-    return result;
-}
-#endif
-
-ssize_t cstowage_getxattr_at(int directory, const char *name, const char *attribute, void *value, size_t size) {
-#if defined(__linux__)
-    char path[64 + 256];
-    int length = snprintf(path, sizeof path, "/proc/self/fd/%d/%s", directory, name);
-    if (length > 0 && (size_t)length < sizeof path) {
-        ssize_t result = lgetxattr(path, attribute, value, size);
-        if (result >= 0) return result;
-        int saved = errno;
-        if (saved != ENOENT || access("/proc/self/fd", X_OK) == 0) {
-            errno = saved;  // a real answer about the entry (ENOENT: it is gone)
-            return -1;
-        }
-    }
-    // No /proc (or a name too long for the buffer): open the entry itself.
-    return getxattr_by_opening(directory, name, attribute, value, size);
-#elif defined(__APPLE__)
-    return getxattr_by_opening(directory, name, attribute, value, size);
 #else
     (void)directory; (void)name; (void)attribute; (void)value; (void)size;
     errno = ENOTSUP;
@@ -183,43 +201,23 @@ ssize_t cstowage_getxattr_at(int directory, const char *name, const char *attrib
 #endif
 }
 
-#if defined(__linux__) || defined(__APPLE__)
-/// The attribute names of a regular file or folder `name` in `directory`, read by opening it
-/// (never a link, a device or a pipe, whose opening could have effects: those list none here).
-static ssize_t listxattr_by_opening(int directory, const char *name, char *list, size_t size) {
-    struct stat status;
-    if (fstatat(directory, name, &status, AT_SYMLINK_NOFOLLOW) != 0) return -1;
-    if (!S_ISREG(status.st_mode) && !S_ISDIR(status.st_mode)) return 0;
-    int fd = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) return -1;
-#if defined(__APPLE__)
-    ssize_t result = flistxattr(fd, list, size, 0);
-#else
-    ssize_t result = flistxattr(fd, list, size);
-#endif
-    int saved = errno;
-    close(fd);
-    errno = saved;
-    return result;
-}
-#endif
-
 ssize_t cstowage_listxattr_at(int directory, const char *name, char *list, size_t size) {
 #if defined(__linux__)
     char path[64 + 256];
-    int length = snprintf(path, sizeof path, "/proc/self/fd/%d/%s", directory, name);
-    if (length > 0 && (size_t)length < sizeof path) {
+    if (proc_path(path, directory, name) == 0) {
         ssize_t result = llistxattr(path, list, size);
-        if (result >= 0) return result;
-        int saved = errno;
-        if (saved != ENOENT || access("/proc/self/fd", X_OK) == 0) {
-            errno = saved;  // a real answer about the entry (ENOENT: it is gone)
-            return -1;
-        }
+        if (result >= 0 || proc_answer_is_final()) return result;
     }
-    return listxattr_by_opening(directory, name, list, size);
-#elif defined(__APPLE__)
-    return listxattr_by_opening(directory, name, list, size);
+#endif
+#if defined(__linux__) || defined(__APPLE__)
+    int fd = open_for_attributes(directory, name);
+    if (fd == -2) return 0;  // no attributes listed for an entry of another kind
+    if (fd < 0) return -1;
+#if defined(__APPLE__)
+    return close_keeping_errno(fd, flistxattr(fd, list, size, 0));
+#else
+    return close_keeping_errno(fd, flistxattr(fd, list, size));
+#endif
 #else
     (void)directory; (void)name; (void)list; (void)size;
     errno = ENOTSUP;
