@@ -167,6 +167,29 @@ struct SafeDestructionCommandTests {
         #expect(FileManager.default.fileExists(atPath: runner.folderPath + "/home/Documents/thesis.txt"))
     }
 
+    @Test("clear of a container whose root cannot be read (only passed through) is refused, not cleared unchecked")
+    func unreadableRoot() throws {
+        let runner = try CommandRunner()
+        let app = runner.folderPath + "/app"
+        try FileManager.default.createDirectory(atPath: app + "/Library/Caches", withIntermediateDirectories: true)
+        try Data("cached".utf8).write(to: URL(filePath: app + "/Library/Caches/c.bin"))
+        _ = try runProcess(URL(filePath: "/bin/chmod"), ["-R", "a+rX", runner.folderPath])
+        _ = try runProcess(URL(filePath: "/bin/chown"), ["-R", "65534:65534", app])
+        _ = try runProcess(URL(filePath: "/bin/chmod"), ["0311", app])  // write and search, no read
+        let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+        let check = try runProcess(URL(filePath: "/usr/bin/setpriv"), nobody + ["/usr/bin/true"])
+        if check.status != 0 {
+            print("SKIPPED: cannot run as an unprivileged user: \(check.error)")
+            try Test.cancel("setpriv to an unprivileged user is refused here")
+        }
+        let binary = try CommandRunner.binary().path(percentEncoded: false)
+        let result = try runProcess(URL(filePath: "/usr/bin/setpriv"), nobody + [binary, "clear", "caches", "--root", app],
+                                    environment: runner.environment, directory: runner.folder)
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.error.contains("permission denied"), "\(result.error)")
+        #expect(FileManager.default.fileExists(atPath: app + "/Library/Caches/c.bin"))
+    }
+
     private func statvfsAvailable(_ path: String) -> Int64 {
         var figures = statvfs()
         guard statvfs(path, &figures) == 0 else { return -1 }

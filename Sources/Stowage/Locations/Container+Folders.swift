@@ -56,7 +56,14 @@ extension Container {
     func refuseSystemRoot(for operation: StowageError.Operation) throws {
         guard kind == .rooted, let root else { return }
         let path = root.fileSystemPath
-        guard let folder = try? OpenFile.openFolder(atPath: path, followingLinks: true) else { return }  // nothing there to delete
+        let folder: OpenFile
+        do {
+            folder = try OpenFile.openFolder(atPath: path, followingLinks: true)
+        } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+            return  // no root yet: nothing there to delete
+        } catch let error as SystemCallError {
+            throw StowageError(error, operation: operation, path: path)  // cannot tell what it is: do not go on
+        }
         if let reason = try ProtectedFolders.protection(of: folder) {
             throw StowageError(.refused, operation: operation, path: path,
                                reason: "the container's root: \(reason); its locations would be the system's or your own folders")
