@@ -117,7 +117,7 @@ hyperfine --style basic --warmup 1 --runs "$runs" --export-json "$scratch/times.
 inside_total=0
 for ((run = 0; run < runs; run++)); do
     sh -c "$clean"
-    seconds=$("$stowage" fill "$volume" --leave "$goal" --method allocate --json | tail -n1 | jq -r '.report.seconds')
+    seconds=$("$stowage" fill "$volume" --leave "$goal" --method allocate --json | jq -r '.elapsedSeconds')
     inside_total=$(echo "$inside_total + $seconds" | bc -l)
 done
 sh -c "$clean"

@@ -57,7 +57,7 @@ struct WatchCommand: AsyncParsableCommand {
     var interval: AgeArgument = AgeArgument(argument: "60s")!
 
     @OptionGroup var container: ContainerOptions
-    @OptionGroup var output: OutputOptions
+    @OptionGroup var output: StreamOutputOptions
 
     /// The intervals `--interval` accepts, in seconds: from 10 ms (a shorter one would spin a
     /// core to no purpose) to one year (365 days).
@@ -67,39 +67,51 @@ struct WatchCommand: AsyncParsableCommand {
         guard Self.intervalRange.contains(interval.seconds) else {
             throw ValidationError("--interval must be from 0.01s (10 milliseconds) to 365d (one year).")
         }
+        if output.json {
+            throw ValidationError("watch runs until stopped, so it has no one result: use --json-lines (one line per event).")
+        }
     }
 
     mutating func run() async throws {
         let container = try resolvedContainer()
         let watcher = PressureWatcher(container: container, threshold: available.bytes,
                                       interval: Self.checkInterval(interval))
-        let json = output.json
+        let output = output
+        let lines = output.jsonLines
         let log: @Sendable (String) -> Void = { line in
             let stamp = ISO8601DateFormatter().string(from: Date())
             FileHandle.standardOutput.write(Data("\(stamp) \(line)\n".utf8))
         }
-        if !json { log("watching \(DisplayPath.escaped(DisplayPath.of(try container.url(for: .documents)))): keeping \(ByteCount(available.bytes).formatted()) available") }
+        let folder = DisplayPath.of(try container.url(for: .documents))
+        if lines {
+            output.emit("started", WatchStartedJSON(folder: folder, targetAvailableBytes: available.bytes, intervalSeconds: interval.seconds))
+        } else {
+            log("watching \(DisplayPath.escaped(folder)): keeping \(ByteCount(available.bytes).formatted()) available")
+        }
         // The trap is set before the first check can log anything, so a SIGTERM sent as soon as
         // a line appears stops the watch cleanly instead of killing it.
         let stopping = Cancellation()
         let stop = SignalTrap(signals: [SIGINT, SIGTERM]) { stopping.cancel() }
         let task = Task {
             try await watcher.run(onEvent: { event in
-                if json {
-                    if let relief = event.relief, let text = try? JSONOutput.line(WatchReliefJSON(event.date, relief)) {
-                        FileHandle.standardOutput.write(Data((text + "\n").utf8))
-                    }
-                } else if event.relief != nil {
+                guard let relief = event.relief else { return }
+                if lines {
+                    output.emit("relief", WatchReliefJSON(relief))
+                } else {
                     log(DisplayPath.escaped(event.description))
                 }
             }, onError: { error in
-                Terminal.standardError.problem("\(error)")
+                if let error = error as? StowageError {
+                    output.report(error)
+                } else {
+                    Terminal.standardError.problem("\(error)")
+                }
             })
         }
         stopping.attach(task)
         _ = await task.result
         stop.cancel()
-        if !json { log("stopped") }
+        if lines { output.emit("stopped") } else { log("stopped") }
     }
 
     /// The interval as a `Duration`; within ``intervalRange`` (which `validate()` ensures),
@@ -118,16 +130,22 @@ struct WatchCommand: AsyncParsableCommand {
     }
 }
 
-/// One relief of `watch --json`, one JSON line: when, what was available and wanted, and what
-/// each location gave (not every file: a watch runs for days; `relieve --json` lists files).
+/// The figures of the `started` event of `watch --json-lines`.
+struct WatchStartedJSON: Encodable {
+    var folder: String
+    var targetAvailableBytes: Int64
+    var intervalSeconds: Double
+}
+
+/// The figures of a `relief` event of `watch --json-lines`: what was available and wanted, and
+/// what each location gave (not every file: a watch runs for days; `relieve --json` lists files).
 struct WatchReliefJSON: Encodable {
     struct Step: Encodable {
         var location: String
-        var removedFiles: Int
+        var removedFileCount: Int
         var freedAllocatedBytes: Int64
     }
 
-    var date: Date
     var availableBytesBefore: Int64
     var targetAvailableBytes: Int64
     var freedAllocatedBytes: Int64
@@ -135,15 +153,14 @@ struct WatchReliefJSON: Encodable {
     var isSimulated: Bool
     var steps: [Step]
 
-    init(_ date: Date, _ relief: ReliefReport) {
-        self.date = date
+    init(_ relief: ReliefReport) {
         availableBytesBefore = relief.availableBytesBefore
         targetAvailableBytes = relief.targetAvailableBytes
         freedAllocatedBytes = relief.freedAllocatedBytes
         isSatisfied = relief.isSatisfied
         isSimulated = relief.isSimulated
         steps = relief.steps.map {
-            Step(location: $0.location, removedFiles: $0.report.removed.count, freedAllocatedBytes: $0.report.freedAllocatedBytes)
+            Step(location: $0.location, removedFileCount: $0.report.removed.count, freedAllocatedBytes: $0.report.freedAllocatedBytes)
         }
     }
 }

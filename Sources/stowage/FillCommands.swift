@@ -67,9 +67,12 @@ struct FillCommand: AsyncParsableCommand {
 
     @OptionGroup var container: ContainerOptions
     @OptionGroup var units: UnitOptions
-    @OptionGroup var output: OutputOptions
+    @OptionGroup var output: StreamOutputOptions
 
     func validate() throws {
+        if hold && output.json {
+            throw ValidationError("--hold reports two events (holding, then released): use --json-lines.")
+        }
         if status {
             if leave != nil || consume != nil || hold { throw ValidationError("--status takes no goal and no --hold.") }
         } else if (leave == nil) == (consume == nil) {
@@ -80,6 +83,7 @@ struct FillCommand: AsyncParsableCommand {
     mutating func run() async throws {
         let style = units.style
         let output = output
+        let document = output.document
         let folder: URL
         do {
             folder = try FillPaths.folder(path, container: container, creating: !status)
@@ -88,9 +92,9 @@ struct FillCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         if status {
-            try output.run {
+            try document.run {
                 let status = try FillFolder(in: folder).status()
-                return Rendered(json: FillStatusJSON(folder: FillFolder(in: folder).url.path(percentEncoded: false), status: status)) {
+                return Rendered(json: FillStatusJSON(folder: DisplayPath.of(FillFolder(in: folder).url), status: status)) {
                     FillView.render(status, in: folder, style: style)
                 }
             }
@@ -99,7 +103,7 @@ struct FillCommand: AsyncParsableCommand {
         let plan: FillPlan
         let goal = leave?.goal ?? .consuming(consume?.bytes ?? 0)
         plan = FillPlan(volume: folder, goal: goal, method: method, chunkSize: chunk?.bytes, isForced: force)
-        let events = FillEvents(json: output.json || !Terminal.standardOutputIsTerminal, style: style)
+        let events = FillEvents(output: output, style: style)
         do {
             if hold {
                 try await runHolding(plan, events: events)
@@ -186,37 +190,39 @@ enum FillPaths {
     }
 }
 
-/// What `fill` prints as it goes: a progress bar on a terminal, JSON lines otherwise.
+/// What `fill` prints: a progress bar on a terminal (standard error) and the result as text;
+/// or the result as one JSON document (`--json`); or each event as a line of JSON as it happens
+/// (`--json-lines`: `progress` at most twice a second, `filled` or `holding`, `released`).
 final class FillEvents: @unchecked Sendable {
-    let json: Bool
+    let output: StreamOutputOptions
     let style: ByteCountStyle
     private let line = ProgressLine(enabled: Terminal.standardErrorIsTerminal, after: .zero)
     private let lock = NSLock()
     private var lastLine = ContinuousClock.now - .seconds(1)
 
-    init(json: Bool, style: ByteCountStyle) {
-        self.json = json
+    init(output: StreamOutputOptions, style: ByteCountStyle) {
+        self.output = output
         self.style = style
     }
 
     func progress(_ progress: FillProgress) {
-        if json {
-            let now = ContinuousClock.now
-            let due: Bool = lock.withLock {
-                guard now - lastLine >= .milliseconds(500) else { return false }
-                lastLine = now
-                return true
-            }
-            if due { emit(FillEventJSON(event: "progress", progress: progress)) }
-        } else {
-            line.show(FillView.bar(progress, style: style))
+        line.show(FillView.bar(progress, style: style))
+        guard output.jsonLines else { return }
+        let now = ContinuousClock.now
+        let due: Bool = lock.withLock {
+            guard now - lastLine >= .milliseconds(500) else { return false }
+            lastLine = now
+            return true
         }
+        if due { output.emit("progress", progress) }
     }
 
     func filled(_ report: FillReport, holding: Bool) {
         clearProgress()
-        if json {
-            emit(FillEventJSON(event: holding ? "holding" : "filled", report: report))
+        if output.jsonLines {
+            output.emit(holding ? "holding" : "filled", report)
+        } else if output.json {
+            if let text = try? JSONOutput.encode(report) { print(text) }
         } else {
             print(FillView.render(report, style: style), terminator: "")
             if holding { print("Holding the space: press Ctrl-C (or send SIGTERM) to give it back.") }
@@ -224,31 +230,33 @@ final class FillEvents: @unchecked Sendable {
     }
 
     func released(availableAfter: Int64) {
-        if json {
-            emit(FillEventJSON(event: "released", availableAfter: availableAfter))
+        if output.jsonLines {
+            output.emit("released", ReleasedJSON(availableBytes: availableAfter))
         } else {
             print("Released: \(ByteCount(availableAfter).formatted(style)) available now.")
         }
     }
 
     func clearProgress() { line.clear() }
-
-    private func emit<Value: Encodable>(_ value: Value) {
-        guard let text = try? JSONOutput.line(value) else { return }
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
-    }
 }
 
-struct FillEventJSON: Encodable {
-    var event: String
-    var progress: FillProgress?
-    var report: FillReport?
-    var availableAfter: Int64?
+/// The figures of a `released` event: the volume's available bytes once the held space is back.
+struct ReleasedJSON: Encodable {
+    var availableBytes: Int64
 }
 
+/// `fill --status --json`: the fill folder, and what it holds (`null` when nothing was filled).
 struct FillStatusJSON: Encodable {
     var folder: String
     var status: FillStatus?
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(folder, forKey: .folder)
+        try container.encode(status, forKey: .status)
+    }
+
+    private enum CodingKeys: String, CodingKey { case folder, status }
 }
 
 enum FillView {

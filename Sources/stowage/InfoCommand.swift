@@ -31,7 +31,7 @@ struct InfoCommand: ParsableCommand {
                 capacity = try self.container.resolve().capacity(of: .documents)
             }
             let style = units.style
-            return Rendered(json: CapacityJSON(capacity)) { CapacityView(capacity: capacity, style: style).render() }
+            return Rendered(json: capacity) { CapacityView(capacity: capacity, style: style).render() }
         }
     }
 }
@@ -52,41 +52,6 @@ struct UnitOptions: ParsableArguments {
     @Flag var units: Units = .si
 
     var style: ByteCountStyle { units == .si ? .decimal : .binary }
-}
-
-/// The capacity figures as JSON: exact byte counts.
-struct CapacityJSON: Encodable {
-    var path: String
-    var mountPoint: String?
-    var fileSystemType: String?
-    var blockSize: Int64
-    var total: Int64
-    var used: Int64
-    var available: Int64
-    var free: Int64
-    var availableForImportantUsage: Int64
-    var availableForOpportunisticUsage: Int64
-    var reclaimable: Int64
-    var simulated: Bool
-    var totalInodes: Int64?
-    var availableInodes: Int64?
-
-    init(_ capacity: VolumeCapacity) {
-        path = capacity.path
-        mountPoint = capacity.mountPoint
-        fileSystemType = capacity.fileSystemType
-        blockSize = capacity.blockSize
-        total = capacity.total
-        used = capacity.used
-        available = capacity.available
-        free = capacity.free
-        availableForImportantUsage = capacity.availableForImportantUsage
-        availableForOpportunisticUsage = capacity.availableForOpportunisticUsage
-        reclaimable = capacity.reclaimable
-        simulated = capacity.isSimulated
-        totalInodes = capacity.totalInodes
-        availableInodes = capacity.availableInodes
-    }
 }
 
 /// The capacity figures for people: a usage bar and aligned figures.

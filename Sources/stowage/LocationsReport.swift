@@ -7,6 +7,16 @@ struct LocationsReport: Encodable {
         var kind: String
         var appIdentifier: String?
         var root: String?
+
+        /// Every key, `null` when not known (the JSON vocabulary: keys are never left out).
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(kind, forKey: .kind)
+            try container.encode(appIdentifier, forKey: .appIdentifier)
+            try container.encode(root, forKey: .root)
+        }
+
+        private enum CodingKeys: String, CodingKey { case kind, appIdentifier, root }
     }
 
     struct LocationInfo: Encodable {
@@ -22,6 +32,11 @@ struct LocationsReport: Encodable {
         /// Logical bytes of everything in the folder.
         var logicalBytes: Int64
         var files: Int
+
+        private enum CodingKeys: String, CodingKey {
+            case identifier, name, path, purgePriority, exists, allocatedBytes, logicalBytes
+            case backedUp = "isBackedUp", userVisible = "isUserVisible", files = "fileCount"
+        }
     }
 
     var container: ContainerInfo
@@ -78,6 +93,6 @@ struct LocationsReport: Encodable {
 /// The overview `stowage` prints with no subcommand.
 struct OverviewJSON: Encodable {
     var container: LocationsReport.ContainerInfo
-    var capacity: CapacityJSON
+    var capacity: VolumeCapacity
     var locations: [LocationsReport.LocationInfo]
 }

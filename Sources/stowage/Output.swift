@@ -27,13 +27,63 @@ struct OutputOptions: ParsableArguments {
 
     func report(_ error: StowageError) {
         Terminal.standardError.write("stowage: \(DisplayPath.escaped(error.description))\n")
-        if json {
-            let body = ErrorJSON(error: .init(
-                code: error.code.description, operation: error.operation.name,
-                location: error.location?.identifier, path: error.path,
-                errno: error.errno.map(Int.init), message: error.description))
-            if let text = try? JSONOutput.encode(body) { print(text) }
+        if json, let text = try? JSONOutput.encode(ErrorJSON(error)) { print(text) }
+    }
+}
+
+/// `--json` and `--json-lines`, for the commands whose work is a stream of events (`fill`,
+/// `watch`): one JSON document at the end, or one line of JSON per event as it happens.
+struct StreamOutputOptions: ParsableArguments {
+    /// `--json`, as every command has it. (The same option group type as the root command's:
+    /// ArgumentParser hands a parent's parsed group to a child of the same type, whereas a
+    /// second `--json` of another type would never see the flag, which the root consumes first.)
+    @OptionGroup var document: OutputOptions
+
+    @Flag(name: .customLong("json-lines"),
+          help: "Print each event as one line of JSON as it happens (JSON Lines: event, date, figures).")
+    var jsonLines = false
+
+    /// Whether `--json` was given.
+    var json: Bool { document.json }
+
+    func validate() throws {
+        if json && jsonLines { throw ValidationError("Give --json or --json-lines, not both.") }
+    }
+
+    /// Prints `event` as one line of JSON: `{"event": name, "date": now, ...payload}`.
+    func emit(_ event: String, _ payload: some Encodable = EmptyPayload()) {
+        guard let text = try? JSONOutput.line(EventLine(event: event, date: Date(), payload: payload)) else { return }
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    /// Reports `error` on standard error and, with `--json-lines`, as an `error` event (with
+    /// `--json`, as the document).
+    func report(_ error: StowageError) {
+        if jsonLines {
+            Terminal.standardError.write("stowage: \(DisplayPath.escaped(error.description))\n")
+            emit("error", ErrorJSON(error))
+        } else {
+            document.report(error)
         }
+    }
+}
+
+/// An event with no figures of its own.
+struct EmptyPayload: Encodable {}
+
+/// One line of `--json-lines`: the event's name and time, then the payload's own keys.
+struct EventLine<Payload: Encodable>: Encodable {
+    var event: String
+    var date: Date
+    var payload: Payload
+
+    private enum CodingKeys: String, CodingKey { case event, date }
+
+    func encode(to encoder: any Encoder) throws {
+        try payload.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(event, forKey: .event)
+        try container.encode(date, forKey: .date)
     }
 }
 
@@ -93,8 +143,29 @@ struct ErrorJSON: Encodable {
         var path: String?
         var errno: Int?
         var message: String
+
+        /// Every key, `null` when not known (the JSON vocabulary: keys are never left out).
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(code, forKey: .code)
+            try container.encode(operation, forKey: .operation)
+            try container.encode(location, forKey: .location)
+            try container.encode(path, forKey: .path)
+            try container.encode(errno, forKey: .errno)
+            try container.encode(message, forKey: .message)
+        }
+
+        private enum CodingKeys: String, CodingKey { case code, operation, location, path, errno, message }
     }
     var error: Body
+
+    init(error: Body) { self.error = error }
+
+    init(_ error: StowageError) {
+        self.error = Body(code: error.code.description, operation: error.operation.name,
+                          location: error.location?.identifier, path: error.path,
+                          errno: error.errno.map(Int.init), message: error.description)
+    }
 }
 
 enum Terminal {

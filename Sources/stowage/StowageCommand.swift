@@ -29,7 +29,8 @@ struct StowageCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     /// ArgumentParser's main, plus one thing: with `--json`, a usage error is also printed as
-    /// `{"error": {...}}` on standard output, as every other failure is (status 64 all the same).
+    /// `{"error": {...}}` on standard output, as every other failure is (with `--json-lines`, as
+    /// an `error` event); the status is 64 all the same.
     static func main() async {
         do {
             var command = try parseAsRoot()
@@ -39,10 +40,15 @@ struct StowageCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            if exitCode(for: error).rawValue == ExitStatus.usage, CommandLine.arguments.dropFirst().contains("--json") {
+            let arguments = CommandLine.arguments.dropFirst().prefix { $0 != "--" }
+            if exitCode(for: error).rawValue == ExitStatus.usage, arguments.contains("--json") || arguments.contains("--json-lines") {
                 let body = ErrorJSON(error: .init(code: "usage", operation: "parse arguments", location: nil, path: nil,
                                                   errno: nil, message: message(for: error)))
-                if let text = try? JSONOutput.encode(body) { print(text) }
+                if arguments.contains("--json-lines") {
+                    if let text = try? JSONOutput.line(EventLine(event: "error", date: Date(), payload: body)) { print(text) }
+                } else if let text = try? JSONOutput.encode(body) {
+                    print(text)
+                }
             }
             exit(withError: error)
         }
@@ -54,7 +60,7 @@ struct StowageCommand: AsyncParsableCommand {
             let style = units.style
             let report = try LocationsReport(container: container, groups: self.groups.groups, style: style)
             let capacity = try container.capacity(of: .documents)
-            let json = OverviewJSON(container: report.container, capacity: CapacityJSON(capacity), locations: report.locations)
+            let json = OverviewJSON(container: report.container, capacity: capacity, locations: report.locations)
             return Rendered(json: json) {
                 CapacityView(capacity: capacity, style: style).render() + "\n" + report.renderHuman()
             }

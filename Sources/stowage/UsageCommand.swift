@@ -80,11 +80,11 @@ struct UsageCommand: AsyncParsableCommand {
 struct UsageJSON: Encodable {
     var allocatedBytes: Int64
     var logicalBytes: Int64
-    var files: Int
-    var folders: Int
-    var symbolicLinks: Int
-    var others: Int
-    var hardLinksCountedOnce: Int
+    var fileCount: Int
+    var folderCount: Int
+    var symbolicLinkCount: Int
+    var otherCount: Int
+    var skippedHardLinkCount: Int
     var roots: [UsageTotals]
     var breakdown: [UsageItem]
     var largestFiles: [UsageItem]
@@ -93,11 +93,11 @@ struct UsageJSON: Encodable {
     init(_ report: UsageReport) {
         allocatedBytes = report.total.allocatedBytes
         logicalBytes = report.total.logicalBytes
-        files = report.total.files
-        folders = report.total.folders
-        symbolicLinks = report.total.symbolicLinks
-        others = report.total.others
-        hardLinksCountedOnce = report.hardLinksCountedOnce
+        fileCount = report.total.files
+        folderCount = report.total.folders
+        symbolicLinkCount = report.total.symbolicLinks
+        otherCount = report.total.others
+        skippedHardLinkCount = report.hardLinksCountedOnce
         roots = report.roots
         breakdown = report.breakdown
         largestFiles = report.largestFiles

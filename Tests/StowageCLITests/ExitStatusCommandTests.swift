@@ -65,7 +65,7 @@ struct ExitStatusCommandTests {
         try Data(count: 10).write(to: URL(filePath: runner.folderPath + "/cache/f"))
         let sweep = try runner.run("sweep", "cache", "--max-count", "0", "--dry-run", "--json").json()
         let removed = try #require((sweep["removed"] as? [[String: Any]])?.first)
-        let lastAccess = try #require(removed["lastAccess"] as? String, "\(removed)")
+        let lastAccess = try #require(removed["lastAccessDate"] as? String, "\(removed)")
         #expect(ISO8601DateFormatter().date(from: lastAccess) != nil, "\(lastAccess)")
     }
 

@@ -9,13 +9,13 @@ struct InfoCommandTests {
         let result = try runner.run("info", runner.folderPath, "--json")
         #expect(result.status == 0, "\(result.error)")
         let json = try result.json()
-        let total = try #require(json["total"] as? Int64)
-        let available = try #require(json["available"] as? Int64)
-        let opportunistic = try #require(json["availableForOpportunisticUsage"] as? Int64)
+        let total = try #require(json["totalBytes"] as? Int64)
+        let available = try #require(json["availableBytes"] as? Int64)
+        let opportunistic = try #require(json["availableForOpportunisticUsageBytes"] as? Int64)
         #expect(total > 0 && available <= total)
         #expect(opportunistic == max(0, available - min(total * 15 / 100, 4 << 30)))
-        #expect(json["simulated"] as? Bool == false)
-        #expect(json["blockSize"] as? Int64 == 4096)
+        #expect(json["isSimulated"] as? Bool == false)
+        #expect(json["blockSizeBytes"] as? Int64 == 4096)
     }
 
     @Test("shows simulated figures from the environment, in the chosen units")
@@ -30,8 +30,8 @@ struct InfoCommandTests {
         #expect(text.output.contains("190.7 MiB"))
         #expect(!text.output.contains(" MB"), "one system of units only")
         let json = try runner.run("info", "--json", environment: environment).json()
-        #expect(json["available"] as? Int64 == 200_000_000)
-        #expect(json["simulated"] as? Bool == true)
+        #expect(json["availableBytes"] as? Int64 == 200_000_000)
+        #expect(json["isSimulated"] as? Bool == true)
         let overview = try runner.run(environment: environment)
         #expect(overview.output.contains("SIMULATED"))
         #expect(overview.output.contains("200 MB"))
@@ -70,8 +70,8 @@ struct InfoCommandTests {
         let json = try runner.run("info", volume.path, "--json").json()
         let df = try runProcess(URL(filePath: "/bin/df"), ["--output=itotal,iavail", volume.path])
         let figures = try #require(df.output.split(separator: "\n").last).split(separator: " ").compactMap { Int64($0) }
-        #expect(json["totalInodes"] as? Int64 == figures.first)
-        #expect(json["availableInodes"] as? Int64 == figures.last)
+        #expect(json["totalInodeCount"] as? Int64 == figures.first)
+        #expect(json["availableInodeCount"] as? Int64 == figures.last)
         let text = try runner.run("info", volume.path).output
         #expect(text.contains("Inodes") && text.contains("fewer than 1% left"), "\(text)")
     }

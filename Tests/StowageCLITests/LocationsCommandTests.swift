@@ -18,8 +18,8 @@ struct LocationsCommandTests {
         let documents = locations[0]
         #expect(documents["path"] as? String == runner.folderPath + "/app/Documents")
         #expect(documents["exists"] as? Bool == true)
-        #expect(documents["backedUp"] as? Bool == true)
-        #expect(documents["userVisible"] as? Bool == true)
+        #expect(documents["isBackedUp"] as? Bool == true)
+        #expect(documents["isUserVisible"] as? Bool == true)
         #expect(locations[2]["purgePriority"] as? String == "underPressure")
         #expect(locations[2]["exists"] as? Bool == false)
         #expect(locations[4]["purgePriority"] as? String == "anyTime")

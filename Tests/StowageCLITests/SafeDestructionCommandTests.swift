@@ -80,12 +80,15 @@ struct SafeDestructionCommandTests {
         #expect(text.contains("from temporary, caches"), "\(text) \(errorOutput)")
         #expect(errorOutput.isEmpty, "\(errorOutput)")
         // As JSON lines: one short line per relief, with its date, not every file removed.
-        let (jsonWatch, jsonOutput) = try runner.start(["watch", "--available", "1GB", "--interval", "0.2s", "--root", volume.path, "--json"],
+        let (jsonWatch, jsonOutput) = try runner.start(["watch", "--available", "1GB", "--interval", "0.2s", "--root", volume.path, "--json-lines"],
                                                        environment: ["STOWAGE_SIMULATED_AVAILABLE": "0"])
+        let started = jsonOutput.read(until: "\n")
         let line = jsonOutput.read(until: "\n")
         jsonWatch.terminate()
         jsonWatch.waitUntilExit()
+        #expect(started.contains(#""event":"started""#), "\(started)")
         let event = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+        #expect(event["event"] as? String == "relief", "\(line)")
         #expect((event["date"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) } != nil, "\(event)")
         #expect(event["steps"] is [[String: Any]] && !line.contains("\"removed\""), "\(line)")
         #expect(statvfsAvailable(volume.path) >= 200_000)

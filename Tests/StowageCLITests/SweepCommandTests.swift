@@ -68,7 +68,7 @@ struct SweepCommandTests {
         #expect(findings.first?["path"] as? String == "f0")
         let purgeable = try #require(json["purgeableUnderPressure"] as? [[String: Any]])
         #expect(purgeable.first?["location"] as? String == "temporary")
-        #expect(purgeable.first?["files"] as? Int == 3)
+        #expect(purgeable.first?["fileCount"] as? Int == 3)
     }
 
     @Test("watch relieves pressure, logs it, and stops cleanly on SIGTERM")

@@ -30,7 +30,7 @@ struct UsageCommandTests {
         let json = try result.json()
         #expect(json["allocatedBytes"] as? Int64 == (try Self.du(["-B1", root])))
         #expect(json["logicalBytes"] as? Int64 == (try Self.du(["-b", root])))
-        #expect(json["hardLinksCountedOnce"] as? Int == 1)
+        #expect(json["skippedHardLinkCount"] as? Int == 1)
         let text = try runner.run("usage", "--summarize", root)
         #expect(text.output.contains(root))
         #expect(text.output.hasPrefix("ALLOCATED"))

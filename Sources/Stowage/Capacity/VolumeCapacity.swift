@@ -114,6 +114,45 @@ public struct VolumeCapacity: Sendable, Hashable, Codable {
     }
 }
 
+extension VolumeCapacity {
+    /// The JSON names, in the vocabulary of every Stowage report (README, "JSON output"): byte
+    /// counts end in `Bytes`, counts in `Count`.
+    private enum CodingKeys: String, CodingKey {
+        case path, mountPoint, fileSystemType, isSimulated
+        case blockSize = "blockSizeBytes", total = "totalBytes", available = "availableBytes", free = "freeBytes"
+        case reclaimable = "reclaimableBytes"
+        case availableForImportantUsage = "availableForImportantUsageBytes"
+        case availableForOpportunisticUsage = "availableForOpportunisticUsageBytes"
+        case totalInodes = "totalInodeCount", availableInodes = "availableInodeCount"
+    }
+
+    /// Figures derived from the others: written, not read back.
+    private enum DerivedKeys: String, CodingKey {
+        case used = "usedBytes"
+    }
+
+    /// Encodes every figure, ``used`` included; the figures a file system does not give
+    /// (`mountPoint`, `fileSystemType`, the inode counts) are `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(path, forKey: .path)
+        try container.encode(mountPoint, forKey: .mountPoint)
+        try container.encode(fileSystemType, forKey: .fileSystemType)
+        try container.encode(blockSize, forKey: .blockSize)
+        try container.encode(total, forKey: .total)
+        try container.encode(available, forKey: .available)
+        try container.encode(free, forKey: .free)
+        try container.encode(availableForImportantUsage, forKey: .availableForImportantUsage)
+        try container.encode(availableForOpportunisticUsage, forKey: .availableForOpportunisticUsage)
+        try container.encode(reclaimable, forKey: .reclaimable)
+        try container.encode(isSimulated, forKey: .isSimulated)
+        try container.encode(totalInodes, forKey: .totalInodes)
+        try container.encode(availableInodes, forKey: .availableInodes)
+        var derived = encoder.container(keyedBy: DerivedKeys.self)
+        try derived.encode(used, forKey: .used)
+    }
+}
+
 extension StowageError.Operation {
     /// Measuring a volume's capacity.
     public static let measureCapacity = StowageError.Operation("measure capacity")

@@ -325,6 +325,12 @@ public struct FillStatus: Sendable, Hashable, Codable {
     public var foreignEntries: [String]
     /// Whether a fill is running in the folder now (it holds the folder's lock).
     public var isFilling: Bool
+
+    /// The JSON names, in the vocabulary of every Stowage report (README, "JSON output").
+    private enum CodingKeys: String, CodingKey {
+        case folder, allocatedBytes, foreignEntries, isFilling
+        case files = "fileCount", availableBefore = "availableBytesBefore", availableNow = "availableBytes"
+    }
 }
 
 /// What ``FillFolder/release(amount:)`` gave back.
@@ -343,6 +349,13 @@ public struct FillReleaseReport: Sendable, Hashable, Codable {
     public var availableAfter: Int64
     /// The allocated bytes of the fill files still there.
     public var remainingBytes: Int64
+
+    /// The JSON names, in the vocabulary of every Stowage report (README, "JSON output").
+    private enum CodingKeys: String, CodingKey {
+        case folder, releasedBytes, remainingBytes
+        case removedFiles = "removedFileCount", shrunkFiles = "shrunkFileCount"
+        case availableBefore = "availableBytesBefore", availableAfter = "availableBytesAfter"
+    }
 }
 
 /// The fill folder's record of its files, rewritten as each file is created.

@@ -152,6 +152,26 @@ public struct FillProgress: Sendable, Hashable, Codable {
 }
 
 extension FillProgress {
+    /// The JSON names, in the vocabulary of every Stowage report; `remainingSeconds` is `null`
+    /// while there is no rate yet.
+    private enum CodingKeys: String, CodingKey {
+        case filledBytes, availableBytes, targetAvailableBytes, bytesPerSecond, elapsedSeconds
+        case secondsRemaining = "remainingSeconds"
+    }
+
+    /// Encodes every figure, `remainingSeconds` as `null` when unknown.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(filledBytes, forKey: .filledBytes)
+        try container.encode(availableBytes, forKey: .availableBytes)
+        try container.encode(targetAvailableBytes, forKey: .targetAvailableBytes)
+        try container.encode(bytesPerSecond, forKey: .bytesPerSecond)
+        try container.encode(secondsRemaining, forKey: .secondsRemaining)
+        try container.encode(elapsedSeconds, forKey: .elapsedSeconds)
+    }
+}
+
+extension FillProgress {
     /// The fill's figures in a ``WorkProgress`` that the `async` `Filler/fill(progressInterval:progress:)`
     /// reported, or `nil` for progress of other work (which has no available bytes or goal).
     ///
@@ -223,4 +243,11 @@ public struct FillReport: Sendable, Hashable, Codable {
 
     /// How far the available bytes ended from the target (positive: above it).
     public var missedBy: Int64 { availableAfter - targetAvailableBytes }
+
+    /// The JSON names, in the vocabulary of every Stowage report (README, "JSON output").
+    private enum CodingKeys: String, CodingKey {
+        case folder, method, goal, targetAvailableBytes, totalBytes, filledBytes, ending
+        case availableBefore = "availableBytesBefore", availableAfter = "availableBytesAfter"
+        case blockSize = "blockSizeBytes", files = "fileCount", seconds = "elapsedSeconds"
+    }
 }

@@ -32,6 +32,12 @@ public struct LocationTotals: Sendable, Hashable, Codable {
     public var files: Int
     /// Their allocated bytes.
     public var allocatedBytes: Int64
+
+    /// The JSON names, in the vocabulary of every Stowage report (`fileCount`).
+    private enum CodingKeys: String, CodingKey {
+        case location, allocatedBytes
+        case files = "fileCount"
+    }
 }
 
 extension Container {

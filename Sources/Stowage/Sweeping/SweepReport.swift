@@ -40,8 +40,8 @@ public struct SweepReport: Sendable, Hashable, Codable {
 
 extension SweepReport {
     private enum CodingKeys: String, CodingKey {
-        case folder, dryRun, removed, removedFolders, freedLogicalBytes, freedAllocatedBytes, keptFiles,
-             keptAllocatedBytes, pinnedFiles, issues, wasCancelled
+        case folder, removed, removedFolders, freedLogicalBytes, freedAllocatedBytes, keptAllocatedBytes, issues, wasCancelled
+        case dryRun = "isDryRun", keptFiles = "keptFileCount", pinnedFiles = "pinnedItemCount"
     }
 
     /// Decodes what ``encode(to:)`` wrote; `wasCancelled` is `false` when absent.
@@ -109,7 +109,8 @@ public struct SweptFile: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case path, pathBase64, logicalBytes, allocatedBytes, lastAccess, lastModification, reason
+        case path, pathBase64, logicalBytes, allocatedBytes, reason
+        case lastAccess = "lastAccessDate", lastModification = "lastModificationDate"
     }
 
     /// Encodes `path`, and `pathBase64` only when the path is not valid UTF-8.
@@ -154,4 +155,31 @@ public struct SweepRecord: Sendable, Hashable, Codable {
     public var removedFiles: Int
     /// Allocated bytes it freed.
     public var freedAllocatedBytes: Int64
+}
+
+extension SweepRecord {
+    /// The JSON names, in the vocabulary of every Stowage report (`removedFileCount`).
+    private enum CodingKeys: String, CodingKey {
+        case date, freedAllocatedBytes
+        case removedFiles = "removedFileCount"
+        /// The name records written by earlier builds used.
+        case earlierRemovedFiles = "removedFiles"
+    }
+
+    /// Decodes a record, also one written under the earlier name `removedFiles`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        date = try container.decode(Date.self, forKey: .date)
+        freedAllocatedBytes = try container.decode(Int64.self, forKey: .freedAllocatedBytes)
+        removedFiles = try container.decodeIfPresent(Int.self, forKey: .removedFiles)
+            ?? container.decode(Int.self, forKey: .earlierRemovedFiles)
+    }
+
+    /// Encodes the record under the current names.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(date, forKey: .date)
+        try container.encode(removedFiles, forKey: .removedFiles)
+        try container.encode(freedAllocatedBytes, forKey: .freedAllocatedBytes)
+    }
 }

@@ -21,6 +21,12 @@ public struct ReliefReport: Sendable, Hashable, Codable {
     /// Locations skipped because their folder could not be used safely (a link, a folder of
     /// another user's, no permission): relief went on with the others.
     public var skipped: [UsageIssue] = []
+
+    /// The JSON names, in the vocabulary of every Stowage report (`isDryRun`).
+    private enum CodingKeys: String, CodingKey {
+        case targetAvailableBytes, availableBytesBefore, neededBytes, freedAllocatedBytes, isSatisfied, isSimulated, steps, skipped
+        case dryRun = "isDryRun"
+    }
 }
 
 /// One location swept by pressure relief.

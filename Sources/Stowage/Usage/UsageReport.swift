@@ -37,7 +37,8 @@ public struct UsageReport: Sendable, Hashable, Codable {
 
 extension UsageReport {
     private enum CodingKeys: String, CodingKey {
-        case roots, total, hardLinksCountedOnce, largestFiles, breakdown, issues, wasCancelled
+        case roots, total, largestFiles, breakdown, issues, wasCancelled
+        case hardLinksCountedOnce = "skippedHardLinkCount"
     }
 
     /// Decodes what ``encode(to:)`` wrote; `wasCancelled` is `false` when absent.
@@ -85,6 +86,24 @@ public struct UsageTotals: Sendable, Hashable, Codable {
     /// Empty totals for `path`.
     public init(path: String? = nil) { self.path = path }
 
+    /// The JSON names, in the vocabulary of every Stowage report: counts end in `Count`.
+    private enum CodingKeys: String, CodingKey {
+        case path, logicalBytes, allocatedBytes
+        case files = "fileCount", folders = "folderCount", symbolicLinks = "symbolicLinkCount", others = "otherCount"
+    }
+
+    /// Encodes every field; `path` is `null` for a sum over several roots.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(path, forKey: .path)
+        try container.encode(logicalBytes, forKey: .logicalBytes)
+        try container.encode(allocatedBytes, forKey: .allocatedBytes)
+        try container.encode(files, forKey: .files)
+        try container.encode(folders, forKey: .folders)
+        try container.encode(symbolicLinks, forKey: .symbolicLinks)
+        try container.encode(others, forKey: .others)
+    }
+
     mutating func add(_ status: FileStatus) {
         logicalBytes += status.size
         allocatedBytes += status.allocatedSize
@@ -120,6 +139,12 @@ public struct UsageItem: Sendable, Hashable, Codable {
     public var allocatedBytes: Int64
     /// Files inside (1 for a file).
     public var files: Int
+
+    /// The JSON names, in the vocabulary of every Stowage report: counts end in `Count`.
+    private enum CodingKeys: String, CodingKey {
+        case path, depth, isFolder, logicalBytes, allocatedBytes
+        case files = "fileCount"
+    }
 }
 
 /// A problem met during a scan: the path and the system's error.

@@ -303,7 +303,7 @@ struct FillerTests {
                 if let figures = FillProgress(progress) { targets.add(figures.targetAvailableBytes) }
                 // Another writer takes 12 MiB at the first report: the volume ends below the goal.
                 if targets.values.count == 1 {
-                    FileManager.default.createFile(atPath: intruder, contents: Data(count: 12 << 20))
+                    _ = FileManager.default.createFile(atPath: intruder, contents: Data(count: 12 << 20))
                 }
             }
         #expect(report.availableAfter < report.targetAvailableBytes, "\(report)")
