@@ -17,6 +17,12 @@ struct StowageCommand: AsyncParsableCommand {
               STOWAGE_SIMULATED_AVAILABLE  report these bytes available, such as 500MB,
               STOWAGE_SIMULATED_TOTAL      and this total: low storage, no disk filled
               HOME, XDG_*_HOME, TMPDIR     where the default container lives (Linux)
+
+            Exit status:
+              0   done
+              1   failed, or a path could not be read (figures printed first, as du)
+              3   ran, but the goal was not met (relieve short, fill stopped or full)
+              64  usage error: nothing was done
             """,
         version: "0.1.0",
         subcommands: [LocationsCommand.self, InfoCommand.self, UsageCommand.self, SweepCommand.self, RelieveCommand.self,
