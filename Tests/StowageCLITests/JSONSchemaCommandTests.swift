@@ -101,6 +101,10 @@ struct JSONSchemaCommandTests {
         try expectValid(filled.output, "fill-status.json", ["fill", "--status"])
         let release = try runner.run("release", volume.path, "--json")
         try expectValid(release.output, "release.json", ["release"])
+        let text = try runner.run("fill", volume.path, "--leave", "25MB")
+        #expect(text.status == 0 && text.output.hasPrefix("Filled ") && !text.output.contains("{"),
+                "standard output is a pipe, yet no JSON without --json or --json-lines: \(text.output)")
+        _ = try runner.run("release", volume.path)
         let refused = try runner.run("fill", volume.path, "--leave", "1MB", "--hold", "--json")
         #expect(refused.status == 64 && refused.error.contains("--json-lines"), "\(refused.error)")
         try expectValid(refused.output, "error.json", ["fill", "--hold", "--json"])
