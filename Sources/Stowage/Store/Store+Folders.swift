@@ -82,13 +82,19 @@ extension Store {
     /// - Throws: ``StowageError/Code/notFound``, ``StowageError/Code/wrongKind`` when `path` is a
     ///   file, ``StowageError/Code/invalidPath``. An empty folder is `[]`, not an error.
     public func retrieve(_ type: [Data].Type, from path: String, in location: Location) throws -> [Data] {
+        try retrieveNamedFiles(from: path, in: location).map(\.data)
+    }
+
+    /// The files of the folder at `path` with their names, in the order of
+    /// ``retrieve(_:from:in:)-([Data].Type,_,_)``.
+    func retrieveNamedFiles(from path: String, in location: Location) throws -> [(name: String, data: Data)] {
         try perform(.retrieve, location, path) {
             let relative = try RelativePath(path)
             let folder = try openFolder(relative, in: location, operation: .retrieve, create: false)
             try folder.lock(exclusive: false)
             defer { folder.unlock() }
             return try Self.filesInRetrievalOrder(in: folder).map { name in
-                try folder.openForReading(name).readAll()
+                (name, try folder.openForReading(name).readAll())
             }
         }
     }
