@@ -32,11 +32,15 @@ enum LongRunningWork {
         IntervalProbe.current?.record(progressInterval)
         #endif
         let reporter = ProgressReporter(interval: progressInterval, progress: progress)
+        // The caller's simulated figures (`SimulatedCapacity.withFigures`) are a task-local
+        // value, which a thread does not inherit: bound again there, so work that measures the
+        // volume (relief) sees what the caller sees.
+        let simulated = SimulatedCapacity.taskFigures
         return try await withTaskCancellationHandler {
             // A continuation, not a stream: waiting must outlast the task's cancellation.
             let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, any Error>, Never>) in
                 let thread = Thread {
-                    let result = Result { try work(reporter) }
+                    let result = SimulatedCapacity.$taskFigures.withValue(simulated) { Result { try work(reporter) } }
                     reporter.finish()
                     continuation.resume(returning: result)
                 }
@@ -82,17 +86,17 @@ final class ProgressReporter: @unchecked Sendable {
     /// Offers the figures so far: delivered at once the first time, then when an interval has
     /// passed since the last delivery; otherwise kept for ``finish()``.
     func report(_ phase: WorkProgress.Phase, items: Int, bytes: Int64, expectedBytes: Int64? = nil,
-                availableBytes: Int64? = nil, targetAvailableBytes: Int64? = nil) {
+                availableBytes: Int64? = nil, targetAvailableBytes: Int64? = nil, location: Location? = nil) {
         guard let progress else { return }
         let now = ContinuousClock.now
         let figures = WorkProgress(phase: phase, items: items, bytes: bytes, expectedBytes: expectedBytes,
                                    availableBytes: availableBytes, targetAvailableBytes: targetAvailableBytes,
-                                   elapsed: now - began)
+                                   location: location, elapsed: now - began)
         lock.withLock {
-            // Figures count up within a phase; a worker that lost the race to the lock may bring
-            // older ones, which are dropped so that reports never go back.
+            // Figures count up within a phase (of one location); a worker that lost the race to
+            // the lock may bring older ones, which are dropped so that reports never go back.
             let latest = pending ?? lastDelivered
-            if let latest, latest.phase == phase, latest.items > items { return }
+            if let latest, latest.phase == phase, latest.location == location, latest.items > items { return }
             if let lastReported, now - lastReported < interval {
                 pending = figures
                 return

@@ -1,9 +1,13 @@
-/// How far a long-running scan, fill or sweep has come: the one progress value of all three.
+/// How far a long-running scan, fill, sweep, relief, clear, audit or release has come: the one
+/// progress value of them all.
 ///
 /// Every long-running call (`UsageScanner/scan(_:progressInterval:progress:)`,
 /// `Filler/fill(progressInterval:progress:)`,
-/// ``Sweeper/sweep(_:dryRun:now:allowingSystemFolders:progressInterval:progress:)``) reports it
-/// under one contract:
+/// ``Sweeper/sweep(_:dryRun:now:allowingSystemFolders:progressInterval:progress:)``,
+/// ``Container/relieve(toAvailable:dryRun:now:progressInterval:progress:)``,
+/// ``Store/clear(_:dryRun:progressInterval:progress:)``,
+/// ``Container/audit(minimumSize:progressInterval:progress:)``,
+/// ``FillFolder/release(amount:progressInterval:progress:)``) reports it under one contract:
 ///
 /// - it is called on the thread doing the work, never on a task of Swift's cooperative pool, so
 ///   it stays punctual whatever else the process runs; keep it short, the work waits for it;
@@ -13,7 +17,10 @@
 ///
 /// What ``items`` and ``bytes`` count depends on the work: entries examined and their allocated
 /// bytes for a scan; fill files and bytes filled for a fill; files examined (while choosing) or
-/// removed (while removing) and their allocated bytes for a sweep (see ``phase``).
+/// removed (while removing) and their allocated bytes for a sweep, a relief and a clear (see
+/// ``phase``); files examined and their allocated bytes for an audit; fill files removed and
+/// the bytes they gave back for a release. Work that goes through a container's locations one
+/// after another (relief, audit) counts each location afresh and names it in ``location``.
 ///
 /// ```swift
 /// let report = try await UsageScanner().scan([cachesURL]) { progress in
@@ -54,23 +61,27 @@ public struct WorkProgress: Sendable, Hashable {
     public var availableBytes: Int64?
     /// The available bytes the work aims for: a fill's goal; `nil` for other work.
     public var targetAvailableBytes: Int64?
+    /// The location of a container the work is in now (relief, clear, audit); ``items`` and
+    /// ``bytes`` count within it. `nil` for work on a folder named by path.
+    public var location: Location?
     /// Time since the work began.
     public var elapsed: Duration
 
     /// Figures of a piece of work.
     public init(phase: Phase, items: Int, bytes: Int64, expectedBytes: Int64? = nil, availableBytes: Int64? = nil,
-                targetAvailableBytes: Int64? = nil, elapsed: Duration) {
+                targetAvailableBytes: Int64? = nil, location: Location? = nil, elapsed: Duration) {
         self.phase = phase
         self.items = items
         self.bytes = bytes
         self.expectedBytes = expectedBytes
         self.availableBytes = availableBytes
         self.targetAvailableBytes = targetAvailableBytes
+        self.location = location
         self.elapsed = elapsed
     }
 
-    /// How often progress is reported unless a call is told otherwise: 200 ms, for scans, fills
-    /// and sweeps alike.
+    /// How often progress is reported unless a call is told otherwise: 200 ms, for every
+    /// long-running call alike.
     public static let defaultInterval: Duration = .milliseconds(200)
 
     /// Seconds since the work began, as a `Double`.

@@ -65,6 +65,45 @@ public struct FillFolder: Sendable, Hashable {
     ///   markers to rebuild it from.
     @discardableResult
     public func release(amount: Int64? = nil) throws -> FillReleaseReport {
+        try release(amount: amount, reporter: nil, cancellation: nil)
+    }
+
+    /// Gives back the space of the fill as ``release(amount:)`` does, on a thread of its own,
+    /// reporting progress; cancelling the task stops the release before its next file and
+    /// returns what was released until then, marked ``FillReleaseReport/wasCancelled`` (the
+    /// manifest still names every file left, so a later release finishes the job).
+    ///
+    /// This is a long-running call under the one contract (see ``WorkProgress`` and
+    /// "Long-running work" in the README): cancellation is not an error, progress comes from
+    /// the releasing thread, throttled to `progressInterval`.
+    /// The handler is required, so that a call without one (in an `async` function too) stays
+    /// the synchronous form; pass `{ _ in }` to get cancellation alone.
+    ///
+    /// ```swift
+    /// let report = try await FillFolder(in: volumeURL).release { progress in
+    ///     print("\(progress.items) files, \(ByteCount(progress.bytes).formatted()) given back")
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - amount: Give back at least this many bytes; `nil` for everything.
+    ///   - progressInterval: The least time between two progress reports.
+    ///   - progress: Called on the releasing thread (``WorkProgress/Phase/removing``) with the
+    ///     fill files removed or shrunk so far, the bytes they gave back, and the bytes the
+    ///     release will give back in all (``WorkProgress/expectedBytes``: the amount, or what
+    ///     the fill's files hold). Keep it short.
+    /// - Throws: as ``release(amount:)``; cancellation is not an error.
+    @discardableResult
+    public func release(amount: Int64? = nil, progressInterval: Duration = WorkProgress.defaultInterval,
+                        progress: @escaping @Sendable (WorkProgress) -> Void) async throws -> FillReleaseReport {
+        let cancellation = CancellationFlag()
+        return try await LongRunningWork.run(progressInterval: progressInterval, progress: progress,
+                                             cancel: { cancellation.cancel() }) { reporter in
+            try release(amount: amount, reporter: reporter, cancellation: cancellation)
+        }
+    }
+
+    private func release(amount: Int64?, reporter: ProgressReporter?, cancellation: CancellationFlag?) throws -> FillReleaseReport {
         if let amount, amount < 0 {
             throw StowageError(.invalidArgument, operation: .release, path: path,
                                reason: "the amount to release cannot be negative (\(amount))")
@@ -85,8 +124,22 @@ public struct FillFolder: Sendable, Hashable {
             var released: Int64 = 0
             var removed = 0
             var shrunk = 0
+            var cancelled = false
+            var expected: Int64?
+            if reporter?.isActive == true {
+                let held = try manifest.files.reduce(Int64(0)) { sum, entry in
+                    sum + ((try verifiedStatus(of: entry, in: folder, ofFill: manifest.id))?.allocatedSize ?? 0)
+                }
+                expected = amount.map { min($0, held) } ?? held
+                reporter?.report(.removing, items: 0, bytes: 0, expectedBytes: expected)
+            }
             while let entry = manifest.files.last {
                 if let amount, released >= amount { break }
+                if cancellation?.isCancelled == true {
+                    cancelled = true
+                    break
+                }
+                defer { reporter?.report(.removing, items: removed + shrunk, bytes: released, expectedBytes: expected) }
                 guard let status = try verifiedStatus(of: entry, in: folder, ofFill: manifest.id) else {
                     manifest.files.removeLast()  // gone, or not ours: forget it, touch nothing
                     try save(manifest, in: folder)
@@ -123,7 +176,8 @@ public struct FillFolder: Sendable, Hashable {
                 sum + ((try verifiedStatus(of: entry, in: folder, ofFill: manifest.id))?.allocatedSize ?? 0)
             }
             return FillReleaseReport(folder: path, removedFiles: removed, shrunkFiles: shrunk, releasedBytes: released,
-                                     availableBefore: availableBefore, availableAfter: availableAfter, remainingBytes: remaining)
+                                     availableBefore: availableBefore, availableAfter: availableAfter, remainingBytes: remaining,
+                                     wasCancelled: cancelled)
         }
     }
 
@@ -349,6 +403,10 @@ public struct FillReleaseReport: Sendable, Hashable, Codable {
     public var availableAfter: Int64
     /// The allocated bytes of the fill files still there.
     public var remainingBytes: Int64
+    /// Whether the release was cancelled before it finished (only the `async`
+    /// ``FillFolder/release(amount:progressInterval:progress:)`` can be): the files left are
+    /// still in the manifest, for a later release. Not part of the report's JSON.
+    public var wasCancelled = false
 
     /// The JSON names, in the vocabulary of every Stowage report (README, "JSON output").
     private enum CodingKeys: String, CodingKey {

@@ -134,6 +134,47 @@ extension Store {
     ///   issues in the report.
     @discardableResult
     public func clear(_ location: Location, dryRun: Bool = false) throws -> SweepReport {
+        try clear(location, dryRun: dryRun, reporter: nil, cancellation: nil)
+    }
+
+    /// Empties `location` as ``clear(_:dryRun:)`` does, on threads of its own, reporting
+    /// progress; cancelling the task stops the clearing before its next removal and returns
+    /// exactly what was removed until then, marked ``SweepReport/wasCancelled``.
+    ///
+    /// This is a long-running call under the one contract (see ``WorkProgress`` and
+    /// "Long-running work" in the README): cancellation is not an error, progress comes from
+    /// the removing threads, throttled to `progressInterval`.
+    /// The handler is required, so that a call without one (in an `async` function too) stays
+    /// the synchronous form; pass `{ _ in }` to get cancellation alone.
+    ///
+    /// ```swift
+    /// let report = try await store.clear(.caches) { progress in
+    ///     print("\(progress.phase): \(progress.items) files, \(ByteCount(progress.bytes).formatted())")
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - location: The location to empty.
+    ///   - dryRun: Report what would be removed, and remove nothing.
+    ///   - progressInterval: The least time between two progress reports.
+    ///   - progress: Called on a working thread, with `location` in ``WorkProgress/location``:
+    ///     the files examined and their allocated bytes (``WorkProgress/Phase/scanning``), then
+    ///     the files removed, the bytes freed and the bytes all of them free
+    ///     (``WorkProgress/Phase/removing``, not in a dry run). Keep it short.
+    /// - Throws: as ``clear(_:dryRun:)``; cancellation is not an error.
+    /// - Important: Files removed before the cancellation stay removed.
+    @discardableResult
+    public func clear(_ location: Location, dryRun: Bool = false, progressInterval: Duration = WorkProgress.defaultInterval,
+                      progress: @escaping @Sendable (WorkProgress) -> Void) async throws -> SweepReport {
+        let cancellation = CancellationFlag()
+        return try await LongRunningWork.run(progressInterval: progressInterval, progress: progress,
+                                             cancel: { cancellation.cancel() }) { reporter in
+            try clear(location, dryRun: dryRun, reporter: reporter, cancellation: cancellation)
+        }
+    }
+
+    private func clear(_ location: Location, dryRun: Bool, reporter: ProgressReporter?,
+                       cancellation: CancellationFlag?) throws -> SweepReport {
         try perform(.clear, location, "") {
             try container.refuseSystemRoot(for: .clear)
             let path = try container.url(for: location).fileSystemPath
@@ -141,7 +182,8 @@ extension Store {
                 return SweepReport(folder: path, dryRun: dryRun, removed: [], removedFolders: [], freedLogicalBytes: 0,
                                    freedAllocatedBytes: 0, keptFiles: 0, keptAllocatedBytes: 0, pinnedFiles: 0, issues: [])
             }
-            return try TreeOperations.removeContents(of: folder, path: path, dryRun: dryRun, operation: .clear)
+            return try TreeOperations.removeContents(of: folder, path: path, dryRun: dryRun, operation: .clear,
+                                                     reporter: reporter, cancellation: cancellation, location: location)
         }
     }
 

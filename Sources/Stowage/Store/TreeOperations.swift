@@ -60,12 +60,16 @@ enum TreeOperations {
     /// mount points inside are left alone and reported; pinned items, Stowage's records and
     /// journals, a `CACHEDIR.TAG` directly in it, and writes in progress are kept.
     ///
-    /// - Parameter path: Names the folder in the report and its issues.
+    /// - Parameters:
+    ///   - path: Names the folder in the report and its issues.
+    ///   - reporter, cancellation, location: as ``Sweeper/run(root:path:policy:goal:dryRun:now:operation:reporter:cancellation:location:)``.
     @discardableResult
     static func removeContents(of root: OpenFile, path: String, dryRun: Bool,
-                               operation: StowageError.Operation, now: Date = Date()) throws -> SweepReport {
+                               operation: StowageError.Operation, now: Date = Date(), reporter: ProgressReporter? = nil,
+                               cancellation: CancellationFlag? = nil, location: Location? = nil) throws -> SweepReport {
         try Sweeper.run(root: root, path: path, policy: SweepPolicy(), goal: .everything(.contents),
-                        dryRun: dryRun, now: now, operation: operation)
+                        dryRun: dryRun, now: now, operation: operation, reporter: reporter, cancellation: cancellation,
+                        location: location)
     }
 
     /// Copies the item `name` in `source` to `destinationName` in `destination`. Files are

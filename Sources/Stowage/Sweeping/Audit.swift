@@ -8,6 +8,14 @@ public struct AuditReport: Sendable, Hashable, Codable {
     public var purgeableUnderPressure: [LocationTotals]
     /// Folders that could not be read.
     public var issues: [UsageIssue]
+    /// Whether the audit was cancelled before it finished (only the `async`
+    /// ``Container/audit(minimumSize:progressInterval:progress:)`` can be): the findings and
+    /// totals then cover only what was read until then. Not part of the report's JSON.
+    public var wasCancelled = false
+
+    private enum CodingKeys: String, CodingKey {
+        case findings, purgeableUnderPressure, issues
+    }
 }
 
 /// One thing worth fixing.
@@ -55,16 +63,70 @@ extension Container {
     ///
     /// - Throws: as ``url(for:)``; unreadable folders are issues in the report.
     public func audit(minimumSize: Int64 = 10_000_000) throws -> AuditReport {
+        try audit(minimumSize: minimumSize, reporter: nil, cancellation: nil)
+    }
+
+    /// Audits the container as ``audit(minimumSize:)`` does, on a thread of its own, reporting
+    /// progress; cancelling the task stops the audit before its next file and returns what was
+    /// found until then, marked ``AuditReport/wasCancelled``.
+    ///
+    /// This is a long-running call under the one contract (see ``WorkProgress`` and
+    /// "Long-running work" in the README): cancellation is not an error, progress comes from
+    /// the auditing thread, throttled to `progressInterval`.
+    /// The handler is required, so that a call without one (in an `async` function too) stays
+    /// the synchronous form; pass `{ _ in }` to get cancellation alone.
+    ///
+    /// ```swift
+    /// let report = try await container.audit { progress in
+    ///     print("\(progress.items) files examined, now in \(progress.location?.displayName ?? "")")
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - minimumSize: The size from which a backed-up file is reported.
+    ///   - progressInterval: The least time between two progress reports.
+    ///   - progress: Called on the auditing thread (``WorkProgress/Phase/scanning``) with the
+    ///     files examined so far by all of the audit's walks (a location is read twice: once
+    ///     for what pressure would free, once for the findings) and their allocated bytes, the
+    ///     location being read in ``WorkProgress/location``. Keep it short.
+    /// - Throws: as ``audit(minimumSize:)``; cancellation is not an error.
+    public func audit(minimumSize: Int64 = 10_000_000, progressInterval: Duration = WorkProgress.defaultInterval,
+                      progress: @escaping @Sendable (WorkProgress) -> Void) async throws -> AuditReport {
+        let cancellation = CancellationFlag()
+        return try await LongRunningWork.run(progressInterval: progressInterval, progress: progress,
+                                             cancel: { cancellation.cancel() }) { reporter in
+            try audit(minimumSize: minimumSize, reporter: reporter, cancellation: cancellation)
+        }
+    }
+
+    private func audit(minimumSize: Int64, reporter: ProgressReporter?, cancellation: CancellationFlag?) throws -> AuditReport {
         var findings: [AuditFinding] = []
         var issues: [UsageIssue] = []
-        let purgeable = try freeableUnderPressure(skipped: &issues)
-        for location in [Location.caches, .documents, .applicationSupport, .preferences] {
+        var examinedFiles = 0
+        var examinedBytes: Int64 = 0
+        // Each file met by either walk: counted, reported, and the point where a cancelled audit stops.
+        let examine: (Location, FileStatus) throws -> Void = { location, status in
+            if cancellation?.isCancelled == true { throw CancellationError() }
+            examinedFiles += 1
+            examinedBytes += status.allocatedSize
+            reporter?.report(.scanning, items: examinedFiles, bytes: examinedBytes, location: location)
+        }
+        let watched = reporter != nil || cancellation != nil
+        let purgeable: [LocationTotals]
+        do {
+            purgeable = try freeableUnderPressure(skipped: &issues, examined: watched ? examine : nil)
+        } catch is CancellationError {
+            return AuditReport(findings: [], purgeableUnderPressure: [], issues: issues, wasCancelled: true)
+        }
+        var cancelled = false
+        for location in [Location.caches, .documents, .applicationSupport, .preferences] where !cancelled {
             guard let folder = try usableFolder(of: location, onVolume: nil, operation: .audit, skipped: &issues) else { continue }
             let base = try url(for: location).fileSystemPath
             do {
                 try FileTreeWalk(root: folder).run({ entry in
                     guard entry.status.kind == .file else { return entry.status.kind == .folder }
                     if entry.name.hasPrefix(RelativePath.reservedPrefix) || entry.name.equals(CacheDirectoryTag.name) { return false }
+                    if watched { try examine(location, entry.status) }
                     let path = entry.path.description
                     let size = entry.status.allocatedSize
                     if location == .caches {
@@ -88,12 +150,14 @@ extension Container {
                 })
             } catch let error as SystemCallError {
                 throw StowageError(error, operation: .audit, location: location, path: "")
+            } catch is CancellationError {
+                cancelled = true
             }
         }
         findings.sort { ($0.allocatedBytes, $1.path) > ($1.allocatedBytes, $0.path) }
         var reported = Set<UsageIssue>()  // a location skipped for the totals is skipped for the findings too
         return AuditReport(findings: findings, purgeableUnderPressure: purgeable,
-                           issues: issues.filter { reported.insert($0).inserted })
+                           issues: issues.filter { reported.insert($0).inserted }, wasCancelled: cancelled)
     }
 
 }

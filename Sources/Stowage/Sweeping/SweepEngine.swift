@@ -262,10 +262,14 @@ final class SweepEngine: @unchecked Sendable {
 
     /// Totals what a `.free` goal may take from the folder (the relief rule), without choosing:
     /// the reclaimable figure of ``Container/capacity(of:)`` and audit's pressure totals.
-    func freeableTotals() throws -> (files: Int, allocated: Int64) {
+    ///
+    /// - Parameter examined: Told the status of each file met, before it is judged; an error it
+    ///   throws (a cancellation) ends the walk.
+    func freeableTotals(examined: ((FileStatus) throws -> Void)? = nil) throws -> (files: Int, allocated: Int64) {
         var files = 0
         var allocated: Int64 = 0
         try walk(recording: true) { entry, kind in
+            if kind == .ordinary { try examined?(entry.status) }
             guard kind != .pinnedFolder, reliefMayFree(entry), !isPinned(entry) else { return }
             files += kind == .ordinary ? 1 : 0
             allocated += entry.status.allocatedSize

@@ -21,6 +21,11 @@ public struct ReliefReport: Sendable, Hashable, Codable {
     /// Locations skipped because their folder could not be used safely (a link, a folder of
     /// another user's, no permission): relief went on with the others.
     public var skipped: [UsageIssue] = []
+    /// Whether the relief was cancelled before it finished (only the `async`
+    /// ``Container/relieve(toAvailable:dryRun:now:progressInterval:progress:)`` can be): the
+    /// steps then list exactly what was removed until then, and no later location was swept.
+    /// Not part of the report's JSON.
+    public var wasCancelled = false
 
     /// The JSON names, in the vocabulary of every Stowage report (`isDryRun`).
     private enum CodingKeys: String, CodingKey {
@@ -70,6 +75,49 @@ extension Container {
     ///   whose root is `/`, the home folder or a folder above it. Files that cannot be removed
     ///   are issues in the steps.
     public func relieve(toAvailable target: Int64, dryRun: Bool = false, now: Date = Date()) throws -> ReliefReport {
+        try relieve(toAvailable: target, dryRun: dryRun, now: now, reporter: nil, cancellation: nil)
+    }
+
+    /// Frees space as ``relieve(toAvailable:dryRun:now:)`` does, on threads of its own,
+    /// reporting progress; cancelling the task stops the relief before its next removal and
+    /// returns exactly what was removed until then, marked ``ReliefReport/wasCancelled``.
+    ///
+    /// This is a long-running call under the one contract (see ``WorkProgress`` and
+    /// "Long-running work" in the README): cancellation is not an error, progress comes from
+    /// the sweeping threads, throttled to `progressInterval`.
+    /// The handler is required, so that a call without one (in an `async` function too) stays
+    /// the synchronous form; pass `{ _ in }` to get cancellation alone.
+    ///
+    /// ```swift
+    /// let report = try await container.relieve(toAvailable: 2_000_000_000) { progress in
+    ///     print("\(progress.location?.displayName ?? ""): \(progress.phase) \(progress.items) files")
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - target: The available bytes wanted.
+    ///   - dryRun: Report what would be removed, and remove nothing.
+    ///   - now: The time ages are measured from.
+    ///   - progressInterval: The least time between two progress reports.
+    ///   - progress: Called on a sweeping thread with each location's sweep's figures, the
+    ///     location named in ``WorkProgress/location``: files examined while choosing
+    ///     (``WorkProgress/Phase/scanning``), then files removed, the bytes they freed and the
+    ///     bytes that location's victims free (``WorkProgress/Phase/removing``, not in a dry
+    ///     run). Counts start afresh in each location. Keep it short: the relief waits for it.
+    /// - Throws: as ``relieve(toAvailable:dryRun:now:)``; cancellation is not an error.
+    /// - Important: Files removed before the cancellation stay removed.
+    public func relieve(toAvailable target: Int64, dryRun: Bool = false, now: Date = Date(),
+                        progressInterval: Duration = WorkProgress.defaultInterval,
+                        progress: @escaping @Sendable (WorkProgress) -> Void) async throws -> ReliefReport {
+        let cancellation = CancellationFlag()
+        return try await LongRunningWork.run(progressInterval: progressInterval, progress: progress,
+                                             cancel: { cancellation.cancel() }) { reporter in
+            try relieve(toAvailable: target, dryRun: dryRun, now: now, reporter: reporter, cancellation: cancellation)
+        }
+    }
+
+    private func relieve(toAvailable target: Int64, dryRun: Bool, now: Date, reporter: ProgressReporter?,
+                         cancellation: CancellationFlag?) throws -> ReliefReport {
         let capacity = try availableSpace(of: .documents)
         let needed = max(0, target - capacity.available)
         var report = ReliefReport(targetAvailableBytes: target, availableBytesBefore: capacity.available,
@@ -81,14 +129,23 @@ extension Container {
         for (location, order, purgeableOnly) in Self.reliefPlan {
             let remaining = needed - report.freedAllocatedBytes
             guard remaining > 0 else { break }
+            if cancellation?.isCancelled == true {
+                report.wasCancelled = true
+                break
+            }
             guard let folder = try usableFolder(of: location, onVolume: volume, skipped: &report.skipped) else { continue }
             // The folder just opened (never through a link, and for tmp checked to be the user's
             // own), not its path looked up again, which a swapped-in link could lead elsewhere.
             let step = try Sweeper.run(root: folder, path: try url(for: location).fileSystemPath,
                                        policy: SweepPolicy(order: order),
-                                       goal: .free(remaining, purgeableOnly: purgeableOnly), dryRun: dryRun, now: now)
+                                       goal: .free(remaining, purgeableOnly: purgeableOnly), dryRun: dryRun, now: now,
+                                       reporter: reporter, cancellation: cancellation, location: location)
             report.freedAllocatedBytes += step.freedAllocatedBytes
             report.steps.append(ReliefStep(location: location.identifier, report: step))
+            if step.wasCancelled {
+                report.wasCancelled = true
+                break
+            }
         }
         report.isSatisfied = report.freedAllocatedBytes >= needed
         return report
@@ -96,8 +153,10 @@ extension Container {
 
     /// What relief could free now on the volume `volume` (a device number; that of Documents
     /// when `nil`), per location of the relief rule, in purge order; locations whose folder
-    /// cannot be used safely go to `skipped`.
-    func freeableUnderPressure(volume: UInt64? = nil, skipped: inout [UsageIssue]) throws -> [LocationTotals] {
+    /// cannot be used safely go to `skipped`. `examined` is told each file met (an error it
+    /// throws, a cancellation, ends the walk and is thrown).
+    func freeableUnderPressure(volume: UInt64? = nil, skipped: inout [UsageIssue],
+                               examined: ((Location, FileStatus) throws -> Void)? = nil) throws -> [LocationTotals] {
         let volume = try volume ?? VolumeStatistics.of(path: existingAncestor(of: url(for: .documents))).device
         var totals: [LocationTotals] = []
         for (location, order, purgeableOnly) in Self.reliefPlan {
@@ -109,7 +168,9 @@ extension Container {
             do {
                 let engine = SweepEngine(rootPath: path, root: folder, policy: SweepPolicy(order: order),
                                          goal: .free(.max, purgeableOnly: purgeableOnly), now: Date())
-                let (files, allocated) = try engine.freeableTotals()
+                let (files, allocated) = try engine.freeableTotals(examined: examined.map { examined in
+                    { try examined(location, $0) }
+                })
                 skipped += engine.issues
                 if !purgeableOnly || files > 0 {
                     totals.append(LocationTotals(location: location.identifier, files: files, allocatedBytes: allocated))

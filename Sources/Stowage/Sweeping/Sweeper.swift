@@ -126,12 +126,13 @@ public struct Sweeper: Sendable {
     /// Space is freed before anything is written: a limits sweep records itself afterwards,
     /// and a record that cannot be written (a full disk) is an issue in the report.
     ///
-    /// With `reporter`, progress goes there from the walking and removing threads; with
-    /// `cancellation`, a cancelled sweep stops before its next file and reports what it did
-    /// until then (``SweepReport/wasCancelled``), writing no record.
+    /// With `reporter`, progress goes there from the walking and removing threads, naming
+    /// `location` when the folder is a container's; with `cancellation`, a cancelled sweep stops
+    /// before its next file and reports what it did until then (``SweepReport/wasCancelled``),
+    /// writing no record.
     static func run(root: OpenFile, path: String, policy: SweepPolicy, goal: SweepEngine.Goal, dryRun: Bool,
                     now: Date, operation: StowageError.Operation = .sweep, reporter: ProgressReporter? = nil,
-                    cancellation: CancellationFlag? = nil) throws -> SweepReport {
+                    cancellation: CancellationFlag? = nil, location: Location? = nil) throws -> SweepReport {
         do {
             try root.lock(exclusive: true)
             defer { root.unlock() }
@@ -145,7 +146,7 @@ public struct Sweeper: Sendable {
             let selection: SweepEngine.Selection
             do {
                 selection = try engine.select(progress: !watched ? nil : { files, bytes in
-                    reporter?.report(.scanning, items: files, bytes: bytes)
+                    reporter?.report(.scanning, items: files, bytes: bytes, location: location)
                     return !(cancellation?.isCancelled ?? false)
                 })
             } catch is CancellationError {
@@ -155,7 +156,7 @@ public struct Sweeper: Sendable {
             }
             let expected = selection.victims.reduce(0) { $0 + $1.freedAllocated }
             let removed = dryRun ? selection.victims : engine.remove(selection.victims, progress: !watched ? nil : { files, bytes in
-                reporter?.report(.removing, items: files, bytes: bytes, expectedBytes: expected)
+                reporter?.report(.removing, items: files, bytes: bytes, expectedBytes: expected, location: location)
                 return !(cancellation?.isCancelled ?? false)
             }, shouldStop: cancellation.map { flag in { flag.isCancelled } })
             // Cancelled: stopped before trying every victim (a dry run that finished choosing is
