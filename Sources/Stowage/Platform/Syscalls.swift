@@ -179,6 +179,14 @@ enum Sys {
         return FileStatus(status)
     }
 
+    /// `realpath(3)`: `path` with links, `.` and `..` resolved, or `path` itself when it
+    /// cannot be resolved.
+    static func canonicalPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// `fchmod(2)`.
     static func fchmod(_ fd: Int32, _ mode: mode_t) throws {
         _ = try retrying("fchmod") { systemFchmod(fd, mode) }

@@ -4,7 +4,8 @@ import Foundation
 
 extension VolumeStatistics {
     /// `statfs(2)` of `path`, plus Apple's important/opportunistic figures from URL resource values.
-    static func of(path: String) throws -> VolumeStatistics {
+    /// The mount point and type come from `statfs` itself, so `mount` is not needed here.
+    static func of(path: String, mount _: MountTable.Entry? = nil) throws -> VolumeStatistics {
         var figures = statfs()
         _ = try Sys.retrying("statfs") { path.withCString { statfs($0, &figures) } }
         var vfs = statvfs()

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+@testable import Stowage
+
+/// A second mount of something already there (`mount --bind`, or a proc file system), removed
+/// when the test's reference goes away, also when the test fails. Where mounting is refused the
+/// test is cancelled with the reason printed, never passed silently.
+final class ExtraMount: Sendable {
+    let path: String
+
+    init(_ arguments: [String], at path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let result = try runProcess(URL(filePath: "/bin/mount"), arguments + [path])
+        guard result.status == 0 else {
+            let reason = "mount \(arguments.joined(separator: " ")) was refused (\(result.error)); this test needs root"
+            print("SKIPPED: \(reason)")
+            try Test.cancel(Comment(rawValue: reason), sourceLocation: sourceLocation)
+        }
+        self.path = path
+    }
+
+    deinit {
+        if (try? runProcess(URL(filePath: "/bin/umount"), [path]))?.status != 0 {
+            _ = try? runProcess(URL(filePath: "/bin/umount"), ["-l", path])
+        }
+    }
+}
+
+extension CapacityTests {
+    @Suite("Mounted volumes")
+    struct MountedVolumeTests {
+        static func entry(_ device: UInt64, _ point: String, _ type: String = "ext4", root: String = "/") -> MountTable.Entry {
+            MountTable.Entry(device: device, root: root, mountPoint: point, type: type, source: "/dev/x\(device)")
+        }
+
+        @Test("a mountinfo line gives the device number stat reports, and unescaped names")
+        func parsesMountinfo() throws {
+            let line = #"36 35 98:0 /sub\040dir /mnt/with\040space rw,noatime master:1 shared:2 - ext3 /dev/my\040disk rw,errors=continue"#
+            let entry = try #require(MountTable.parse(line))
+            #expect(entry.root == "/sub dir" && entry.mountPoint == "/mnt/with space")
+            #expect(entry.type == "ext3" && entry.source == "/dev/my disk")
+            #expect(entry.device == MountTable.device(major: 98, minor: 0))
+            #expect(MountTable.parse("36 35 98:0 / /mnt rw") == nil, "no separator: not a mount line")
+            // The root's device, as the table says and as stat says.
+            let root = try #require(try MountTable.entries().last { $0.mountPoint == "/" })
+            #expect(root.device == (try Sys.stat("/").device))
+        }
+
+        @Test("pseudo file systems are left out, a mount hidden by a later one too, and bind mounts count once")
+        func groups() {
+            let groups = VolumeCapacity.volumeGroups(of: [
+                Self.entry(1, "/"), Self.entry(2, "/proc", "proc"), Self.entry(3, "/sys/fs/cgroup", "cgroup2"),
+                Self.entry(4, "/srv/data/sub", root: "/sub"), Self.entry(4, "/data"), Self.entry(4, "/b"),
+                Self.entry(5, "/dev/shm", "tmpfs"), Self.entry(6, "/dev/shm", "tmpfs"), Self.entry(7, "/snap/x/1", "squashfs"),
+            ])
+            #expect(groups.map { $0.map(\.mountPoint) } == [["/"], ["/data", "/srv/data/sub", "/b"], ["/dev/shm"]],
+                    "the first mount showing the whole file system names it, the others follow in the table's order")
+            #expect(groups[2].map(\.device) == [6], "the later mount on /dev/shm hides the earlier one")
+        }
+
+        @Test("kinds follow the file system type")
+        func kinds() {
+            #expect(MountedVolume.Kind(fileSystemType: "ext4") == .local)
+            #expect(MountedVolume.Kind(fileSystemType: "overlay") == .local)
+            #expect(MountedVolume.Kind(fileSystemType: "nfs4") == .network)
+            #expect(MountedVolume.Kind(fileSystemType: "fuse.sshfs") == .network)
+            #expect(MountedVolume.Kind(fileSystemType: "tmpfs") == .memory)
+            #expect([MountedVolume.Kind.memory, .local, .network].sorted() == [.local, .network, .memory])
+        }
+
+        @Test("a tmpfs mounted twice (bind) is listed once with its figures; proc is not listed")
+        func listsScratchVolumeOnce() throws {
+            let folder = TestFolder()
+            let volume = try ScratchVolume.mount(size: "8m", in: folder)
+            try Data(repeating: 1, count: 1 << 20).write(to: volume.url.appending(path: "one-mib"))
+            let bind = try ExtraMount(["--bind", volume.path], at: folder.path + "/bound here")
+            let proc = try ExtraMount(["-t", "proc", "proc"], at: folder.path + "/proc")
+            let mounted = try VolumeCapacity.mountedVolumes()
+            let mine = mounted.volumes.filter { $0.mountPoint == volume.path || $0.mountPoint == bind.path }
+            try #require(mine.count == 1, "\(mounted.volumes.map(\.mountPoint))")
+            let listed = mine[0]
+            #expect(listed.mountPoint == volume.path && listed.otherMountPoints == [bind.path])
+            #expect(listed.kind == .memory && listed.fileSystemType == "tmpfs" && listed.source == "tmpfs")
+            let df = try CapacityTests.df(volume.path)
+            #expect(listed.capacity.total == 8 << 20 && listed.capacity.total == df.total)
+            #expect(listed.capacity.available == df.available && listed.capacity.used == 1 << 20)
+            #expect(!mounted.volumes.contains { $0.mountPoint == proc.path || $0.mountPoint == "/proc" || $0.fileSystemType == "proc" })
+            #expect(mounted.volumes.contains { $0.mountPoint == "/" })
+            #expect(mounted.volumes.map(\.kind) == mounted.volumes.map(\.kind).sorted(), "local first, memory last")
+        }
+    }
+}
