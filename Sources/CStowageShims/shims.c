@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #if defined(__linux__)
 #include <sys/syscall.h>
@@ -227,5 +228,13 @@ ssize_t cstowage_listxattr_at(int directory, const char *name, char *list, size_
 
 long cstowage_utime_now(void) { return UTIME_NOW; }
 long cstowage_utime_omit(void) { return UTIME_OMIT; }
+
+int cstowage_terminal_size(int fd, unsigned short *columns, unsigned short *rows) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) != 0) return -1;
+    *columns = size.ws_col;
+    *rows = size.ws_row;
+    return 0;
+}
 
 int cstowage_errno(void) { return errno; }

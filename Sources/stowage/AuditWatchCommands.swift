@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 import Stowage
 
-struct AuditCommand: ParsableCommand {
+struct AuditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audit",
         abstract: "Find large backed-up files, oversized preferences and pinned caches; total what pressure would free."
@@ -16,11 +16,18 @@ struct AuditCommand: ParsableCommand {
     @OptionGroup var units: UnitOptions
     @OptionGroup var output: OutputOptions
 
-    mutating func run() throws {
+    mutating func run() async throws {
         let style = units.style
         let minimum = minSize?.bytes ?? 10_000_000
-        try output.run {
-            let report = try self.container.resolve().audit(minimumSize: minimum)
+        let container = container
+        let progress = ProgressLine(style: style)
+        try await output.run {
+            let resolved = try container.resolve()
+            let report = try await progress.during {
+                try await resolved.audit(minimumSize: minimum, progressInterval: ProgressLine.interval) {
+                    progress.show(ProgressStatus($0, activity: "Auditing"))
+                }
+            }
             for issue in report.issues { Terminal.standardError.problem(issue) }
             return Rendered(json: report) {
                 var text = report.findings.isEmpty ? "No findings.\n" : "\(report.findings.count) finding(s):\n"

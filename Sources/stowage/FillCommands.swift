@@ -103,7 +103,7 @@ struct FillCommand: AsyncParsableCommand {
         let plan: FillPlan
         let goal = leave?.goal ?? .consuming(consume?.bytes ?? 0)
         plan = FillPlan(volume: folder, goal: goal, method: method, chunkSize: chunk?.bytes, isForced: force)
-        let events = FillEvents(output: output, style: style)
+        let events = FillEvents(output: output, style: style, folder: DisplayPath.of(plan.volume))
         do {
             if hold {
                 try await runHolding(plan, events: events)
@@ -113,7 +113,7 @@ struct FillCommand: AsyncParsableCommand {
                 let stop = SignalTrap(signals: [SIGINT, SIGTERM]) { stopping.cancel() }
                 defer { stop.cancel() }
                 let task = Task {
-                    try await filler.fill { progress in
+                    try await filler.fill(progressInterval: ProgressLine.interval) { progress in
                         if let figures = FillProgress(progress) { events.progress(figures) }
                     }
                 }
@@ -143,7 +143,7 @@ struct FillCommand: AsyncParsableCommand {
     }
 }
 
-struct ReleaseCommand: ParsableCommand {
+struct ReleaseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "release",
         abstract: "Give back the space `stowage fill` took in a folder: all of it, or an amount.",
@@ -165,14 +165,19 @@ struct ReleaseCommand: ParsableCommand {
     @OptionGroup var units: UnitOptions
     @OptionGroup var output: OutputOptions
 
-    mutating func run() throws {
+    mutating func run() async throws {
         let style = units.style
         let container = container
         let path = path
         let amount = amount?.bytes
-        try output.run {
+        let progress = ProgressLine(style: style)
+        try await output.run {
             let folder = try FillPaths.folder(path, container: container, creating: false)
-            let report = try FillFolder(in: folder).release(amount: amount)
+            let report = try await progress.during {
+                try await FillFolder(in: folder).release(amount: amount, progressInterval: ProgressLine.interval) {
+                    progress.show(ProgressStatus($0, activity: "Releasing", subject: DisplayPath.of(folder)))
+                }
+            }
             return Rendered(json: report) { FillView.render(report, style: style) }
         }
     }
@@ -190,23 +195,27 @@ enum FillPaths {
     }
 }
 
-/// What `fill` prints: a progress bar on a terminal (standard error) and the result as text;
-/// or the result as one JSON document (`--json`); or each event as a line of JSON as it happens
-/// (`--json-lines`: `progress` at most twice a second, `filled` or `holding`, `released`).
+/// What `fill` prints: the progress line on standard error when it is a terminal, and the
+/// result as text; or the result as one JSON document (`--json`); or each event as a line of
+/// JSON as it happens (`--json-lines`: `progress` at most twice a second, `filled` or
+/// `holding`, `released`).
 final class FillEvents: @unchecked Sendable {
     let output: StreamOutputOptions
     let style: ByteCountStyle
-    private let line = ProgressLine(enabled: Terminal.standardErrorIsTerminal, after: .zero)
+    let folder: String
+    private let line: ProgressLine
     private let lock = NSLock()
     private var lastLine = ContinuousClock.now - .seconds(1)
 
-    init(output: StreamOutputOptions, style: ByteCountStyle) {
+    init(output: StreamOutputOptions, style: ByteCountStyle, folder: String) {
         self.output = output
         self.style = style
+        self.folder = folder
+        line = ProgressLine(style: style)
     }
 
     func progress(_ progress: FillProgress) {
-        line.show(FillView.bar(progress, style: style))
+        line.show(ProgressStatus(progress, folder: folder, style: style))
         guard output.jsonLines else { return }
         let now = ContinuousClock.now
         let due: Bool = lock.withLock {
@@ -214,7 +223,9 @@ final class FillEvents: @unchecked Sendable {
             lastLine = now
             return true
         }
-        if due { output.emit("progress", progress) }
+        guard due else { return }
+        line.clear()  // standard output may be the same terminal: the next figures redraw the line
+        output.emit("progress", progress)
     }
 
     func filled(_ report: FillReport, holding: Bool) {
@@ -260,19 +271,6 @@ struct FillStatusJSON: Encodable {
 }
 
 enum FillView {
-    /// `[########------------]  42%  1.2 GB filled  310 MB/s  4 s left  (1.9 GB available, goal 500 MB)`
-    static func bar(_ progress: FillProgress, style: ByteCountStyle) -> String {
-        let total = Double(progress.filledBytes + max(0, progress.availableBytes - progress.targetAvailableBytes))
-        let fraction = total > 0 ? min(1, Double(progress.filledBytes) / total) : 1
-        let width = 24
-        let done = Int((fraction * Double(width)).rounded(.down))
-        let rate = ByteCount(Int64(progress.bytesPerSecond)).formatted(style) + "/s"
-        let left = progress.secondsRemaining.map { "\(Int($0.rounded(.up))) s left" } ?? "-"
-        return "[" + String(repeating: "#", count: done) + String(repeating: "-", count: width - done) + "] "
-            + String("   \(Int(fraction * 100))%".suffix(4)) + "  \(ByteCount(progress.filledBytes).formatted(style)) filled  \(rate)  \(left)"
-            + "  (\(ByteCount(progress.availableBytes).formatted(style)) available, goal \(ByteCount(progress.targetAvailableBytes).formatted(style)))"
-    }
-
     static func render(_ report: FillReport, style: ByteCountStyle) -> String {
         let verb: String
         switch report.ending {

@@ -11,18 +11,41 @@ struct InfoCommand: ParsableCommand {
             container could reclaim from its caches and tmp) and for opportunistic usage \
             (available minus a headroom of min(15%, 4 GiB)). Without PATH, the volume of the \
             container's Documents. STOWAGE_SIMULATED_AVAILABLE and STOWAGE_SIMULATED_TOTAL \
-            (sizes such as 200MB) simulate the figures.
+            (sizes such as 200MB) simulate the figures. With --all, every mounted volume in a \
+            table, as df and duf list them: local, network and in-memory (tmpfs) volumes; the \
+            kernel's pseudo file systems (proc, sysfs, cgroup, ...) and read-only images \
+            (squashfs) left out; a file system mounted at several places (bind mounts) once.
             """
     )
 
     @Argument(help: "Any path on the volume (default: the container's Documents).", transform: PathArgument.init(parsing:))
     var path: PathArgument?
 
+    @Flag(help: "Every mounted volume, as df and duf list them (pseudo file systems left out, bind mounts once).")
+    var all = false
+
     @OptionGroup var container: ContainerOptions
     @OptionGroup var units: UnitOptions
     @OptionGroup var output: OutputOptions
 
+    func validate() throws {
+        if all && path != nil { throw ValidationError("Give a PATH or --all, not both.") }
+    }
+
     mutating func run() throws {
+        if all {
+            let style = units.style
+            return try output.run {
+                let mounted = try VolumeCapacity.mountedVolumes()
+                for issue in mounted.issues { Terminal.standardError.problem(issue) }
+                let width = Terminal.standardOutputIsTerminal ? Terminal.standardOutputColumns : nil
+                // As `df`: the volumes that could be measured, then a failure status if any could not.
+                return Rendered(json: mounted.volumes.map(MountedVolumeJSON.init),
+                                exitStatus: mounted.issues.isEmpty ? ExitStatus.success : ExitStatus.failure) {
+                    MountedVolumesView(volumes: mounted.volumes, style: style, width: width).render()
+                }
+            }
+        }
         try output.run {
             let capacity: VolumeCapacity
             if let path {
@@ -70,11 +93,7 @@ struct CapacityView {
         if capacity.isSimulated {
             lines.append("SIMULATED figures (\(SimulatedCapacity.availableVariable) or the SimulatedCapacity API)")
         }
-        // As `df` computes "Use%": of the space a user can have (used + available), so the blocks
-        // reserved for root do not make a full volume look 95% used; rounded up, as `df` rounds.
-        let usable = capacity.used + capacity.available
-        let fraction = usable > 0 ? Double(capacity.used) / Double(usable) : 0
-        let percent = usable > 0 ? (capacity.used * 100 + usable - 1) / usable : 0
+        let (fraction, percent) = Self.usedShare(of: capacity)
         lines.append(Bar.render(fraction: fraction, width: 40) + "  \(percent)% used")
         lines.append("")
         let headroom = VolumeCapacity.headroom(forTotal: capacity.total)
@@ -102,13 +121,23 @@ struct CapacityView {
         }
         return lines.joined(separator: "\n") + "\n"
     }
+
+    /// The share of the volume in use as `df` computes "Use%": of the space a user can have
+    /// (used + available), so the blocks reserved for root do not make a full volume look 95%
+    /// used; the percentage rounded up, as `df` rounds.
+    static func usedShare(of capacity: VolumeCapacity) -> (fraction: Double, percent: Int64) {
+        let usable = capacity.used + capacity.available
+        guard usable > 0 else { return (0, 0) }
+        return (Double(capacity.used) / Double(usable), (capacity.used * 100 + usable - 1) / usable)
+    }
 }
 
-/// Proportional bars drawn with block characters.
+/// Proportional bars drawn with block characters (or others: the progress line's are ASCII).
 enum Bar {
-    static func render(fraction: Double, width: Int) -> String {
+    static func render(fraction: Double, width: Int, filled mark: Character = "█", empty: Character = "░",
+                       rounding: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> String {
         let clamped = min(1, max(0, fraction.isFinite ? fraction : 0))
-        let filled = Int((clamped * Double(width)).rounded())
-        return "[" + String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled) + "]"
+        let filled = Int((clamped * Double(width)).rounded(rounding))
+        return "[" + String(repeating: mark, count: filled) + String(repeating: empty, count: width - filled) + "]"
     }
 }

@@ -13,14 +13,31 @@ struct OutputOptions: ParsableArguments {
         let rendered: Rendered
         do {
             rendered = try body()
-            if json {
-                print(try rendered.jsonText())
-            } else {
-                print(rendered.human(), terminator: "")
-            }
         } catch let error as StowageError {
             report(error)
             throw ExitCode(ExitStatus.failure)
+        }
+        try emit(rendered)
+    }
+
+    /// ``run(_:)`` for work that waits (the long-running commands, which show progress).
+    func run(_ body: () async throws -> Rendered) async throws {
+        let rendered: Rendered
+        do {
+            rendered = try await body()
+        } catch let error as StowageError {
+            report(error)
+            throw ExitCode(ExitStatus.failure)
+        }
+        try emit(rendered)
+    }
+
+    /// Prints `rendered` as JSON or text, then exits with its status unless that is success.
+    private func emit(_ rendered: Rendered) throws {
+        if json {
+            print(try rendered.jsonText())
+        } else {
+            print(rendered.human(), terminator: "")
         }
         if rendered.exitStatus != ExitStatus.success { throw ExitCode(rendered.exitStatus) }
     }
@@ -181,13 +198,13 @@ enum Terminal {
     static let standardError = Stream(handle: .standardError)
 
     /// Whether standard error is a terminal (progress lines are drawn only there).
-    static var standardErrorIsTerminal: Bool { isatty(2) == 1 }
+    static var standardErrorIsTerminal: Bool { TerminalDevice.isTerminal(TerminalDevice.standardError) }
 
     /// Whether standard output is a terminal.
-    static var standardOutputIsTerminal: Bool { isatty(1) == 1 }
+    static var standardOutputIsTerminal: Bool { TerminalDevice.isTerminal(TerminalDevice.standardOutput) }
 
     /// Whether standard input is a terminal (a person can be asked).
-    static var standardInputIsTerminal: Bool { isatty(0) == 1 }
+    static var standardInputIsTerminal: Bool { TerminalDevice.isTerminal(TerminalDevice.standardInput) }
 }
 
 /// A plain-text table with left-aligned columns.

@@ -17,6 +17,8 @@ struct StowageCommand: AsyncParsableCommand {
               STOWAGE_SIMULATED_AVAILABLE  report these bytes available, such as 500MB,
               STOWAGE_SIMULATED_TOTAL      and this total: low storage, no disk filled
               HOME, XDG_*_HOME, TMPDIR     where the default container lives (Linux)
+              STOWAGE_PROGRESS_DELAY       seconds before the progress line appears (0.5)
+              COLUMNS, LINES               the terminal's size, when it does not tell it
 
             Exit status:
               0   done

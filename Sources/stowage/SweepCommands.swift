@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Stowage
 
-struct SweepCommand: ParsableCommand {
+struct SweepCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sweep",
         abstract: "Keep a folder within size, count and age limits, least recently used first.",
@@ -49,7 +49,7 @@ struct SweepCommand: ParsableCommand {
         if !(lowWatermark > 0 && lowWatermark <= 1) { throw ValidationError("--low-watermark must be more than 0 and at most 1.") }
     }
 
-    mutating func run() throws {
+    mutating func run() async throws {
         let policy = SweepPolicy(maximumAllocatedSize: maxSize?.bytes, maximumCount: maxCount, maximumAge: maxAge?.seconds,
                                  order: order, lowWatermark: lowWatermark)
         let folder = path.url(directoryHint: .isDirectory)
@@ -57,8 +57,14 @@ struct SweepCommand: ParsableCommand {
         let dryRun = dryRun
         let force = force
         let list = list
-        try output.run {
-            let report = try Sweeper(policy: policy).sweep(folder, dryRun: dryRun, allowingSystemFolders: force)
+        let progress = ProgressLine(style: style)
+        try await output.run {
+            let report = try await progress.during {
+                try await Sweeper(policy: policy).sweep(folder, dryRun: dryRun, allowingSystemFolders: force,
+                                                        progressInterval: ProgressLine.interval) { figures in
+                    progress.show(ProgressStatus(figures, subject: DisplayPath.of(folder)))
+                }
+            }
             for issue in report.issues { Terminal.standardError.problem(issue) }
             return Rendered(json: report) { SweepView.render(report, style: style, listAll: list) }
         }
@@ -97,7 +103,7 @@ enum SweepView {
     }
 }
 
-struct RelieveCommand: ParsableCommand {
+struct RelieveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "relieve",
         abstract: "Free space until the volume has the given bytes available.",
@@ -121,13 +127,20 @@ struct RelieveCommand: ParsableCommand {
     @OptionGroup var units: UnitOptions
     @OptionGroup var output: OutputOptions
 
-    mutating func run() throws {
+    mutating func run() async throws {
         let style = units.style
         let target = available.bytes
         let dryRun = dryRun
         let list = list
-        try output.run {
-            let report = try self.container.resolve().relieve(toAvailable: target, dryRun: dryRun)
+        let container = container
+        let progress = ProgressLine(style: style)
+        try await output.run {
+            let resolved = try container.resolve()
+            let report = try await progress.during {
+                try await resolved.relieve(toAvailable: target, dryRun: dryRun, progressInterval: ProgressLine.interval) {
+                    progress.show(ProgressStatus($0))
+                }
+            }
             return Rendered(json: report, exitStatus: report.isSatisfied ? ExitStatus.success : ExitStatus.goalNotMet) {
                 ReliefView.render(report, style: style, listAll: list)
             }
@@ -150,7 +163,7 @@ enum ReliefView {
     }
 }
 
-struct ClearCommand: ParsableCommand {
+struct ClearCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clear",
         abstract: "Remove everything in one location of the container (the settings screen's \"Clear cache\").",
@@ -176,16 +189,22 @@ struct ClearCommand: ParsableCommand {
     @OptionGroup var units: UnitOptions
     @OptionGroup var output: OutputOptions
 
-    mutating func run() throws {
+    mutating func run() async throws {
         let location = location
         let style = units.style
         let dryRun = dryRun
         let confirmed = yes || dryRun || !location.policy.isBackedUp
         let json = output.json
-        try output.run {
-            let store = Store(container: try self.container.resolve())
-            if !confirmed { try Self.confirm(clearing: location, in: store, style: style, canAsk: !json) }
-            let report = try store.clear(location, dryRun: dryRun)
+        let container = container
+        let progress = ProgressLine(style: style)
+        try await output.run {
+            let store = Store(container: try container.resolve())
+            if !confirmed { try await Self.confirm(clearing: location, in: store, style: style, canAsk: !json, progress: progress) }
+            let report = try await progress.during {
+                try await store.clear(location, dryRun: dryRun, progressInterval: ProgressLine.interval) {
+                    progress.show(ProgressStatus($0))
+                }
+            }
             for issue in report.issues { Terminal.standardError.problem(issue) }
             return Rendered(json: report) {
                 "\(dryRun ? "Would clear" : "Cleared") \(location.displayName) (\(DisplayPath.escaped(report.folder))): "
@@ -197,8 +216,13 @@ struct ClearCommand: ParsableCommand {
 
     /// Asks before user data is removed: on a terminal, a yes/no question showing what would go;
     /// elsewhere (a script, `--json`) a refusal naming `--yes`. Nothing to remove asks nothing.
-    static func confirm(clearing location: Location, in store: Store, style: ByteCountStyle, canAsk: Bool) throws {
-        let preview = try store.clear(location, dryRun: true)
+    static func confirm(clearing location: Location, in store: Store, style: ByteCountStyle, canAsk: Bool,
+                        progress: ProgressLine) async throws {
+        let preview = try await progress.during {
+            try await store.clear(location, dryRun: true, progressInterval: ProgressLine.interval) {
+                progress.show(ProgressStatus($0))
+            }
+        }
         guard !preview.removed.isEmpty else { return }
         let what = "\(location.displayName) (\(DisplayPath.escaped(preview.folder))) holds backed-up user data: "
             + "\(preview.removed.count) files, \(ByteCount(preview.freedAllocatedBytes).formatted(style))"

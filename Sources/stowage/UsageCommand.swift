@@ -41,6 +41,19 @@ struct UsageCommand: AsyncParsableCommand {
     @Flag(help: "Print only the totals, as du -s does.")
     var summarize = false
 
+    @Flag(help: "List the breakdown flat, largest first, instead of as a tree.")
+    var flat = false
+
+    @Option(help: ArgumentHelp(
+        "Rows of the breakdown, the largest: a number, or all (default: what fits the terminal; 50 when output is not a terminal; all with --json).",
+        valueName: "n|all"))
+    var limit: RowLimit?
+
+    @Option(name: .customLong("min-size"), parsing: .unconditional,
+            help: ArgumentHelp("Leave out of the breakdown entries smaller than this, such as 10MB.", valueName: "size"),
+            transform: SizeArgument.init(parsing:))
+    var minSize: SizeArgument?
+
     @Option(help: "Worker threads (default: one per core, at least two; on a cold cache more pay off).")
     var threads: Int?
 
@@ -64,16 +77,40 @@ struct UsageCommand: AsyncParsableCommand {
         options.ranksByLogicalSize = apparent
         options.threads = threads
         let urls = (paths.isEmpty ? [try PathArgument(parsing: ".")] : paths).map { $0.url().standardizedFileURL }
-        let progress = ProgressLine(enabled: !output.json && Terminal.standardErrorIsTerminal)
-        let report = try await UsageScanner(options: options).scan(urls) { update in
-            progress.show("Scanning: \(update.items) entries, \(ByteCount(update.bytes).formatted())")
+        let progress = ProgressLine(style: units.style)
+        let subject = DisplayPath.of(urls[0]) + (urls.count > 1 ? " and \(urls.count - 1) more" : "")
+        let report = try await progress.during {
+            try await UsageScanner(options: options).scan(urls, progressInterval: ProgressLine.interval) { figures in
+                progress.show(ProgressStatus(figures, activity: "Scanning", subject: subject, noun: "entries"))
+            }
         }
-        progress.clear()
         for issue in report.issues { Terminal.standardError.problem(issue) }
-        let view = UsageView(report: report, style: units.style, apparent: apparent, summarize: summarize)
+        let trees = report.breakdownTree(rankedByLogicalSize: apparent)
+        // JSON keeps every row unless --limit says otherwise; text fits the screen by default.
+        let json = UsageSelection(limit: limit?.rows, minimumBytes: minSize?.bytes, apparent: apparent).apply(to: trees)
+        let text = UsageSelection(limit: limit.map(\.rows) ?? Self.defaultRows(for: report, style: units.style), minimumBytes: minSize?.bytes,
+                                  apparent: apparent).apply(to: trees)
+        let view = UsageView(report: report, style: units.style, apparent: apparent, summarize: summarize, flat: flat,
+                             trees: text.trees, hidden: text.hidden, hasMinimum: minSize != nil,
+                             width: Self.width)
         // As `du`: the figures of what could be read, then a failure status if anything could not.
-        try output.run { Rendered(json: UsageJSON(report), exitStatus: report.issues.isEmpty ? ExitStatus.success : ExitStatus.failure) { view.render() } }
+        try output.run {
+            Rendered(json: UsageJSON(report, breakdown: json.trees.flatMap(\.children)),
+                     exitStatus: report.issues.isEmpty ? ExitStatus.success : ExitStatus.failure) { view.render() }
+        }
     }
+
+    /// The rows the breakdown shows without `--limit`: what fits the terminal standard output
+    /// is on (its height less the other lines), or a fixed number when it is not a terminal.
+    static func defaultRows(for report: UsageReport, style: ByteCountStyle) -> Int {
+        guard Terminal.standardOutputIsTerminal else { return UsageSelection.defaultRowsOffTerminal }
+        return max(UsageSelection.fewestDefaultRows,
+                   Terminal.standardOutputRows - UsageView.linesBesideRows(of: report, style: style, width: width) - report.roots.count)
+    }
+
+    /// The columns text output fits: the terminal's, or none (`nil`) when standard output is
+    /// not a terminal (a file or a pipe gets whole names).
+    static var width: Int? { Terminal.standardOutputIsTerminal ? Terminal.standardOutputColumns : nil }
 }
 
 /// The report as JSON: the library's report with the totals also at the top level.
@@ -86,11 +123,12 @@ struct UsageJSON: Encodable {
     var otherCount: Int
     var skippedHardLinkCount: Int
     var roots: [UsageTotals]
-    var breakdown: [UsageItem]
+    /// The items below the roots as trees: each with the items inside it in `children`.
+    var breakdown: [UsageNode]
     var largestFiles: [UsageItem]
     var issues: [UsageIssue]
 
-    init(_ report: UsageReport) {
+    init(_ report: UsageReport, breakdown: [UsageNode]) {
         allocatedBytes = report.total.allocatedBytes
         logicalBytes = report.total.logicalBytes
         fileCount = report.total.files
@@ -99,105 +137,8 @@ struct UsageJSON: Encodable {
         otherCount = report.total.others
         skippedHardLinkCount = report.hardLinksCountedOnce
         roots = report.roots
-        breakdown = report.breakdown
+        self.breakdown = breakdown
         largestFiles = report.largestFiles
         issues = report.issues
-    }
-}
-
-/// The report for people.
-struct UsageView {
-    var report: UsageReport
-    var style: ByteCountStyle
-    var apparent: Bool
-    var summarize: Bool
-
-    func size(_ allocated: Int64, _ logical: Int64) -> String {
-        ByteCount(apparent ? logical : allocated).formatted(style)
-    }
-
-    /// `path` below its root (`photos/2024`), or as it is when it is a root or several roots were scanned.
-    func relative(_ path: String) -> String {
-        guard report.roots.count == 1, let root = report.roots.first?.path else { return path }
-        let prefix = root.hasSuffix("/") ? root : root + "/"
-        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
-    }
-
-    func render() -> String {
-        if summarize {
-            var table = TextTable(header: [apparent ? "LOGICAL" : "ALLOCATED", "PATH"])
-            for root in report.roots {
-                table.rows.append([size(root.allocatedBytes, root.logicalBytes), DisplayPath.escaped(root.path ?? "")])
-            }
-            if report.roots.count > 1 { table.rows.append([size(report.allocatedBytes, report.logicalBytes), "total"]) }
-            return table.render()
-        }
-        var lines: [String] = []
-        for root in report.roots + (report.roots.count > 1 ? [report.total] : []) {
-            lines.append("\(root.path.map(DisplayPath.escaped) ?? "Total"): \(ByteCount(root.allocatedBytes).formatted(style)) allocated, "
-                + "\(ByteCount(root.logicalBytes).formatted(style)) logical; \(root.files) files, \(root.folders) folders, "
-                + "\(root.symbolicLinks) links" + (root.others > 0 ? ", \(root.others) others" : ""))
-        }
-        if report.hardLinksCountedOnce > 0 {
-            lines.append("(\(report.hardLinksCountedOnce) extra hard links counted once)")
-        }
-        if !report.breakdown.isEmpty {
-            lines.append("")
-            var table = TextTable(header: ["SIZE", "SHARE", "", "PATH"])
-            let whole = max(1, apparent ? report.logicalBytes : report.allocatedBytes)
-            for item in report.breakdown {
-                let bytes = apparent ? item.logicalBytes : item.allocatedBytes
-                let share = Double(bytes) / Double(whole)
-                table.rows.append([size(item.allocatedBytes, item.logicalBytes), Bar.render(fraction: share, width: 20),
-                                   String(format: "%3.0f%%", share * 100),
-                                   String(repeating: "  ", count: max(0, item.depth - 1)) + DisplayPath.escaped(relative(item.path)) + (item.isFolder ? "/" : "")])
-            }
-            lines.append(table.render().trimmingCharacters(in: .newlines))
-        }
-        if !report.largestFiles.isEmpty {
-            lines.append("")
-            lines.append("Largest files:")
-            var table = TextTable(header: ["SIZE", "PATH"])
-            for item in report.largestFiles {
-                table.rows.append([size(item.allocatedBytes, item.logicalBytes), DisplayPath.escaped(item.path)])
-            }
-            lines.append(table.render().trimmingCharacters(in: .newlines))
-        }
-        if !report.issues.isEmpty {
-            lines.append("")
-            lines.append("\(report.issues.count) problem(s) met; see standard error.")
-        }
-        return lines.joined(separator: "\n") + "\n"
-    }
-}
-
-/// A single line of progress on standard error, rewritten in place; shown only on a terminal and
-/// only once the work has taken more than a moment (half a second unless told otherwise).
-///
-/// `@unchecked Sendable`: `shown` is read and written only while `lock` is held.
-final class ProgressLine: @unchecked Sendable {
-    let enabled: Bool
-    let started = ContinuousClock.now
-    let delay: Duration
-    private let lock = NSLock()
-    private var shown = false
-
-    init(enabled: Bool, after delay: Duration = .milliseconds(500)) {
-        self.enabled = enabled
-        self.delay = delay
-    }
-
-    func show(_ text: String) {
-        guard enabled, ContinuousClock.now - started >= delay else { return }
-        lock.withLock {
-            shown = true
-            Terminal.standardError.write("\r\u{1B}[K" + text)
-        }
-    }
-
-    func clear() {
-        lock.withLock {
-            if shown { Terminal.standardError.write("\r\u{1B}[K") }
-        }
     }
 }

@@ -47,7 +47,7 @@ struct UsageCommandTests {
         #expect(result.output.contains("KiB"))
         #expect(!result.output.contains(" kB"))
         let json = try runner.run("usage", root, "--json", "--depth", "2").json()
-        let items = try #require(json["breakdown"] as? [[String: Any]])
+        let items = UsageTreeCommandTests.flattened(try #require(json["breakdown"] as? [[String: Any]]))
         #expect(items.contains { $0["path"] as? String == root + "/with space/and\nnewline" })
         #expect(items.contains { $0["path"] as? String == root + "/a/b" && $0["depth"] as? Int == 2 })
         let excluded = try runner.run("usage", "--summarize", "--json", "--exclude", "b", "--no-hidden", root).json()

@@ -59,18 +59,20 @@ public func runProcess(_ executable: URL, _ arguments: [String], environment: [S
 ///
 /// `@unchecked Sendable`: `data` is written by the reading thread before `done` is signalled
 /// and read only after waiting for it.
-private final class PipeCollector: @unchecked Sendable {
+public final class PipeCollector: @unchecked Sendable {
     private var data = Data()
     private let done = DispatchSemaphore(value: 0)
 
-    init(_ handle: FileHandle) {
+    /// Starts reading `handle`.
+    public init(_ handle: FileHandle) {
         Thread.detachNewThread { [self] in
             data = handle.readDataToEndOfFile()
             done.signal()
         }
     }
 
-    func finish() -> Data {
+    /// Everything read, once the pipe is closed.
+    public func finish() -> Data {
         done.wait()
         return data
     }

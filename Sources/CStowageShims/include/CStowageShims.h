@@ -59,6 +59,10 @@ ssize_t cstowage_listxattr_at(int directory, const char *name, char *list, size_
 long cstowage_utime_now(void);
 long cstowage_utime_omit(void);
 
+/// The size of the terminal `fd` is open on: `ioctl(fd, TIOCGWINSZ)` (a macro Swift cannot
+/// import on Apple platforms). Returns 0, or -1 with errno (ENOTTY when `fd` is no terminal).
+int cstowage_terminal_size(int fd, unsigned short *columns, unsigned short *rows);
+
 /// The value of `errno` for the calling thread.
 int cstowage_errno(void);
 

@@ -1,0 +1,91 @@
+import Foundation
+import Stowage
+
+/// One volume of `info --all --json`: the capacity figures, as `info --json` gives them for one
+/// volume, with what is mounted (`source`), its `kind` and its `otherMountPoints`.
+struct MountedVolumeJSON: Encodable {
+    var volume: MountedVolume
+
+    init(_ volume: MountedVolume) { self.volume = volume }
+
+    private enum CodingKeys: String, CodingKey {
+        case source, kind, otherMountPoints
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try volume.capacity.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(volume.source, forKey: .source)
+        try container.encode(volume.kind.name, forKey: .kind)
+        try container.encode(volume.otherMountPoints, forKey: .otherMountPoints)
+    }
+}
+
+/// `info --all` for people: a table per kind of volume (local, network, memory), as `duf`
+/// shows them, fitted to the terminal's width.
+struct MountedVolumesView {
+    var volumes: [MountedVolume]
+    var style: ByteCountStyle
+    /// The columns to fit, or `nil` to cut nothing (standard output is not a terminal).
+    var width: Int?
+
+    /// The widest the use bar is drawn.
+    static let barWidth = 10
+
+    func render() -> String {
+        guard !volumes.isEmpty else { return "No mounted volumes.\n" }
+        let groups = Dictionary(grouping: volumes, by: \.kind).sorted { $0.key < $1.key }
+        return groups.map { kind, volumes in
+            let noun = volumes.count == 1 ? "volume" : "volumes"
+            let heading = kind == .memory ? "\(volumes.count) \(noun) in memory" : "\(volumes.count) \(kind.name) \(noun)"
+            return heading + "\n" + table(volumes)
+        }.joined(separator: "\n")
+    }
+
+    /// One kind's table: mount point, size, used, available, use (as df), inodes used, type,
+    /// and what is mounted; the bar shrinks, then names are shortened in the middle, to fit.
+    func table(_ volumes: [MountedVolume]) -> String {
+        func size(_ bytes: Int64) -> String { ByteCount(bytes).formatted(style) }
+        let header = ["MOUNTED ON", "SIZE", "USED", "AVAIL", "USE%", "INODES", "TYPE", "FILESYSTEM"]
+        var rows = volumes.map { volume -> [String] in
+            let capacity = volume.capacity
+            let percent = CapacityView.usedShare(of: capacity).percent
+            // Inodes in use, as `df -i` shows IUse%: rounded up; `-` where the file system does not count them.
+            var inodes = "-"
+            if let total = capacity.totalInodes, let available = capacity.availableInodes, total > 0 {
+                inodes = "\(((total - available) * 100 + total - 1) / total)%"
+            }
+            return [DisplayPath.escaped(volume.mountPoint), size(capacity.total), size(capacity.used), size(capacity.available),
+                    "\(percent)%", inodes, DisplayPath.escaped(volume.fileSystemType), DisplayPath.escaped(volume.source)]
+        }
+        var bar = Self.barWidth
+        var widths = header.indices.map { column in ([header] + rows).map { TerminalText.width(of: $0[column]) }.max() ?? 0 }
+        if let width {
+            let bars = { bar > 0 ? bar + 3 : 0 }  // "[" bar "] " before the percentage
+            func total() -> Int { widths.reduce(0, +) + 2 * (widths.count - 1) + bars() }
+            // The wider of the two names (where, and what is mounted) loses a column at a time.
+            func shortenNames(downTo least: Int) {
+                while total() > width, let column = [0, 7].filter({ widths[$0] > least }).max(by: { widths[$0] < widths[$1] }) {
+                    widths[column] -= 1
+                }
+            }
+            // Names down to 16 columns first, then the bar, then names down to 8.
+            shortenNames(downTo: 16)
+            bar = max(0, min(bar, bar - (total() - width)))
+            if bar < 4 { bar = 0 }
+            shortenNames(downTo: 8)
+            rows = rows.map { row in
+                var row = row
+                for column in [7, 0] { row[column] = TerminalText.middleTruncated(row[column], toWidth: widths[column]) }
+                return row
+            }
+        }
+        for (index, volume) in volumes.enumerated() where bar > 0 {
+            let fraction = CapacityView.usedShare(of: volume.capacity).fraction
+            rows[index][4] = Bar.render(fraction: fraction, width: bar) + " " + String(("   " + rows[index][4]).suffix(4))
+        }
+        var table = TextTable(header: header)
+        table.rows = rows
+        return table.render()
+    }
+}

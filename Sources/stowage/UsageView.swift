@@ -1,0 +1,243 @@
+import ArgumentParser
+import Foundation
+import Stowage
+
+/// `--limit`: a number of rows, or `all`.
+struct RowLimit: ExpressibleByArgument, Sendable {
+    /// The rows, or `nil` for all of them.
+    var rows: Int?
+
+    init?(argument: String) {
+        if argument.lowercased() == "all" {
+            rows = nil
+        } else if let rows = Int(argument), rows > 0 {
+            self.rows = rows
+        } else {
+            return nil
+        }
+    }
+
+    static var allValueStrings: [String] { [] }
+    var defaultValueDescription: String { rows.map(String.init) ?? "all" }
+}
+
+/// Which rows of a usage breakdown are shown: the largest, down to a size, as a tree or flat.
+struct UsageSelection {
+    /// The rows shown when standard output is not a terminal and `--limit` is not given.
+    static let defaultRowsOffTerminal = 50
+    /// The fewest rows the screen-fitting default shows, however small the terminal.
+    static let fewestDefaultRows = 5
+
+    var limit: Int?
+    var minimumBytes: Int64?
+    var apparent: Bool
+
+    func size(_ item: UsageItem) -> Int64 { apparent ? item.logicalBytes : item.allocatedBytes }
+
+    /// The trees (one per root) cut to the rows kept: the `limit` largest items of at least
+    /// `minimumBytes` below the roots (with the folders holding them, which are never smaller),
+    /// and how many items were left out.
+    func apply(to trees: [UsageNode]) -> (trees: [UsageNode], hidden: Int) {
+        struct Key: Hashable {
+            var path: String
+            var depth: Int
+        }
+        let below = trees.flatMap { $0.children.flatMap(\.allNodes) }.map(\.item)
+        var ranked = below.filter { size($0) >= (minimumBytes ?? 0) }
+        ranked.sort { (size($0), -$0.depth, $1.path) > (size($1), -$1.depth, $0.path) }
+        if let limit { ranked = Array(ranked.prefix(limit)) }
+        let kept = Set(ranked.map { Key(path: $0.path, depth: $0.depth) })
+        var shown = 0
+        func prune(_ node: UsageNode) -> UsageNode? {
+            let children = node.children.compactMap(prune)
+            guard node.item.depth == 0 || !children.isEmpty || kept.contains(Key(path: node.item.path, depth: node.item.depth)) else {
+                return nil
+            }
+            if node.item.depth > 0 { shown += 1 }
+            return UsageNode(item: node.item, children: children)
+        }
+        let pruned = trees.compactMap(prune)
+        return (pruned, below.count - shown)
+    }
+}
+
+/// The report for people.
+struct UsageView {
+    var report: UsageReport
+    var style: ByteCountStyle
+    var apparent: Bool
+    var summarize: Bool
+    var flat: Bool
+    /// The trees to show (already cut by ``UsageSelection``) and the items left out.
+    var trees: [UsageNode]
+    var hidden: Int
+    /// Whether `--min-size` left items out (the note on hidden rows says so).
+    var hasMinimum: Bool
+    /// The columns to fit, or `nil` to cut nothing (standard output is not a terminal).
+    var width: Int?
+
+    /// The widest a bar is drawn, and the narrowest it is squeezed to on a narrow terminal.
+    static let barWidth = 20
+    static let narrowestBar = 8
+
+    func size(_ allocated: Int64, _ logical: Int64) -> String {
+        ByteCount(apparent ? logical : allocated).formatted(style)
+    }
+
+    func size(_ item: UsageItem) -> Int64 { apparent ? item.logicalBytes : item.allocatedBytes }
+
+    /// `path` below `root` (`photos/2024`), or as it is when several roots were scanned.
+    func relative(_ path: String, to root: String) -> String {
+        guard report.roots.count == 1 else { return path }
+        let prefix = root.hasSuffix("/") ? root : root + "/"
+        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+    }
+
+    /// The lines above the breakdown: each root's totals (and all roots' when several). On a
+    /// terminal of `width` columns a long path is shortened (to 12 columns at least), and the
+    /// counts go to a line of their own when the line is still too wide.
+    static func summaryLines(of report: UsageReport, style: ByteCountStyle, width: Int?) -> [String] {
+        var lines: [String] = []
+        for root in report.roots + (report.roots.count > 1 ? [report.total] : []) {
+            let sizes = ": \(ByteCount(root.allocatedBytes).formatted(style)) allocated, \(ByteCount(root.logicalBytes).formatted(style)) logical;"
+            let counts = "\(root.files) files, \(root.folders) folders, \(root.symbolicLinks) links"
+                + (root.others > 0 ? ", \(root.others) others" : "")
+            let path = root.path.map(DisplayPath.escaped) ?? "Total"
+            guard let width else {
+                lines.append(path + sizes + " " + counts)
+                continue
+            }
+            let oneLine = TerminalText.width(of: sizes + " " + counts)
+            if width - oneLine >= min(12, TerminalText.width(of: path)) {
+                lines.append(TerminalText.middleTruncated(path, toWidth: width - oneLine) + sizes + " " + counts)
+            } else {
+                lines.append(TerminalText.middleTruncated(path, toWidth: max(12, width - TerminalText.width(of: sizes))) + sizes)
+                lines.append("  " + counts)
+            }
+        }
+        if report.hardLinksCountedOnce > 0 {
+            lines.append("(\(report.hardLinksCountedOnce) extra hard links counted once)")
+        }
+        return lines
+    }
+
+    /// The lines the output has besides the breakdown's rows, on a terminal of `width` columns:
+    /// what the screen-fitting default leaves room for (one more for the shell's prompt).
+    static func linesBesideRows(of report: UsageReport, style: ByteCountStyle, width: Int?) -> Int {
+        let summary = summaryLines(of: report, style: style, width: width).count
+        let breakdown = 3  // a blank line, the table's header, the line saying what was left out
+        let largest = report.largestFiles.isEmpty ? 0 : 3 + report.largestFiles.count
+        let issues = report.issues.isEmpty ? 0 : 2
+        return summary + breakdown + largest + issues + 1
+    }
+
+    func render() -> String {
+        if summarize {
+            var table = TextTable(header: [apparent ? "LOGICAL" : "ALLOCATED", "PATH"])
+            for root in report.roots {
+                table.rows.append([size(root.allocatedBytes, root.logicalBytes), DisplayPath.escaped(root.path ?? "")])
+            }
+            if report.roots.count > 1 { table.rows.append([size(report.allocatedBytes, report.logicalBytes), "total"]) }
+            return table.render()
+        }
+        var lines = Self.summaryLines(of: report, style: style, width: width)
+        let rows = flat ? flatRows() : treeRows()
+        if !rows.isEmpty {
+            lines.append("")
+            lines.append(breakdownTable(rows))
+            if hidden > 0 {
+                lines.append(hasMinimum ? "(\(hidden) more not shown: smaller than --min-size, or past --limit)"
+                                        : "(\(hidden) smaller not shown; --limit all shows every one)")
+            }
+        }
+        if !report.largestFiles.isEmpty {
+            lines.append("")
+            lines.append("Largest files:")
+            var table = TextTable(header: ["SIZE", "PATH"])
+            let sizes = report.largestFiles.map { size($0.allocatedBytes, $0.logicalBytes) }
+            let room = width.map { $0 - (sizes.map(\.count).max() ?? 0) - 2 }
+            for (item, size) in zip(report.largestFiles, sizes) {
+                table.rows.append([size, fitted(DisplayPath.escaped(item.path), room: room)])
+            }
+            lines.append(table.render().trimmingCharacters(in: .newlines))
+        }
+        if !report.issues.isEmpty {
+            lines.append("")
+            lines.append("\(report.issues.count) problem(s) met; see standard error.")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A row of the breakdown: the item, the size of its root (for the share), and its name as
+    /// shown: a tree's branches then the name (which may be shortened), or a path.
+    struct Row {
+        var item: UsageItem
+        var rootSize: Int64
+        var lead: String
+        var name: String
+    }
+
+    /// Each root, then the items inside it under their folder, largest first in each folder.
+    func treeRows() -> [Row] {
+        var rows: [Row] = []
+        for tree in trees {
+            let rootSize = size(tree.item)
+            rows.append(Row(item: tree.item, rootSize: rootSize, lead: "", name: DisplayPath.escaped(tree.item.path)))
+            func add(_ children: [UsageNode], lead: String) {
+                for (index, child) in children.enumerated() {
+                    let last = index == children.count - 1
+                    let name = (child.item.path.split(separator: "/", omittingEmptySubsequences: true).last).map(String.init) ?? child.item.path
+                    rows.append(Row(item: child.item, rootSize: rootSize, lead: lead + (last ? "└─ " : "├─ "),
+                                    name: DisplayPath.escaped(name) + (child.item.isFolder ? "/" : "")))
+                    add(child.children, lead: lead + (last ? "   " : "│  "))
+                }
+            }
+            add(tree.children, lead: "")
+        }
+        return rows
+    }
+
+    /// Every item shown, largest first, by its path below its root.
+    func flatRows() -> [Row] {
+        var rows: [Row] = []
+        for tree in trees {
+            let rootSize = size(tree.item)
+            for node in tree.children.flatMap(\.allNodes) {
+                rows.append(Row(item: node.item, rootSize: rootSize, lead: "",
+                                name: DisplayPath.escaped(relative(node.item.path, to: tree.item.path)) + (node.item.isFolder ? "/" : "")))
+            }
+        }
+        return rows.sorted { (size($0.item), $1.item.path) > (size($1.item), $0.item.path) }
+    }
+
+    /// The rows as a table of size, share bar, percentage and name, fitted to ``width``: the
+    /// bar squeezed first, then names shortened in the middle.
+    func breakdownTable(_ rows: [Row]) -> String {
+        let sizes = rows.map { size($0.item.allocatedBytes, $0.item.logicalBytes) }
+        let sizeWidth = max(4, sizes.map(\.count).max() ?? 0)
+        let widestName = rows.map { TerminalText.width(of: $0.lead + $0.name) }.max() ?? 0
+        var bar = Self.barWidth
+        var room: Int?
+        if let width {
+            // size, two spaces, [bar], two spaces, "100%", two spaces, then the name
+            let fixed = sizeWidth + 2 + 2 + 2 + 4 + 2
+            bar = max(Self.narrowestBar, min(Self.barWidth, width - fixed - widestName))
+            room = width - fixed - bar
+        }
+        var table = TextTable(header: ["SIZE", "SHARE", "", "PATH"])
+        for (row, size) in zip(rows, sizes) {
+            let share = row.rootSize > 0 ? Double(self.size(row.item)) / Double(row.rootSize) : 0
+            let name = room.map { room in
+                row.lead + TerminalText.middleTruncated(row.name, toWidth: max(1, room - TerminalText.width(of: row.lead)))
+            } ?? row.lead + row.name
+            table.rows.append([size, Bar.render(fraction: share, width: bar), String(format: "%3.0f%%", share * 100), name])
+        }
+        return table.render().trimmingCharacters(in: .newlines)
+    }
+
+    /// `text` shortened in its middle to `room` columns, when there is a room to fit.
+    func fitted(_ text: String, room: Int?) -> String {
+        guard let room else { return text }
+        return TerminalText.middleTruncated(text, toWidth: max(1, room))
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+/// `stowage info --all`: every mounted volume, as `df` and `duf` list them.
+@Suite("stowage info --all")
+struct InfoAllCommandTests {
+    /// Mounts `arguments` (a bind mount) on `path` for the test; skips, saying why, when refused.
+    static func bind(_ source: String, at path: String) throws -> () -> Void {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let result = try runProcess(URL(filePath: "/bin/mount"), ["--bind", source, path])
+        if result.status != 0 {
+            let reason = "mount --bind was refused (\(result.error)); this test needs root"
+            print("SKIPPED: \(reason)")
+            try Test.cancel(Comment(rawValue: reason))
+        }
+        return { _ = try? runProcess(URL(filePath: "/bin/umount"), [path]) }
+    }
+
+    @Test("a tmpfs mounted twice is one volume in JSON, with its other mount point; proc is left out")
+    func json() throws {
+        let runner = try CommandRunner()
+        let volume = try ScratchVolume.mount(size: "8m", in: runner.folder, named: "scratch volume")
+        let unbind = try Self.bind(volume.path, at: runner.folderPath + "/bound")
+        defer { unbind() }
+        let result = try runner.run("info", "--all", "--json")
+        #expect(result.status == 0, "\(result.error)")
+        let volumes = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]])
+        let mine = volumes.filter { [volume.path, runner.folderPath + "/bound"].contains($0["mountPoint"] as? String) }
+        try #require(mine.count == 1, "\(volumes.map { $0["mountPoint"] ?? "" })")
+        #expect(mine[0]["mountPoint"] as? String == volume.path)
+        #expect(mine[0]["otherMountPoints"] as? [String] == [runner.folderPath + "/bound"])
+        #expect(mine[0]["kind"] as? String == "memory" && mine[0]["source"] as? String == "tmpfs")
+        #expect(mine[0]["fileSystemType"] as? String == "tmpfs")
+        #expect(mine[0]["total"] as? Int64 == 8 << 20)
+        #expect(!volumes.contains { ["proc", "sysfs", "cgroup2", "devpts"].contains($0["fileSystemType"] as? String) })
+        #expect(volumes.contains { $0["mountPoint"] as? String == "/" && $0["kind"] as? String == "local" })
+    }
+
+    @Test("the table has a section per kind, local first, and fits 80 columns on a terminal")
+    func table() throws {
+        let runner = try CommandRunner()
+        let volume = try ScratchVolume.mount(size: "8m", in: runner.folder,
+                                             named: "a-mount-point-with-a-name-far-longer-than-any-column-has-room-for")
+        let piped = try runner.run("info", "--all")
+        #expect(piped.status == 0, "\(piped.error)")
+        #expect(piped.output.range(of: #"^\d+ local volumes?\nMOUNTED ON"#, options: .regularExpression) != nil, "\(piped.output)")
+        #expect(piped.output.contains("volumes in memory\nMOUNTED ON") || piped.output.contains("volume in memory\nMOUNTED ON"))
+        #expect(piped.output.contains(volume.path + "  "), "off a terminal, names are whole: \(piped.output)")
+        let terminal = try PseudoTerminal(columns: 80, rows: 24)
+        let run = try terminal.run(try CommandRunner.binary(), ["info", "--all"], environment: runner.environment,
+                                   directory: runner.folder, outputOnTerminal: true)
+        #expect(run.status == 0, "\(run.terminal)")
+        for line in run.terminal.split(separator: "\n") {
+            #expect(line.unicodeScalars.count <= 80, "\(line.unicodeScalars.count) columns: \(line)")
+        }
+        #expect(!run.terminal.contains(volume.path), "a long mount point is shortened on a terminal")
+        #expect(run.terminal.contains("…"))
+    }
+
+    @Test("--all with a path is a usage error")
+    func allWithPath() throws {
+        let runner = try CommandRunner()
+        let result = try runner.run("info", "--all", "/")
+        #expect(result.status == 64)
+        #expect(result.error.contains("Give a PATH or --all, not both."))
+    }
+}

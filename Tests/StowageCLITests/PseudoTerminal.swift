@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A pseudo-terminal of a chosen size (`openpty(3)`), for running `stowage` with its standard
+/// error on a real terminal: the child sees a terminal (`isatty`, `TIOCGWINSZ`) and the test
+/// reads every byte it writes there, from the master side, in raw mode (no `\n` to `\r\n`).
+final class PseudoTerminal {
+    /// What a child wrote to its terminal and to its standard output, and how it ended.
+    struct Run {
+        var status: Int32
+        /// Everything written to the terminal (standard error), byte for byte.
+        var terminal: String
+        var output: String
+    }
+
+    private let master: Int32
+    private let slave: Int32
+
+    /// A terminal of `columns` by `rows`.
+    init(columns: Int, rows: Int) throws {
+        var master: Int32 = -1
+        var slave: Int32 = -1
+        var size = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
+        guard openpty(&master, &slave, nil, nil, &size) == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        // Neither side may leak into children started meanwhile (by tests running in parallel):
+        // a stray copy of the slave would keep the master from seeing the end.
+        _ = fcntl(master, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(slave, F_SETFD, FD_CLOEXEC)
+        var settings = termios()
+        tcgetattr(slave, &settings)
+        cfmakeraw(&settings)
+        tcsetattr(slave, TCSANOW, &settings)
+        self.master = master
+        self.slave = slave
+    }
+
+    deinit { close(master) }
+
+    /// Runs `executable` with its standard error on this terminal (its standard input on
+    /// /dev/null, its standard output on a pipe, or on the terminal too with
+    /// `outputOnTerminal`) and waits for it, at most `deadline`: past it, the child is killed
+    /// and the test fails.
+    func run(_ executable: URL, _ arguments: [String], environment: [String: String], directory: URL,
+             outputOnTerminal: Bool = false, deadline: Duration = .seconds(120),
+             sourceLocation: SourceLocation = #_sourceLocation) throws -> Run {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        process.currentDirectoryURL = directory
+        let output = Pipe()
+        let terminalHandle = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
+        process.standardOutput = outputOnTerminal ? terminalHandle : output
+        process.standardInput = FileHandle.nullDevice
+        process.standardError = terminalHandle
+        try process.run()
+        close(slave)  // the child holds it now: once the child is gone, reads of the master end
+        let terminal = MasterReader(master)
+        let standardOutput = outputOnTerminal ? nil : PipeCollector(output.fileHandleForReading)
+
+        let clock = ContinuousClock()
+        let giveUp = clock.now + deadline
+        while process.isRunning && clock.now < giveUp { usleep(10_000) }
+        if process.isRunning {
+            Issue.record("stowage \(arguments.joined(separator: " ")) did not end within \(deadline); killed",
+                         sourceLocation: sourceLocation)
+            kill(process.processIdentifier, SIGKILL)
+        }
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, terminal: String(decoding: terminal.finish(), as: UTF8.self),
+                   output: String(decoding: standardOutput?.finish() ?? Data(), as: UTF8.self))
+    }
+}
+
+/// Reads the master side of a pseudo-terminal on a thread of its own until the slave side is
+/// closed by everyone (then `read` fails with `EIO` on Linux, or returns 0).
+///
+/// `@unchecked Sendable`: `data` is written by the reading thread before `done` is signalled,
+/// and read only after waiting for it.
+private final class MasterReader: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ master: Int32) {
+        Thread.detachNewThread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = read(master, &buffer, buffer.count)
+                if count > 0 {
+                    data.append(contentsOf: buffer[0..<count])
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+            done.signal()
+        }
+    }
+
+    /// What was read, once the terminal is closed (at most ten seconds after the child ended).
+    func finish() -> Data {
+        _ = done.wait(timeout: .now() + 10)
+        return data
+    }
+}
+
+/// What a progress line wrote to a terminal, taken apart.
+struct TerminalTranscript {
+    /// The erase-line code each redraw and the final clear start with, after `\r`.
+    static let redraw = "\r\u{1B}[K"
+
+    let text: String
+
+    /// The lines drawn in place: what follows each `\r` + erase, up to the next `\r` or newline.
+    var drawnLines: [String] {
+        text.components(separatedBy: Self.redraw).dropFirst().map { segment in
+            String(segment.prefix { $0 != "\r" && $0 != "\n" })
+        }
+    }
+
+    /// The drawings that showed something (not the final clear).
+    var drawings: [String] { drawnLines.filter { !$0.isEmpty } }
+
+    /// Whether the last thing written is the erase that clears the line.
+    var endsCleared: Bool { text.hasSuffix(Self.redraw) }
+
+    /// Escape characters other than those of the erase codes (a name that reached the
+    /// terminal unescaped would bring its own).
+    var strayEscapes: Int {
+        text.unicodeScalars.filter { $0 == "\u{1B}" }.count - text.components(separatedBy: Self.redraw).count + 1
+    }
+
+    /// The columns a line takes (every character of these test names takes one).
+    static func columns(_ line: String) -> Int { line.unicodeScalars.count }
+}
