@@ -63,17 +63,18 @@ struct MountedVolumesView {
         if let width {
             let bars = { bar > 0 ? bar + 3 : 0 }  // "[" bar "] " before the percentage
             func total() -> Int { widths.reduce(0, +) + 2 * (widths.count - 1) + bars() }
-            // The wider of the two names (where, and what is mounted) loses a column at a time.
-            func shortenNames(downTo least: Int) {
-                while total() > width, let column = [0, 7].filter({ widths[$0] > least }).max(by: { widths[$0] < widths[$1] }) {
+            // The widest of `columns` loses a column at a time, none below `least`.
+            func shorten(_ columns: [Int], downTo least: Int) {
+                while total() > width, let column = columns.filter({ widths[$0] > least }).max(by: { widths[$0] < widths[$1] }) {
                     widths[column] -= 1
                 }
             }
-            // Names down to 16 columns first, then the bar, then names down to 8.
-            shortenNames(downTo: 16)
+            // What is mounted first (down to 10 columns), then the bar, then both names (to 8):
+            // where a volume is mounted is what people look for.
+            shorten([7], downTo: 10)
             bar = max(0, min(bar, bar - (total() - width)))
             if bar < 4 { bar = 0 }
-            shortenNames(downTo: 8)
+            shorten([0, 7], downTo: 8)
             rows = rows.map { row in
                 var row = row
                 for column in [7, 0] { row[column] = TerminalText.middleTruncated(row[column], toWidth: widths[column]) }

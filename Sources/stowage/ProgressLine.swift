@@ -3,13 +3,22 @@ import Stowage
 
 /// What a long-running command is doing, as its progress line shows it.
 struct ProgressStatus: Sendable {
+    /// What the items are called, one and several.
+    struct Noun: Sendable {
+        var one: String
+        var many: String
+
+        static let files = Noun(one: "file", many: "files")
+        static let entries = Noun(one: "entry", many: "entries")
+    }
+
     /// What it is doing: `Scanning`, `Removing`, `Filling`, ...
     var activity: String
     /// What it is doing it to: a folder, a location (escaped when drawn; cut first when the line is too wide).
     var subject: String?
     /// Things done so far, and what they are (`entries`, `files`); no count when `nil`.
     var items: Int?
-    var noun = "files"
+    var noun = Noun.files
     /// Bytes done so far, and the bytes the step will reach when known.
     var bytes: Int64
     var expectedBytes: Int64?
@@ -25,7 +34,7 @@ struct ProgressStatus: Sendable {
 
     /// The status of `progress` on `subject` (by default the location the figures name); the
     /// activity, unless given, says the phase: `Reading`, `Removing` or `Filling`.
-    init(_ progress: WorkProgress, activity: String? = nil, subject: String? = nil, noun: String = "files") {
+    init(_ progress: WorkProgress, activity: String? = nil, subject: String? = nil, noun: Noun = .files) {
         switch progress.phase {
         case .removing: self.activity = activity ?? "Removing"
         case .filling: self.activity = activity ?? "Filling"
@@ -136,48 +145,60 @@ final class ProgressLine: @unchecked Sendable {
     // MARK: Rendering
 
     /// The line for `status` in at most `width` columns: the figures that fit, most important
-    /// first; the subject shortened in its middle before it is left out.
+    /// first; the subject shortened in its middle before it is left out; and a bar, when the
+    /// fraction done is known, in the room that is left (8 to 16 columns, taken from the subject
+    /// down to 24 columns).
     static func render(_ status: ProgressStatus, rate: Double?, style: ByteCountStyle, width: Int) -> String {
         func size(_ bytes: Int64) -> String { ByteCount(bytes).formatted(style) }
         // (text, rank): parts of higher rank go first when the line is too wide.
         var parts: [(text: String, rank: Int)] = [(status.activity, 0)]
         let fraction = status.expectedBytes.map { $0 > 0 ? min(1, max(0, Double(status.bytes) / Double($0))) : 1 }
-        if let fraction {
-            // ASCII, so that it takes one column a character on every terminal; never full before the end.
-            parts.append((Bar.render(fraction: fraction, width: 16, filled: "#", empty: "-", rounding: .down), 5))
-            parts.append((String("  \(Int(fraction * 100))%".suffix(4)), 1))
+        if let fraction { parts.append((String("  \(Int(fraction * 100))%".suffix(4)), 1)) }
+        if let items = status.items {
+            parts.append(("\(grouped(items)) \(items == 1 ? status.noun.one : status.noun.many)", 1))
         }
-        if let items = status.items { parts.append(("\(grouped(items)) \(status.noun)", 1)) }
         parts.append((size(status.bytes) + (status.expectedBytes.map { " of " + size($0) } ?? ""), 1))
         if let rate { parts.append((ByteCount.formattedRate(bytesPerSecond: rate, style: style), 2)) }
         parts.append((clock(status.elapsedSeconds), 2))
         if let left = status.secondsRemaining { parts.append((clock(left) + " left", 4)) }
-        if let note = status.note { parts.append(("(" + note + ")", 6)) }
-        let subject = status.subject.map { DisplayPath.escaped($0) }
+        if let note = status.note { parts.append(("(" + note + ")", 5)) }
+        let subject = status.subject.map { DisplayPath.escaped($0) } ?? ""
         let separator = "  "
 
+        // The figures (and the subject, if any) that fit.
         var kept = parts
-        func line(subject: String?) -> String {
-            (kept.map(\.text) + (subject.map { [$0] } ?? [])).joined(separator: separator)
-        }
+        var figures = ""
+        var subjectRoom = 0
         while true {
-            let figures = line(subject: nil)
-            let room = width - TerminalText.width(of: figures) - separator.count
-            if let subject, room >= min(12, TerminalText.width(of: subject)) {
-                return figures + separator + TerminalText.middleTruncated(subject, toWidth: room)
-            }
+            figures = kept.map(\.text).joined(separator: separator)
+            subjectRoom = subject.isEmpty ? 0 : width - TerminalText.width(of: figures) - separator.count
+            if subjectRoom >= min(12, TerminalText.width(of: subject)) { break }
+            subjectRoom = 0
             // No room for the subject: leave out the least important figure, or the subject.
             if let worst = kept.indices.filter({ kept[$0].rank > 3 }).max(by: { kept[$0].rank < kept[$1].rank }) {
                 kept.remove(at: worst)
                 continue
             }
-            if TerminalText.width(of: figures) <= width { return figures }
+            if TerminalText.width(of: figures) <= width { break }
             if let worst = kept.indices.filter({ kept[$0].rank > 0 }).max(by: { kept[$0].rank < kept[$1].rank }) {
                 kept.remove(at: worst)
                 continue
             }
             return TerminalText.prefix(figures, width: width)
         }
+        let subjectWidth = min(subjectRoom, TerminalText.width(of: subject))
+        var spare = width - TerminalText.width(of: figures) - (subjectWidth > 0 ? separator.count + subjectWidth : 0)
+        if spare < 10, subjectWidth > 24 { spare += min(subjectWidth - 24, 10 - spare) }
+        var line = figures
+        if let fraction, spare >= 10 {
+            // ASCII, so that it takes one column a character on every terminal; never full before the end.
+            let bar = Bar.render(fraction: fraction, width: min(16, spare - 4), filled: "#", empty: "-", rounding: .down)
+            line = kept[0].text + separator + bar + String(figures.dropFirst(kept[0].text.count))
+            spare -= TerminalText.width(of: bar) + separator.count
+        }
+        guard subjectRoom > 0 else { return line }
+        let room = width - TerminalText.width(of: line) - separator.count
+        return line + separator + TerminalText.middleTruncated(subject, toWidth: room)
     }
 
     /// `1234567` as `1,234,567`.

@@ -81,7 +81,7 @@ struct UsageCommand: AsyncParsableCommand {
         let subject = DisplayPath.of(urls[0]) + (urls.count > 1 ? " and \(urls.count - 1) more" : "")
         let report = try await progress.during {
             try await UsageScanner(options: options).scan(urls, progressInterval: ProgressLine.interval) { figures in
-                progress.show(ProgressStatus(figures, activity: "Scanning", subject: subject, noun: "entries"))
+                progress.show(ProgressStatus(figures, activity: "Scanning", subject: subject, noun: .entries))
             }
         }
         for issue in report.issues { Terminal.standardError.problem(issue) }
