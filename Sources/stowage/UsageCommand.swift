@@ -10,6 +10,11 @@ struct UsageCommand: AsyncParsableCommand {
             Sizes are exact: allocated bytes (st_blocks * 512, as du -B1) and logical bytes \
             (st_size, as du -b); hard links count once and links are not followed. Unreadable \
             folders are reported on standard error and skipped.
+
+            The breakdown is a tree: each folder's items right under it, largest first (or, with \
+            --flat, one list by size). It shows the largest rows that fit the terminal (--limit \
+            to choose), each with a bar and its share of the root; --json nests them in \
+            `children` and keeps them all unless --limit or --min-size is given.
             """
     )
 
