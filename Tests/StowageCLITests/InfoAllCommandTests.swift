@@ -31,7 +31,7 @@ struct InfoAllCommandTests {
         #expect(mine[0]["otherMountPoints"] as? [String] == [runner.folderPath + "/bound"])
         #expect(mine[0]["kind"] as? String == "memory" && mine[0]["source"] as? String == "tmpfs")
         #expect(mine[0]["fileSystemType"] as? String == "tmpfs")
-        #expect(mine[0]["total"] as? Int64 == 8 << 20)
+        #expect(mine[0]["totalBytes"] as? Int64 == 8 << 20)
         #expect(!volumes.contains { ["proc", "sysfs", "cgroup2", "devpts"].contains($0["fileSystemType"] as? String) })
         #expect(volumes.contains { $0["mountPoint"] as? String == "/" && $0["kind"] as? String == "local" })
     }

@@ -54,7 +54,7 @@ struct JSONSchemaCommandTests {
         #expect(!schemas.validate(["event": "stopped", "date": "2026-11-22T17:35:00Z", "extra": true], against: "watch-events.json").isEmpty)
     }
 
-    @Test("overview, locations, info, usage, sweep, clear, relieve, audit and errors match their schemas")
+    @Test("overview, locations, info (one volume and --all), usage, sweep, clear, relieve, audit and errors match their schemas")
     func documents() throws {
         let runner = try CommandRunner()
         let root = runner.folderPath + "/root"
@@ -66,6 +66,7 @@ struct JSONSchemaCommandTests {
             (["--root", root], "overview.json", 0),
             (["locations", "--root", root], "locations.json", 0),
             (["info", root], "info.json", 0),
+            (["info", "--all"], "info-all.json", 0),
             (["usage", runner.folderPath + "/tree", "--depth", "2"], "usage.json", 0),
             (["sweep", runner.folderPath + "/tree", "--max-size", "1KB", "--dry-run"], "sweep.json", 0),
             (["audit", "--root", root, "--min-size", "10KB"], "audit.json", 0),
