@@ -28,7 +28,8 @@ struct StowageCommand: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [LocationsCommand.self, InfoCommand.self, UsageCommand.self, SweepCommand.self, RelieveCommand.self,
-                      ClearCommand.self, AuditCommand.self, WatchCommand.self, FillCommand.self, ReleaseCommand.self]
+                      ClearCommand.self, AuditCommand.self, WatchCommand.self, FillCommand.self, ReleaseCommand.self,
+                      RunCommand.self]
     )
 
     @OptionGroup var container: ContainerOptions

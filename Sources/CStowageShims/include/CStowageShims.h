@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "CStowageRoom.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif

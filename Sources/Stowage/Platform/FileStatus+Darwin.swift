@@ -14,6 +14,7 @@ extension FileStatus {
         allocatedSize = Int64(status.st_blocks) * 512
         permissions = UInt32(status.st_mode & 0o7777)
         userID = UInt32(status.st_uid)
+        groupID = UInt32(status.st_gid)
         device = UInt64(UInt32(bitPattern: status.st_dev))
         inode = UInt64(status.st_ino)
         linkCount = UInt64(status.st_nlink)

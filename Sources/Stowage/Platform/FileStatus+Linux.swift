@@ -18,6 +18,8 @@ extension FileStatus {
         allocatedSize = Int64(status.st_blocks) * 512
         permissions = UInt32(status.st_mode & 0o7777)
         userID = UInt32(status.st_uid)
+        groupID = UInt32(status.st_gid)
+        isWhiteout = type == S_IFCHR && status.st_rdev == 0
         device = UInt64(status.st_dev)
         inode = UInt64(status.st_ino)
         linkCount = UInt64(status.st_nlink)

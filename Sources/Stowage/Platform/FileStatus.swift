@@ -13,6 +13,7 @@ struct FileStatus: Sendable, Equatable {
     /// The permission bits (`st_mode & 0o7777`).
     var permissions: UInt32
     var userID: UInt32
+    var groupID: UInt32 = 0
     var device: UInt64
     var inode: UInt64
     var linkCount: UInt64
@@ -20,6 +21,10 @@ struct FileStatus: Sendable, Equatable {
     var modificationTime: Double
     /// Access time, seconds since 1970.
     var accessTime: Double
+
+    /// Whether this is an overlayfs whiteout (a character device numbered 0:0): the mark an
+    /// overlay's upper folder keeps for an item removed from the folder below.
+    var isWhiteout = false
 
     var isFolder: Bool { kind == .folder }
     var isFile: Bool { kind == .file }

@@ -11,11 +11,13 @@ import CStowageShims
 /// files, and the volume's figures through an open descriptor (cheap enough to ask after every
 /// chunk, unlike ``VolumeStatistics/of(path:)``, which also reads the mount table).
 extension Sys {
-    /// A volume's figures, in bytes: `f_frsize`, `f_blocks * f_frsize`, `f_bavail * f_frsize`.
+    /// A volume's figures, in bytes: `f_frsize`, `f_blocks * f_frsize`, `f_bavail * f_frsize`;
+    /// and its file nodes left for an ordinary writer, `f_favail`.
     struct SpaceFigures: Equatable {
         var blockSize: Int64
         var total: Int64
         var available: Int64
+        var availableInodes: Int64 = 0
     }
 
     /// `fstatvfs(2)` of the volume holding the open file or folder `fd`.
@@ -24,7 +26,7 @@ extension Sys {
         _ = try retrying("fstatvfs") { fstatvfs(fd, &figures) }
         let unit = Int64(figures.f_frsize)
         return SpaceFigures(blockSize: max(1, unit), total: Int64(figures.f_blocks) * unit,
-                            available: Int64(figures.f_bavail) * unit)
+                            available: Int64(figures.f_bavail) * unit, availableInodes: Int64(figures.f_favail))
     }
 
     /// `statvfs(3)` of the volume holding `path` (links followed): one system call, without the
@@ -34,7 +36,7 @@ extension Sys {
         _ = try retrying("statvfs") { path.withCString { statvfs($0, &figures) } }
         let unit = Int64(figures.f_frsize)
         return SpaceFigures(blockSize: max(1, unit), total: Int64(figures.f_blocks) * unit,
-                            available: Int64(figures.f_bavail) * unit)
+                            available: Int64(figures.f_bavail) * unit, availableInodes: Int64(figures.f_favail))
     }
 
     /// Allocates `length` bytes of `fd` from `offset`, extending the file: `fallocate(2)`, or

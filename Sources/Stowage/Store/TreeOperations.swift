@@ -75,9 +75,15 @@ enum TreeOperations {
     /// Copies the item `name` in `source` to `destinationName` in `destination`. Files are
     /// copied byte for byte (writable by the owner whatever the source's mode), folders
     /// recursively, links as links. Fails with `EEXIST` when the destination exists.
+    ///
+    /// - Parameters:
+    ///   - other: Given a device, socket, pipe or whiteout (its path below `name`'s parent and
+    ///     its status), which is then not copied; without it such an item fails the copy.
+    ///   - path: `name`'s path for `other` (`name` itself by default).
     static func copy(_ name: String, in source: OpenFile, to destination: OpenFile,
                      as destinationName: String, durable: Bool, protection: FileProtection?,
-                     followingLink: Bool = false) throws {
+                     followingLink: Bool = false, other: ((_ path: String, _ status: FileStatus) -> Void)? = nil,
+                     path: String? = nil) throws {
         let status = followingLink ? try Sys.fstatat(source.descriptor, name, followingLinks: true)
                                    : try source.status(of: name)
         switch status.kind {
@@ -92,12 +98,14 @@ enum TreeOperations {
             try destination.createFolder(destinationName, mode: mode)
             let output = try destination.openFolder(destinationName)
             for child in try input.entryNames() {
-                try copy(child, in: input, to: output, as: child, durable: durable, protection: protection)
+                try copy(child, in: input, to: output, as: child, durable: durable, protection: protection,
+                         other: other, path: (path ?? name) + "/" + child)
             }
             if durable { try output.syncFolder() }
         case .symbolicLink:
             try destination.createLink(destinationName, to: try source.linkTarget(of: name))
         case .other:
+            if let other { return other(path ?? name, status) }
             throw StowageError(.unsupported, operation: .move, path: name,
                                reason: "'\(name)' is a device, socket or pipe, which Stowage does not copy")
         }

@@ -1,0 +1,122 @@
+// The child process of `stowage run` (Stowage's `RoomProcess`): a private mount namespace with a
+// size-limited layer laid over chosen folders, then the command. Used by the Platform layer only.
+#ifndef CSTOWAGE_ROOM_H
+#define CSTOWAGE_ROOM_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// One folder the room is laid over.
+typedef struct cstowage_room_folder {
+    /// The folder's absolute path, without links (the parent resolved it).
+    const char *path;
+    /// Its permission bits (sticky bit included) and owner, given to its upper folder in the
+    /// layer, which the merged folder shows as its own.
+    unsigned int mode;
+    unsigned int owner;
+    unsigned int group;
+    /// A mount found below a folder the caller named: when it cannot be opened or laid over, it
+    /// is reported (`CSTOWAGE_ROOM_SKIPPED`) and left hidden, instead of failing the whole room.
+    int is_optional;
+} cstowage_room_folder;
+
+/// Which namespaces the child makes.
+#define CSTOWAGE_ROOM_MOUNT_NAMESPACE 0  // a mount namespace (root); a user namespace too where that is refused
+#define CSTOWAGE_ROOM_USER_NAMESPACE 1   // a user namespace and a mount namespace (an ordinary user)
+
+/// What the child is to do: everything prepared by the parent, because the child of a
+/// multithreaded process may only make async-signal-safe calls (no allocation, no locks).
+typedef struct cstowage_room_spec {
+    const cstowage_room_folder *folders;
+    int folder_count;
+    /// The layer's file system: `mount(layer_source, folders[0].path, layer_type, 0, layer_options)`.
+    const char *layer_type;
+    const char *layer_source;
+    const char *layer_options;
+    int namespace_mode;
+    /// The lines written to `/proc/self/uid_map` and `gid_map` in a user namespace ("1000 1000 1\n").
+    const char *uid_map;
+    const char *gid_map;
+    /// Entered again after the mounts (NULL: stay), so that relative paths lead into the room.
+    const char *working_directory;
+    const char *executable;
+    char *const *arguments;
+    char *const *environment;
+    /// This process's identifier: the child ends itself if it is no longer its parent.
+    pid_t parent;
+    /// The child's end of the report pipe (written, closed on exec) and of the go-ahead pipe (read).
+    int report_fd;
+    int go_fd;
+    /// The parent's ends of the same pipes, which the child closes at once.
+    int parent_report_fd;
+    int parent_go_fd;
+} cstowage_room_spec;
+
+/// A record the child writes on `report_fd`.
+#define CSTOWAGE_ROOM_READY 1    // the room is mounted; `value` is the descriptor of the layer's root
+#define CSTOWAGE_ROOM_SKIPPED 2  // optional folder `index` was left hidden; `error` says why
+#define CSTOWAGE_ROOM_FAILED 3   // step `stage` failed with `error` (for folder `index`); the child exits 127
+
+/// The steps of the child, for `CSTOWAGE_ROOM_FAILED` and `CSTOWAGE_ROOM_SKIPPED`.
+#define CSTOWAGE_ROOM_STAGE_MOUNT_NAMESPACE 1  // unshare(CLONE_NEWNS)
+#define CSTOWAGE_ROOM_STAGE_USER_NAMESPACE 2   // unshare(CLONE_NEWUSER | CLONE_NEWNS)
+#define CSTOWAGE_ROOM_STAGE_ID_MAPS 3          // writing setgroups, uid_map, gid_map
+#define CSTOWAGE_ROOM_STAGE_PRIVATE 4          // mount(MS_REC | MS_PRIVATE) of /
+#define CSTOWAGE_ROOM_STAGE_OPEN_FOLDER 5      // opening a folder to lay the room over
+#define CSTOWAGE_ROOM_STAGE_MOUNT_LAYER 6      // mounting the layer's file system
+#define CSTOWAGE_ROOM_STAGE_LAYER_FOLDERS 7    // making the upper and work folders
+#define CSTOWAGE_ROOM_STAGE_MOUNT_OVERLAY 8    // mounting an overlay
+#define CSTOWAGE_ROOM_STAGE_PARENT_GONE 9      // the parent ended or gave up before the go-ahead
+#define CSTOWAGE_ROOM_STAGE_WORKING_FOLDER 10  // chdir into the working folder
+#define CSTOWAGE_ROOM_STAGE_EXECUTE 11         // execve of the command
+
+typedef struct cstowage_room_report {
+    int32_t kind;
+    int32_t stage;
+    int32_t error;
+    int32_t index;
+    int32_t value;
+    /// 1 when the child made a user namespace.
+    int32_t is_user_namespace;
+} cstowage_room_report;
+
+/// Forks the child described by `spec`. Returns its process identifier, or -1 with errno
+/// (ENOSYS where the system has no mount namespaces). All signals are blocked in the calling
+/// thread around the fork; the child resets caught signals to their default action and
+/// unblocks every signal before it runs anything else.
+pid_t cstowage_room_spawn(const cstowage_room_spec *spec);
+
+/// Attaches the open file `backing` to a free loop device with `LO_FLAGS_AUTOCLEAR` (the
+/// device detaches itself when its last user, a mount, lets go). Returns the open device and
+/// writes its number to `number`; -1 with errno (ENOSYS off Linux).
+int cstowage_loop_attach(int backing, int *number);
+
+/// Forwards the signals a person or a program sends to this process (SIGINT, SIGTERM, SIGHUP,
+/// SIGQUIT, SIGUSR1, SIGUSR2 from `kill`, not those a terminal sends to the whole foreground
+/// process group, which reach `child` directly) to `child`; 0 stops forwarding and restores the
+/// earlier handlers. Returns 0, or -1 with errno.
+int cstowage_forward_signals(pid_t child);
+
+/// `waitpid(pid, &status, 0)` retried on EINTR; returns 0 and the raw status, or -1 with errno.
+int cstowage_wait(pid_t pid, int *status);
+
+/// The parts of a raw wait status: 1 and the exit code when the process exited, 2 and the signal
+/// when a signal ended it, 0 otherwise.
+int cstowage_wait_status(int status, int *value);
+
+/// `pipe2(fds, O_CLOEXEC)` on Linux (no other thread's child can inherit the ends); `pipe` and
+/// `FD_CLOEXEC` elsewhere. Returns 0, or -1 with errno.
+int cstowage_pipe(int fds[2]);
+
+/// The size of a memory page.
+long cstowage_page_size(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

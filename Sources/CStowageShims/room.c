@@ -1,0 +1,373 @@
+#define _GNU_SOURCE
+#include "CStowageRoom.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <linux/loop.h>
+#endif
+
+#if defined(__linux__)
+
+// ---- The child: async-signal-safe calls only (no allocation, no stdio, no locks). ----
+
+/// Writes one report record; a failure to report changes nothing for the child.
+static void room_report(const cstowage_room_spec *spec, int kind, int stage, int error, int index, int value, int user) {
+    cstowage_room_report record;
+    record.kind = kind;
+    record.stage = stage;
+    record.error = error;
+    record.index = index;
+    record.value = value;
+    record.is_user_namespace = user;
+    const char *bytes = (const char *)&record;
+    size_t done = 0;
+    while (done < sizeof record) {
+        ssize_t written = write(spec->report_fd, bytes + done, sizeof record - done);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) return;
+        done += (size_t)written;
+    }
+}
+
+/// Reports the failed step with the current errno and ends the child.
+static void room_fail(const cstowage_room_spec *spec, int stage, int index, int user) {
+    room_report(spec, CSTOWAGE_ROOM_FAILED, stage, errno, index, 0, user);
+    _exit(127);
+}
+
+static char *room_append(char *cursor, char *end, const char *text) {
+    while (*text != '\0' && cursor < end) *cursor++ = *text++;
+    return cursor;
+}
+
+static char *room_append_number(char *cursor, char *end, long value) {
+    char digits[24];
+    int count = 0;
+    do {
+        digits[count++] = (char)('0' + value % 10);
+        value /= 10;
+    } while (value > 0 && count < (int)sizeof digits);
+    while (count > 0 && cursor < end) *cursor++ = digits[--count];
+    return cursor;
+}
+
+/// Writes `text` to the file `path` in one write (the id maps must be written whole).
+/// Returns 0, or -1 with errno.
+static int room_write_file(const char *path, const char *text) {
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    size_t length = strlen(text);
+    ssize_t written;
+    do {
+        written = write(fd, text, length);
+    } while (written < 0 && errno == EINTR);
+    int saved = errno;
+    close(fd);
+    if (written != (ssize_t)length) {
+        errno = written < 0 ? saved : EIO;
+        return -1;
+    }
+    return 0;
+}
+
+static void room_child(const cstowage_room_spec *spec) {
+    // Signals: nothing of the parent's may run here. Caught signals go back to their default
+    // action (exec would do it too, but a signal could arrive before); ignored ones stay ignored,
+    // as with any program started by another. Then every signal is unblocked.
+    for (int number = 1; number < 65; number++) {
+        struct sigaction old;
+        if (sigaction(number, NULL, &old) != 0) continue;
+        if (old.sa_handler == SIG_DFL || old.sa_handler == SIG_IGN) continue;
+        struct sigaction fresh = {0};
+        fresh.sa_handler = SIG_DFL;
+        sigemptyset(&fresh.sa_mask);
+        sigaction(number, &fresh, NULL);
+    }
+    close(spec->parent_report_fd);
+    close(spec->parent_go_fd);
+    // If the parent dies, so does the child (and with it the namespace, once its processes end).
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    if (getppid() != spec->parent) _exit(127);
+
+    int user = spec->namespace_mode == CSTOWAGE_ROOM_USER_NAMESPACE;
+    if (!user && unshare(CLONE_NEWNS) != 0) {
+        if (errno != EPERM) room_fail(spec, CSTOWAGE_ROOM_STAGE_MOUNT_NAMESPACE, -1, 0);
+        user = 1;  // root without CAP_SYS_ADMIN (a container): a user namespace may still be allowed
+    }
+    if (user) {
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_USER_NAMESPACE, -1, 1);
+        if (room_write_file("/proc/self/setgroups", "deny") != 0 && errno != ENOENT) {
+            room_fail(spec, CSTOWAGE_ROOM_STAGE_ID_MAPS, -1, 1);
+        }
+        if (room_write_file("/proc/self/uid_map", spec->uid_map) != 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_ID_MAPS, -1, 1);
+        if (room_write_file("/proc/self/gid_map", spec->gid_map) != 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_ID_MAPS, -1, 1);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != spec->parent) _exit(127);
+    }
+    // Nothing mounted from here on propagates to the host's mount namespace.
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_PRIVATE, -1, user);
+
+    // Every folder is opened before anything is mounted over it: the overlays read the real
+    // folders through these descriptors, whatever is mounted on their paths later.
+    int lower[spec->folder_count > 0 ? spec->folder_count : 1];
+    for (int index = 0; index < spec->folder_count; index++) {
+        lower[index] = open(spec->folders[index].path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (lower[index] >= 0) continue;
+        if (!spec->folders[index].is_optional) room_fail(spec, CSTOWAGE_ROOM_STAGE_OPEN_FOLDER, index, user);
+        room_report(spec, CSTOWAGE_ROOM_SKIPPED, CSTOWAGE_ROOM_STAGE_OPEN_FOLDER, errno, index, 0, user);
+    }
+
+    // The layer is mounted on the first folder, where the overlay mounted next hides it from
+    // the command; its root stays reachable through `layer` (and the parent's copy of it).
+    if (mount(spec->layer_source, spec->folders[0].path, spec->layer_type, 0, spec->layer_options) != 0) {
+        room_fail(spec, CSTOWAGE_ROOM_STAGE_MOUNT_LAYER, 0, user);
+    }
+    int layer = open(spec->folders[0].path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (layer < 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_LAYER_FOLDERS, 0, user);
+    if (mkdirat(layer, "upper", 0700) != 0 || mkdirat(layer, "work", 0700) != 0) {
+        room_fail(spec, CSTOWAGE_ROOM_STAGE_LAYER_FOLDERS, 0, user);
+    }
+    int upper = openat(layer, "upper", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int work = openat(layer, "work", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (upper < 0 || work < 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_LAYER_FOLDERS, 0, user);
+
+    for (int index = 0; index < spec->folder_count; index++) {
+        if (lower[index] < 0) continue;
+        const cstowage_room_folder *folder = &spec->folders[index];
+        char name[24];
+        *room_append_number(name, name + sizeof name - 1, index) = '\0';
+        if (mkdirat(upper, name, 0700) != 0 || mkdirat(work, name, 0700) != 0) {
+            room_fail(spec, CSTOWAGE_ROOM_STAGE_LAYER_FOLDERS, index, user);
+        }
+        // The merged folder shows its upper folder's owner and mode. The owner cannot be given
+        // in a user namespace where it is not mapped; the folder then shows the user's own.
+        (void)fchownat(upper, name, folder->owner, folder->group, AT_SYMLINK_NOFOLLOW);
+        if (fchmodat(upper, name, folder->mode & 07777, 0) != 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_LAYER_FOLDERS, index, user);
+
+        // Paths through /proc/self/fd: no user path in the options, so no escaping of ',' or ':'.
+        char options[256];
+        char *end = options + sizeof options - 1;
+        char *cursor = room_append(options, end, "lowerdir=/proc/self/fd/");
+        cursor = room_append_number(cursor, end, lower[index]);
+        cursor = room_append(cursor, end, ",upperdir=/proc/self/fd/");
+        cursor = room_append_number(cursor, end, layer);
+        cursor = room_append(cursor, end, "/upper/");
+        cursor = room_append(cursor, end, name);
+        cursor = room_append(cursor, end, ",workdir=/proc/self/fd/");
+        cursor = room_append_number(cursor, end, layer);
+        cursor = room_append(cursor, end, "/work/");
+        cursor = room_append(cursor, end, name);
+        *cursor = '\0';
+        if (mount("stowage-room", folder->path, "overlay", 0, options) != 0) {
+            if (!folder->is_optional) room_fail(spec, CSTOWAGE_ROOM_STAGE_MOUNT_OVERLAY, index, user);
+            room_report(spec, CSTOWAGE_ROOM_SKIPPED, CSTOWAGE_ROOM_STAGE_MOUNT_OVERLAY, errno, index, 0, user);
+        }
+        close(lower[index]);
+    }
+    close(upper);
+    close(work);
+
+    // The parent opens the layer through /proc/<pid>/fd/<layer>, sizes it, and says go.
+    room_report(spec, CSTOWAGE_ROOM_READY, 0, 0, -1, layer, user);
+    char go = 0;
+    ssize_t count;
+    do {
+        count = read(spec->go_fd, &go, 1);
+    } while (count < 0 && errno == EINTR);
+    if (count != 1) {
+        errno = ECANCELED;
+        room_fail(spec, CSTOWAGE_ROOM_STAGE_PARENT_GONE, -1, user);
+    }
+    close(spec->go_fd);
+    if (spec->working_directory != NULL && chdir(spec->working_directory) != 0) {
+        room_fail(spec, CSTOWAGE_ROOM_STAGE_WORKING_FOLDER, -1, user);
+    }
+    execve(spec->executable, spec->arguments, spec->environment);
+    room_fail(spec, CSTOWAGE_ROOM_STAGE_EXECUTE, -1, user);
+}
+
+pid_t cstowage_room_spawn(const cstowage_room_spec *spec) {
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pid_t pid = fork();
+    if (pid == 0) {
+        room_child(spec);
+        _exit(127);
+    }
+    int saved = errno;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = saved;
+    return pid;
+}
+
+int cstowage_loop_attach(int backing, int *number) {
+    int control = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+    if (control < 0) return -1;
+    for (int attempt = 0; attempt < 64; attempt++) {
+        int free_number = ioctl(control, LOOP_CTL_GET_FREE);
+        if (free_number < 0) break;
+        char path[32];
+        snprintf(path, sizeof path, "/dev/loop%d", free_number);
+        int device = open(path, O_RDWR | O_CLOEXEC);
+        if (device < 0) break;
+        struct loop_config config;
+        memset(&config, 0, sizeof config);
+        config.fd = (uint32_t)backing;
+        config.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+        if (ioctl(device, LOOP_CONFIGURE, &config) == 0) {
+            close(control);
+            *number = free_number;
+            return device;
+        }
+        if (errno == EINVAL || errno == ENOTTY) {  // before Linux 5.8: attach, then set the flag
+            if (ioctl(device, LOOP_SET_FD, backing) == 0) {
+                struct loop_info64 info;
+                memset(&info, 0, sizeof info);
+                info.lo_flags = LO_FLAGS_AUTOCLEAR;
+                if (ioctl(device, LOOP_SET_STATUS64, &info) == 0) {
+                    close(control);
+                    *number = free_number;
+                    return device;
+                }
+                int saved = errno;
+                ioctl(device, LOOP_CLR_FD, 0);
+                close(device);
+                close(control);
+                errno = saved;
+                return -1;
+            }
+        }
+        int saved = errno;
+        close(device);
+        if (saved != EBUSY) {
+            close(control);
+            errno = saved;
+            return -1;
+        }
+        // Another process took this device between the two calls: ask again.
+    }
+    int saved = errno != 0 ? errno : EBUSY;
+    close(control);
+    errno = saved;
+    return -1;
+}
+
+// ---- Forwarding signals to the command. ----
+
+static const int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+#define FORWARDED_COUNT ((int)(sizeof forwarded_signals / sizeof forwarded_signals[0]))
+static volatile sig_atomic_t forward_target = 0;
+static struct sigaction forward_previous[FORWARDED_COUNT];
+static int forward_installed = 0;
+
+static void room_forward(int number, siginfo_t *info, void *context) {
+    (void)context;
+    pid_t target = (pid_t)forward_target;
+    if (target <= 0) return;
+    // A terminal sends SIGINT, SIGQUIT and SIGHUP to its whole foreground process group, the
+    // command included: forwarding those would deliver them twice.
+    if (info != NULL && info->si_code == SI_KERNEL) return;
+    int saved = errno;
+    kill(target, number);
+    errno = saved;
+}
+
+int cstowage_forward_signals(pid_t child) {
+    if (child > 0) {
+        forward_target = child;
+        if (forward_installed) return 0;
+        for (int index = 0; index < FORWARDED_COUNT; index++) {
+            struct sigaction action;
+            memset(&action, 0, sizeof action);
+            action.sa_sigaction = room_forward;
+            action.sa_flags = SA_SIGINFO | SA_RESTART;
+            sigemptyset(&action.sa_mask);
+            if (sigaction(forwarded_signals[index], &action, &forward_previous[index]) != 0) {
+                int saved = errno;
+                for (int undo = 0; undo < index; undo++) sigaction(forwarded_signals[undo], &forward_previous[undo], NULL);
+                forward_target = 0;
+                errno = saved;
+                return -1;
+            }
+        }
+        forward_installed = 1;
+        return 0;
+    }
+    forward_target = 0;
+    if (!forward_installed) return 0;
+    for (int index = 0; index < FORWARDED_COUNT; index++) sigaction(forwarded_signals[index], &forward_previous[index], NULL);
+    forward_installed = 0;
+    return 0;
+}
+
+#else
+
+pid_t cstowage_room_spawn(const cstowage_room_spec *spec) {
+    (void)spec;
+    errno = ENOSYS;
+    return -1;
+}
+
+int cstowage_loop_attach(int backing, int *number) {
+    (void)backing; (void)number;
+    errno = ENOSYS;
+    return -1;
+}
+
+int cstowage_forward_signals(pid_t child) {
+    (void)child;
+    errno = ENOSYS;
+    return -1;
+}
+
+#endif
+
+int cstowage_wait(pid_t pid, int *status) {
+    for (;;) {
+        pid_t result = waitpid(pid, status, 0);
+        if (result == pid) return 0;
+        if (result < 0 && errno == EINTR) continue;
+        return -1;
+    }
+}
+
+int cstowage_wait_status(int status, int *value) {
+    if (WIFEXITED(status)) {
+        *value = WEXITSTATUS(status);
+        return 1;
+    }
+    if (WIFSIGNALED(status)) {
+        *value = WTERMSIG(status);
+        return 2;
+    }
+    return 0;
+}
+
+int cstowage_pipe(int fds[2]) {
+#if defined(__linux__)
+    return pipe2(fds, O_CLOEXEC);
+#else
+    if (pipe(fds) != 0) return -1;
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    return 0;
+#endif
+}
+
+long cstowage_page_size(void) { return sysconf(_SC_PAGESIZE); }

@@ -1,0 +1,37 @@
+import Foundation
+
+/// A system tool run to the end, such as `mkfs.ext4`: the only programs the library starts
+/// besides a room's command.
+struct ExternalTool {
+    /// The tool's path.
+    let path: String
+
+    /// The tool `name` found in `PATH` or in the folders system tools live in (`/sbin`,
+    /// `/usr/sbin`, which an ordinary user's `PATH` often lacks), or `nil`.
+    static func find(_ name: String) -> ExternalTool? {
+        let path = Sys.environmentVariable("PATH") ?? ""
+        let folders = path.split(separator: ":").map(String.init) + ["/usr/local/sbin", "/usr/sbin", "/sbin"]
+        for folder in folders where folder.hasPrefix("/") {
+            let candidate = folder + "/" + name
+            if Sys.isExecutableFile(candidate) { return ExternalTool(path: candidate) }
+        }
+        return nil
+    }
+
+    /// Runs the tool with `arguments`, its standard output discarded; returns its exit status
+    /// and what it wrote to standard error.
+    func run(_ arguments: [String]) throws -> (status: Int32, errorOutput: String) {
+        let process = Process()
+        process.executableURL = URL(filePath: path)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let output = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let status = process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+        return (status, String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}

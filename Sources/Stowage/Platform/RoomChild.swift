@@ -1,0 +1,320 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#else
+#error("Stowage's Platform layer supports Darwin, Glibc and Musl systems")
+#endif
+import CStowageShims
+
+/// The child process of a room: forked by the C shim `cstowage_room_spawn`, which makes a
+/// private mount namespace (and a user namespace where the caller is not root), mounts the
+/// layer and the overlays, reports, waits for the go-ahead, and runs the command.
+///
+/// The child of a multithreaded Swift process may make only async-signal-safe calls, so
+/// everything it needs (paths, options, the command line) is prepared here first, and all that
+/// needs Swift (sizing the layer, filling it, copying it) happens in this process afterwards,
+/// through the layer's root, which ``layer`` holds open.
+final class RoomChild {
+    /// A folder to lay the room over.
+    struct Folder {
+        var path: String
+        var mode: UInt32
+        var owner: UInt32
+        var group: UInt32
+        /// A mount found below a folder the caller named: left hidden where it cannot be laid over.
+        var isOptional: Bool
+    }
+
+    /// What the child is to do.
+    struct Setup {
+        var folders: [Folder]
+        /// `tmpfs`, or `ext4` with a loop device as ``layerSource``.
+        var layerType: String
+        var layerSource: String
+        var layerOptions: String?
+        /// Start with a user namespace (an ordinary user); otherwise a mount namespace alone is
+        /// tried first and a user namespace only where that is refused.
+        var prefersUserNamespace: Bool
+        var executable: String
+        var arguments: [String]
+        /// `NAME=value` entries.
+        var environment: [String]
+        var workingDirectory: String?
+    }
+
+    /// The child's steps, as `cstowage_room_report.stage` numbers them.
+    enum Stage: Int32, Sendable {
+        case mountNamespace = 1, userNamespace, idMaps, privateMounts, openFolder, mountLayer, layerFolders, mountOverlay
+        case parentGone, workingFolder, execute
+    }
+
+    /// A step of the child failed; the child has ended and been waited for.
+    struct Failure: Error, Sendable {
+        var stage: Stage
+        var errno: Int32
+        /// The folder the step concerned, when it concerned one.
+        var folderIndex: Int?
+        var isUserNamespace: Bool
+    }
+
+    /// An optional folder left hidden, with the step that failed for it.
+    struct Skipped: Sendable {
+        var folderIndex: Int
+        var stage: Stage
+        var errno: Int32
+    }
+
+    /// The child's process identifier.
+    let processIdentifier: Int32
+    /// Whether the child made a user namespace.
+    let isUserNamespace: Bool
+    /// Optional folders left hidden.
+    let skipped: [Skipped]
+    /// The layer's root, opened through `/proc/<pid>/fd/<n>` while the child waited: it keeps
+    /// the layer alive (for a last copy) after the namespace is gone, until it is closed.
+    let layer: OpenFile
+
+    private var reportFD: Int32
+    private var goFD: Int32
+    private var isReaped = false
+
+    private init(processIdentifier: Int32, isUserNamespace: Bool, skipped: [Skipped], layer: OpenFile,
+                 reportFD: Int32, goFD: Int32) {
+        self.processIdentifier = processIdentifier
+        self.isUserNamespace = isUserNamespace
+        self.skipped = skipped
+        self.layer = layer
+        self.reportFD = reportFD
+        self.goFD = goFD
+    }
+
+    deinit {
+        if reportFD >= 0 { try? Sys.close(reportFD) }  // best effort: nothing is left to report
+        if goFD >= 0 { try? Sys.close(goFD) }
+        if !isReaped {
+            // Never started, or abandoned by its owner: end it and reap it, so no process is left.
+            _ = systemKill(processIdentifier, SIGKILL)
+            var status: Int32 = 0
+            _ = cstowage_wait(processIdentifier, &status)
+        }
+    }
+
+    /// Forks the child and waits until its room is mounted.
+    ///
+    /// - Throws: ``Failure`` when a step of the child failed (the child is reaped); a
+    ///   `SystemCallError` when the pipes, the fork or the opening of the layer failed.
+    static func spawn(_ setup: Setup) throws -> RoomChild {
+        var report: [Int32] = [-1, -1]
+        var go: [Int32] = [-1, -1]
+        _ = try Sys.retrying("pipe2") { cstowage_pipe(&report) }
+        do {
+            _ = try Sys.retrying("pipe2") { cstowage_pipe(&go) }
+        } catch {
+            report.forEach { try? Sys.close($0) }  // best effort: the pipe error is the one to report
+            throw error
+        }
+        let pid = try withSpec(setup, reportFD: report[1], goFD: go[0], parentReportFD: report[0], parentGoFD: go[1]) { spec in
+            try Sys.retrying("fork") { withUnsafePointer(to: &spec) { cstowage_room_spawn($0) } }
+        } onFailure: {
+            (report + go).forEach { try? Sys.close($0) }  // best effort: the fork error is the one to report
+        }
+        try? Sys.close(report[1])  // the child's ends: the parent keeps only its own
+        try? Sys.close(go[0])
+
+        var skipped: [Skipped] = []
+        func reapAndThrow(_ failure: Failure) throws -> Never {
+            try? Sys.close(report[0])
+            try? Sys.close(go[1])
+            var status: Int32 = 0
+            _ = cstowage_wait(pid, &status)
+            throw failure
+        }
+        while true {
+            guard let record = try readReport(report[0]) else {
+                // The child ended without a word (killed, or its parent-death signal).
+                try reapAndThrow(Failure(stage: .parentGone, errno: ECHILD, folderIndex: nil, isUserNamespace: false))
+            }
+            let isUser = record.is_user_namespace != 0
+            let stage = Stage(rawValue: record.stage) ?? .execute
+            switch record.kind {
+            case CSTOWAGE_ROOM_SKIPPED:
+                skipped.append(Skipped(folderIndex: Int(record.index), stage: stage, errno: record.error))
+            case CSTOWAGE_ROOM_READY:
+                let layer: OpenFile
+                do {
+                    layer = try OpenFile.openFolder(atPath: "/proc/\(pid)/fd/\(record.value)", followingLinks: true)
+                } catch let error as SystemCallError {
+                    _ = systemKill(pid, SIGKILL)
+                    try reapAndThrow(Failure(stage: .mountLayer, errno: error.errno, folderIndex: nil, isUserNamespace: isUser))
+                }
+                return RoomChild(processIdentifier: pid, isUserNamespace: isUser, skipped: skipped, layer: layer,
+                                 reportFD: report[0], goFD: go[1])
+            default:
+                try reapAndThrow(Failure(stage: stage, errno: record.error,
+                                         folderIndex: record.index >= 0 ? Int(record.index) : nil, isUserNamespace: isUser))
+            }
+        }
+    }
+
+    /// Lets the child run the command, and waits until it has (the report pipe closes on
+    /// `execve`).
+    ///
+    /// - Throws: ``Failure`` when the working folder or the command could not be entered or
+    ///   run (the child is reaped).
+    func start() throws {
+        defer {
+            try? Sys.close(goFD)  // best effort: the child has read its go-ahead or is gone
+            goFD = -1
+        }
+        var byte: UInt8 = 1
+        _ = try Sys.retrying("write") { write(goFD, &byte, 1) }
+        let record = try Self.readReport(reportFD)
+        try? Sys.close(reportFD)
+        reportFD = -1
+        guard let record else { return }
+        var status: Int32 = 0
+        _ = cstowage_wait(processIdentifier, &status)
+        isReaped = true
+        throw Failure(stage: Stage(rawValue: record.stage) ?? .execute, errno: record.error, folderIndex: nil,
+                      isUserNamespace: record.is_user_namespace != 0)
+    }
+
+    /// Sends `signal` to the child.
+    func send(_ signal: Int32) throws {
+        _ = try Sys.retrying("kill") { systemKill(processIdentifier, signal) }
+    }
+
+    /// How a process ended: `exited` with a status, or ended by a signal.
+    enum Ending: Sendable, Equatable {
+        case exited(Int32)
+        case signalled(Int32)
+    }
+
+    /// Waits for the child to end (`waitpid`).
+    func wait() throws -> Ending {
+        var status: Int32 = 0
+        _ = try Sys.retrying("waitpid") { cstowage_wait(processIdentifier, &status) }
+        isReaped = true
+        var value: Int32 = 0
+        switch cstowage_wait_status(status, &value) {
+        case 1: return .exited(value)
+        case 2: return .signalled(value)
+        default: return .exited(status)
+        }
+    }
+
+    /// Forwards the signals sent to this process (not those a terminal sends to the whole
+    /// process group) to `child`, or stops forwarding with `nil`.
+    static func forwardSignals(to child: Int32?) throws {
+        _ = try Sys.retrying("sigaction") { cstowage_forward_signals(child ?? 0) }
+    }
+
+    /// Reads one report record, or `nil` at the end of the pipe.
+    private static func readReport(_ fd: Int32) throws -> cstowage_room_report? {
+        var record = cstowage_room_report()
+        let size = MemoryLayout<cstowage_room_report>.size
+        var done = 0
+        while done < size {
+            let count = try withUnsafeMutableBytes(of: &record) { bytes in
+                try Sys.read(fd, bytes.baseAddress! + done, size - done)
+            }
+            if count == 0 { return nil }
+            done += count
+        }
+        return record
+    }
+
+    /// Builds the C description of `setup` (C strings that live until `body` returns) and calls
+    /// `body` with it.
+    private static func withSpec<T>(_ setup: Setup, reportFD: Int32, goFD: Int32, parentReportFD: Int32, parentGoFD: Int32,
+                                    _ body: (inout cstowage_room_spec) throws -> T,
+                                    onFailure: () -> Void) throws -> T {
+        var owned: [UnsafeMutablePointer<CChar>] = []
+        defer { owned.forEach { free($0) } }
+        func copy(_ text: String) -> UnsafeMutablePointer<CChar> {
+            let pointer = strdup(text)!
+            owned.append(pointer)
+            return pointer
+        }
+        func vector(_ texts: [String]) -> [UnsafeMutablePointer<CChar>?] { texts.map { copy($0) } + [nil] }
+
+        let folders = setup.folders.map { folder in
+            cstowage_room_folder(path: copy(folder.path), mode: folder.mode, owner: folder.owner, group: folder.group,
+                                 is_optional: folder.isOptional ? 1 : 0)
+        }
+        let arguments = vector(setup.arguments)
+        let environment = vector(setup.environment)
+        let userID = Sys.effectiveUserID
+        let groupID = getegid()  // with the user id: the one line each map may hold for an ordinary user
+        do {
+            return try folders.withUnsafeBufferPointer { folderBuffer in
+                try arguments.withUnsafeBufferPointer { argumentBuffer in
+                    try environment.withUnsafeBufferPointer { environmentBuffer in
+                        var spec = cstowage_room_spec(
+                            folders: folderBuffer.baseAddress, folder_count: Int32(folderBuffer.count),
+                            layer_type: copy(setup.layerType), layer_source: copy(setup.layerSource),
+                            layer_options: setup.layerOptions.map { UnsafePointer(copy($0)) },
+                            namespace_mode: setup.prefersUserNamespace ? CSTOWAGE_ROOM_USER_NAMESPACE : CSTOWAGE_ROOM_MOUNT_NAMESPACE,
+                            uid_map: copy("\(userID) \(userID) 1\n"), gid_map: copy("\(groupID) \(groupID) 1\n"),
+                            working_directory: setup.workingDirectory.map { UnsafePointer(copy($0)) },
+                            executable: copy(setup.executable),
+                            arguments: argumentBuffer.baseAddress, environment: environmentBuffer.baseAddress,
+                            parent: getpid(), report_fd: reportFD, go_fd: goFD,
+                            parent_report_fd: parentReportFD, parent_go_fd: parentGoFD)
+                        return try body(&spec)
+                    }
+                }
+            }
+        } catch {
+            onFailure()
+            throw error
+        }
+    }
+}
+
+extension Sys {
+    /// The size of a memory page (`sysconf(_SC_PAGESIZE)`): tmpfs counts its size in pages.
+    static var pageSize: Int64 { Int64(max(4096, cstowage_page_size())) }
+
+    /// Attaches the open file `backing` to a free loop device that detaches itself when its last
+    /// user lets go (`LO_FLAGS_AUTOCLEAR`). Returns the open device (the caller closes it once
+    /// the device is mounted) and its path.
+    static func attachLoopDevice(_ backing: Int32) throws -> (device: OpenFile, path: String) {
+        var number: Int32 = 0
+        let fd = try retrying("ioctl(LOOP_CONFIGURE)") { cstowage_loop_attach(backing, &number) }
+        return (OpenFile(adopting: fd), "/dev/loop\(number)")
+    }
+
+    static let noSuchProcess: Int32 = ESRCH
+    static let unsupportedCall: Int32 = ENOSYS
+    static let noDevice: Int32 = ENODEV
+}
+
+@inline(__always) private func systemKill(_ pid: Int32, _ signal: Int32) -> Int32 { kill(pid, signal) }
+
+extension Sys {
+    /// Whether `path` is a regular file this process may execute (`stat`, then `access(X_OK)`).
+    static func isExecutableFile(_ path: String) -> Bool {
+        guard let status = try? stat(path), status.kind == .file else { return false }  // missing or unreadable: not found
+        return path.withCString { access($0, X_OK) } == 0
+    }
+
+    /// `realpath(3)`: the absolute path of `path` without links, `.` or `..`.
+    static func resolvedPath(_ path: String) throws -> String {
+        guard let resolved = path.withCString({ realpath($0, nil) }) else {
+            throw SystemCallError(errno: currentErrno, call: "realpath")
+        }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// `getcwd(3)`: the working folder, or `nil` when it cannot be named (removed, or too long).
+    static var workingDirectory: String? {
+        guard let path = getcwd(nil, 0) else { return nil }
+        defer { free(path) }
+        return String(cString: path)
+    }
+}

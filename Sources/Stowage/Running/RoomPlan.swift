@@ -1,0 +1,165 @@
+import Foundation
+
+/// How much room a command gets, over which folders, and on what kind of layer: what
+/// ``RoomProcess`` makes.
+///
+/// A room is a private mount namespace in which the folders are covered by an overlay whose
+/// writable layer is a file system of exactly the room's size. The command reads the real
+/// files; what it writes lands in the layer, until the layer is full and `write(2)` fails with
+/// `ENOSPC`, from the kernel; `statvfs` and `df` inside report the room. Nothing on the host
+/// changes, and the layer is gone when the command's processes end.
+///
+/// ```swift
+/// let plan = RoomPlan(available: .bytes(5_000_000), over: [URL(filePath: "/home/me/project")])
+/// let report = try RoomProcess.start(plan, command: ["swift", "test"]).wait()
+/// print(report.ending)  // exited(1): a test met the full disk
+/// ```
+public struct RoomPlan: Sendable, Hashable {
+    /// A size for ``RoomPlan/available`` and ``Drop/available``: bytes, or a percentage of the
+    /// total of the real volume holding the first folder.
+    public struct Size: Sendable, Hashable, CustomStringConvertible {
+        enum Kind: Sendable, Hashable {
+            case bytes(Int64)
+            case percent(Double)
+        }
+
+        let kind: Kind
+
+        /// This many bytes (rounded up to the layer's block, 4 KiB).
+        public static func bytes(_ count: Int64) -> Size { Size(kind: .bytes(count)) }
+
+        /// This percentage (0...100) of the total of the real volume holding the first folder.
+        public static func percentOfVolume(_ percent: Double) -> Size { Size(kind: .percent(percent)) }
+
+        /// A size in the size grammar of ``ByteCount/init(parsing:)`` (`20MB`, `1.5GiB`, `0`) or a
+        /// percentage (`1%`).
+        ///
+        /// - Throws: ``StowageError/Code/invalidArgument`` naming what is wrong with `text`.
+        public init(parsing text: String) throws {
+            if let percent = try ByteCount.percentage(parsing: text) {
+                kind = .percent(percent)
+            } else {
+                kind = .bytes(try ByteCount(parsing: text).bytes)
+            }
+        }
+
+        private init(kind: Kind) { self.kind = kind }
+
+        /// `5 MB` or `1%`.
+        public var description: String {
+            switch kind {
+            case .bytes(let bytes): ByteCount(bytes).formatted()
+            case .percent(let percent): "\(percent.formatted(.number.precision(.fractionLength(0...2))))%"
+            }
+        }
+
+        /// The bytes this size stands for on a volume of `total` bytes.
+        func bytes(ofVolumeTotal total: () throws -> Int64) throws -> Int64 {
+            switch kind {
+            case .bytes(let bytes): return bytes
+            case .percent(let percent): return Int64((Double(try total()) * percent / 100).rounded(.down))
+            }
+        }
+    }
+
+    /// The file system of the room's layer.
+    public struct FileSystem: Sendable, Hashable, CustomStringConvertible {
+        /// Its name, as `mount -t` takes it.
+        public let name: String
+
+        /// tmpfs (the default): instant, held in memory, sized to the byte (rounded up to a page).
+        public static let tmpfs = FileSystem(known: "tmpfs")
+        /// ext4 in an image on a loop device (root only): ext4's own block allocation, metadata
+        /// and `ENOSPC`, for code that depends on them. The image is an unnamed file in the
+        /// temporary folder, reserved whole before the command starts and freed when it ends.
+        public static let ext4 = FileSystem(known: "ext4")
+
+        /// Every file system a room can use.
+        public static let all: [FileSystem] = [.tmpfs, .ext4]
+
+        /// The file system called `name`, or `nil`.
+        public init?(name: String) {
+            guard let known = Self.all.first(where: { $0.name == name }) else { return nil }
+            self = known
+        }
+
+        private init(known name: String) { self.name = name }
+
+        /// The name.
+        public var description: String { name }
+    }
+
+    /// Space running out while the command runs: after ``delay``, the layer is filled (out of
+    /// the command's sight) until only ``available`` remains.
+    public struct Drop: Sendable, Hashable {
+        /// What remains available after the drop; less than the room.
+        public var available: Size
+        /// How long after the command starts the drop happens.
+        public var delay: Duration
+
+        /// A drop to `available` bytes `delay` after the command starts.
+        public init(to available: Size, after delay: Duration) {
+            self.available = available
+            self.delay = delay
+        }
+    }
+
+    /// The room: what `statvfs` reports available inside when the command starts.
+    public var available: Size
+    /// The folders whose writes land in the room (and share it). A folder inside another is
+    /// covered by the outer one; mounts inside a folder get overlays of their own.
+    public var folders: [URL]
+    /// The layer's file system.
+    public var fileSystem: FileSystem
+    /// When set, the layer has exactly this many free inodes: creating a file, folder or link,
+    /// copying one up, or removing a real one (a whiteout) takes one.
+    public var availableInodes: Int64?
+    /// When set, space runs out while the command runs.
+    public var drop: Drop?
+    /// When set, what the command wrote (the layer's upper folders) is copied here after it
+    /// ends, under each folder's absolute path (`keep/home/me/...`); the folder must be empty
+    /// or missing.
+    public var keepFolder: URL?
+
+    /// A plan; see the properties for each parameter.
+    public init(available: Size, over folders: [URL], fileSystem: FileSystem = .tmpfs, availableInodes: Int64? = nil,
+                drop: Drop? = nil, keepingWritesIn keepFolder: URL? = nil) {
+        self.available = available
+        self.folders = folders
+        self.fileSystem = fileSystem
+        self.availableInodes = availableInodes
+        self.drop = drop
+        self.keepFolder = keepFolder
+    }
+
+    /// The folders a room covers when none are named: with a container, the folders of its
+    /// locations (Documents, Application Support, Caches, Preferences, tmp), each replaced by its
+    /// nearest existing ancestor when it does not exist yet (a room lays over what exists, and
+    /// the location is made inside it); without one, the home folder and the temporary folder
+    /// (`$TMPDIR`, else `/tmp`).
+    ///
+    /// ```swift
+    /// let folders = try RoomPlan.defaultFolders(for: Container(root: URL(filePath: "/tmp/demo")))
+    /// ```
+    ///
+    /// - Throws: as ``Container/url(for:)``.
+    public static func defaultFolders(for container: Container?) throws -> [URL] {
+        guard let container else {
+            return [FileManager.default.homeDirectoryForCurrentUser, FileManager.default.temporaryDirectory]
+        }
+        var folders: [URL] = []
+        for location in [Location.documents, .applicationSupport, .caches, .preferences, .temporary] {
+            var folder = try container.url(for: location)
+            while folder.fileSystemPath != "/", (try? Sys.lstat(folder.fileSystemPath)) == nil {  // missing (or unreadable): look above
+                folder = folder.deletingLastPathComponent()
+            }
+            if !folders.contains(folder) { folders.append(folder) }
+        }
+        return folders
+    }
+}
+
+extension StowageError.Operation {
+    /// Running a command in a room (``RoomProcess``).
+    public static let run = StowageError.Operation("run")
+}

@@ -1,0 +1,223 @@
+import Foundation
+
+/// A command running in a room: a private mount namespace in which chosen folders have exactly
+/// the room's bytes available, with real `ENOSPC` from the kernel, while the host is untouched.
+///
+/// ```swift
+/// let plan = RoomPlan(available: .bytes(5_000_000), over: [URL(filePath: "/home/me/project")])
+/// let process = try RoomProcess.start(plan, command: ["swift", "test"])
+/// let report = try process.wait()
+/// if case .exited(let status) = report.ending { print("tests exited with \(status)") }
+/// ```
+///
+/// How it works: a child process (forked by a small C function that makes only
+/// async-signal-safe calls) makes a mount namespace, and a user namespace too when this process
+/// is not root, marks every mount private so nothing reaches the host, mounts the layer (a
+/// tmpfs, or ext4 in an image on a loop device) and an overlay over each folder with its upper
+/// folder in the layer, and waits. This process then reaches the layer through
+/// `/proc/<child>/fd`, brings it to the room exactly (``Filler`` takes what is above it, empty
+/// files the inodes above a limit), measures it, and lets the child run the command.
+///
+/// - Reads see the real files; writes land in the layer. Modifying a real file copies it
+///   into the layer first, whole: its size counts against the room (opening it for writing is
+///   enough; truncating it on open is not, and costs no bytes). Creating anything, copying one
+///   up, and removing a real item (a whiteout) each take an inode; the folders above a copied
+///   item are copied too (an inode each, no bytes on tmpfs).
+/// - Renaming a real folder fails with `EXDEV` (overlayfs without `redirect_dir`); `mv` then
+///   copies, and so must other programs.
+/// - Nothing is mounted on the host, and nothing is written there but the ext4 layer's unnamed
+///   image. The namespace, its mounts and the layer go when the command's last process ends;
+///   if this process dies first, even by `SIGKILL`, the command gets `SIGKILL` (its
+///   parent-death signal), and the rest follows.
+///
+/// - Important: The command's processes run as the same user as this one. In a user namespace
+///   (an ordinary user), only files whose owner and group are the user's can be modified in
+///   the room (copy-up of others' files fails with `EOVERFLOW`); reading is unaffected.
+public final class RoomProcess: @unchecked Sendable {
+    /// The command's process identifier.
+    public let processIdentifier: Int32
+    /// The room as made, measured before the command started.
+    public let room: Room
+
+    private let plan: RoomPlan
+    private let child: RoomChild
+    private let coveredFolders: [(path: String, index: Int)]
+    private let dropBytes: Int64?
+    private let forwardsSignals: Bool
+    // `@unchecked Sendable`: the fields below are read and written only under `lock`; `child`
+    // is used by one waiter (`wait` runs once, under `waiting`) and by `send`, which only reads
+    // its process identifier.
+    private let lock = NSLock()
+    private let waiting = NSLock()
+    private let ended = DispatchSemaphore(value: 0)
+    private let dropFinished = DispatchSemaphore(value: 0)
+    private var dropOutcome: Result<RoomDrop, StowageError>?
+    private var report: RoomReport?
+
+    private init(plan: RoomPlan, child: RoomChild, room: Room, coveredFolders: [(path: String, index: Int)],
+                 dropBytes: Int64?, forwardsSignals: Bool) {
+        self.plan = plan
+        self.child = child
+        self.room = room
+        self.coveredFolders = coveredFolders
+        self.dropBytes = dropBytes
+        self.forwardsSignals = forwardsSignals
+        processIdentifier = child.processIdentifier
+    }
+
+    /// Makes the room of `plan` and starts `command` in it.
+    ///
+    /// - Parameters:
+    ///   - command: The program and its arguments; a program without a `/` is looked up in the
+    ///     `PATH` of `environment`.
+    ///   - environment: The command's environment; `nil` passes this process's on.
+    ///   - forwardsSignals: Whether `SIGINT`, `SIGTERM`, `SIGHUP`, `SIGQUIT`, `SIGUSR1` and
+    ///     `SIGUSR2` sent to this process (by `kill`, not by a terminal, whose signals reach the
+    ///     command directly) go to the command instead of ending this process, until ``wait()``
+    ///     returns. One room at a time per process forwards; the latest wins.
+    /// - Returns: The running command, whose room is measured already.
+    /// - Throws: ``StowageError/Code/unsupported`` saying what is missing where a room cannot be
+    ///   made (Apple platforms; no user namespaces for an ordinary user; no overlayfs; ext4
+    ///   without root); ``StowageError/Code/invalidArgument`` for a bad plan;
+    ///   ``StowageError/Code/notFound``, ``StowageError/Code/wrongKind`` for a folder that is
+    ///   not there or not a folder; ``StowageError/Code/notFound`` (system call `execve`) for a
+    ///   command that is not found, ``StowageError/Code/permissionDenied`` for one that cannot
+    ///   be run. Nothing is left behind when it throws.
+    public static func start(_ plan: RoomPlan, command: [String], environment: [String: String]? = nil,
+                             forwardsSignals: Bool = false) throws -> RoomProcess {
+        if let reason = Sys.roomUnsupportedReason {
+            throw StowageError(.unsupported, operation: .run, reason: reason)
+        }
+        let setup = try RoomSetup(plan: plan)
+        let variables = environment ?? ProcessInfo.processInfo.environment
+        let executable = try RoomSetup.executable(for: command, searching: variables["PATH"])
+        let layer = try RoomLayer.prepare(plan.fileSystem, availableBytes: setup.availableBytes,
+                                          availableInodes: plan.availableInodes, folderCount: setup.folders.count)
+        let child: RoomChild
+        do {
+            child = try RoomChild.spawn(RoomChild.Setup(
+                folders: setup.folders, layerType: layer.type, layerSource: layer.source, layerOptions: layer.options,
+                prefersUserNamespace: Sys.effectiveUserID != 0, executable: executable, arguments: command,
+                environment: variables.map { "\($0.key)=\($0.value)" }, workingDirectory: Sys.workingDirectory))
+        } catch let failure as RoomChild.Failure {
+            throw setup.error(for: failure, layer: layer, command: command)
+        } catch let error as SystemCallError {
+            throw StowageError(error, operation: .run)
+        }
+        layer.mounted()
+        let figures = try layer.size(root: child.layer)  // a failure ends the child (its deinit) with its room
+        let skipped = Set(child.skipped.map(\.folderIndex))
+        let room = Room(fileSystem: plan.fileSystem.name,
+                        folders: setup.folders.indices.filter { !skipped.contains($0) }.map { setup.folders[$0].path },
+                        hiddenMounts: setup.folders.indices.filter { skipped.contains($0) }.map { setup.folders[$0].path },
+                        availableBytes: figures.available, totalBytes: figures.total, blockSize: figures.blockSize,
+                        availableInodeCount: figures.availableInodes, isUserNamespace: child.isUserNamespace)
+        if forwardsSignals { try? RoomChild.forwardSignals(to: child.processIdentifier) }  // before the command runs, so no signal is missed
+        do {
+            try child.start()
+        } catch let failure as RoomChild.Failure {
+            if forwardsSignals { try? RoomChild.forwardSignals(to: nil) }
+            throw setup.error(for: failure, layer: layer, command: command)
+        } catch let error as SystemCallError {
+            if forwardsSignals { try? RoomChild.forwardSignals(to: nil) }
+            throw StowageError(error, operation: .run)
+        }
+        let covered = setup.folders.indices.filter { !skipped.contains($0) }.map { (path: setup.folders[$0].path, index: $0) }
+        let process = RoomProcess(plan: plan, child: child, room: room, coveredFolders: covered,
+                                  dropBytes: setup.dropBytes, forwardsSignals: forwardsSignals)
+        process.scheduleDrop()
+        return process
+    }
+
+    /// Sends `signal` (such as `SIGTERM`) to the command.
+    ///
+    /// - Throws: ``StowageError/Code/notFound`` when the command has ended and been waited for.
+    public func send(signal: Int32) throws {
+        do {
+            try lock.withLock {
+                guard report == nil else { throw SystemCallError(errno: Sys.noSuchProcess, call: "kill") }
+                try child.send(signal)
+            }
+        } catch let error as SystemCallError {
+            throw StowageError(error, operation: .run)
+        }
+    }
+
+    /// Waits for the command to end; then waits for a drop under way, copies the command's
+    /// writes to the keep folder when the plan has one, and lets the layer go. Calling it again
+    /// returns the same report.
+    ///
+    /// - Returns: How the command ended, the drop, and what was kept. A failed drop or copy is
+    ///   in the report (``RoomReport/dropError``, ``RoomReport/keepError``), not thrown: the
+    ///   command ran.
+    /// - Throws: ``StowageError/Code/ioFailure`` only when the command could not be waited for.
+    public func wait() throws -> RoomReport {
+        waiting.lock()
+        defer { waiting.unlock() }
+        if let finished = lock.withLock({ report }) { return finished }
+        let ending: RoomChild.Ending
+        do {
+            ending = try child.wait()
+        } catch let error as SystemCallError {
+            throw StowageError(error, operation: .run)
+        }
+        if forwardsSignals { try? RoomChild.forwardSignals(to: nil) }  // best effort: the handler ignores an ended target
+        ended.signal()
+        if dropBytes != nil { dropFinished.wait() }
+        var result = RoomReport(room: room, ending: ending.reportEnding)
+        switch lock.withLock({ dropOutcome }) {
+        case .success(let drop)?: result.drop = drop
+        case .failure(let error)?: result.dropError = error
+        case nil: break
+        }
+        if let keepFolder = plan.keepFolder {
+            do {
+                result.kept = try RoomKeeper(layer: child.layer, folders: coveredFolders).copy(to: keepFolder)
+            } catch let error as StowageError {
+                result.keepError = error
+            } catch let error as SystemCallError {
+                result.keepError = StowageError(error, operation: .run, path: keepFolder.fileSystemPath)
+            } catch {
+                result.keepError = StowageError(.ioFailure, operation: .run, path: keepFolder.fileSystemPath, underlying: error)
+            }
+        }
+        lock.withLock { report = result }
+        return result
+    }
+
+    /// Starts the drop's timer: after the delay the layer is filled down to the drop's target,
+    /// unless the command has ended by then.
+    private func scheduleDrop() {
+        guard let dropBytes, let delay = plan.drop?.delay else { return }
+        let thread = Thread { [self] in
+            let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+            if ended.wait(timeout: .now() + seconds) == .timedOut {
+                let outcome: Result<RoomDrop, StowageError>
+                do {
+                    let fill = try RoomLayer.drop(root: child.layer, to: dropBytes)
+                    outcome = .success(RoomDrop(date: Date(), availableBytesBefore: fill.availableBefore,
+                                                availableBytesAfter: fill.availableAfter))
+                } catch let error as StowageError {
+                    outcome = .failure(error)
+                } catch {
+                    outcome = .failure(StowageError(.ioFailure, operation: .run, underlying: error, reason: "the drop failed"))
+                }
+                lock.withLock { dropOutcome = outcome }
+            } else {
+                ended.signal()  // give back the wake-up this thread took, for nobody else; harmless
+            }
+            dropFinished.signal()
+        }
+        thread.name = "Stowage room drop"
+        thread.start()
+    }
+}
+
+extension RoomChild.Ending {
+    var reportEnding: RoomReport.Ending {
+        switch self {
+        case .exited(let status): .exited(status)
+        case .signalled(let signal): .signalled(signal)
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import ArgumentParser
+import Foundation
+import Stowage
+
+/// `stowage run`: a command meets a full disk, exactly, without the real disk being filled.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a command with exactly this much room in its folders, with real ENOSPC, the disk untouched.",
+        discussion: """
+            The command runs in a private mount namespace where the folders (--over; by default \
+            the app's locations with --app or --root, else your home folder and the temporary \
+            folder) are covered by an overlay whose writable layer holds exactly the room: it \
+            reads the real files, its writes land in the layer until write(2) fails with ENOSPC, \
+            and statvfs/df inside report the room. Modifying a real file copies it into the layer \
+            whole first, which counts against the room. Nothing is mounted or written on the host; \
+            what the command wrote is gone when it ends (see --keep), also if stowage is killed.
+
+            Needs root, or an ordinary user where the kernel allows unprivileged user namespaces; \
+            --fs ext4 needs root. Linux only (elsewhere: simulated capacity, STOWAGE_SIMULATED_AVAILABLE).
+
+            Exit status: the command's own; a signal that ends it ends stowage the same way. \
+            SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to stowage go to the command. \
+            125 when stowage fails (the room cannot be made, a drop or the copy for --keep failed), \
+            126 when the command cannot be run, 127 when it is not found, 64 for a usage error.
+            """
+    )
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("The room: 5MB, 0, or 1% of the real volume.", valueName: "size"),
+            transform: RoomSizeArgument.init(parsing:))
+    var available: RoomSizeArgument
+
+    @Option(name: .customLong("over"), help: ArgumentHelp("A folder whose writes share the room (repeatable).", valueName: "path"),
+            transform: PathArgument.init(parsing:))
+    var folders: [PathArgument] = []
+
+    @OptionGroup var container: ContainerOptions
+
+    @Option(name: .customLong("fs"), help: "The layer's file system: tmpfs (instant, in memory) or ext4 (an image; root only).")
+    var fileSystem: RoomPlan.FileSystem = .tmpfs
+
+    @Option(name: .customLong("drop-to"), parsing: .unconditional,
+            help: ArgumentHelp("After --after, space drops to this while the command runs.", valueName: "size"),
+            transform: RoomSizeArgument.init(parsing:))
+    var dropTo: RoomSizeArgument?
+
+    @Option(help: ArgumentHelp("How long after the command starts the drop happens: 2s, 0.5s, 1m.", valueName: "duration"))
+    var after: AgeArgument?
+
+    @Option(help: ArgumentHelp("The layer has exactly this many free inodes.", valueName: "count"))
+    var inodes: Int64?
+
+    @Option(help: ArgumentHelp("Copy what the command wrote here afterwards (a new or empty folder).", valueName: "dir"),
+            transform: PathArgument.init(parsing:))
+    var keep: PathArgument?
+
+    @Argument(parsing: .postTerminator, help: ArgumentHelp("The command and its arguments, after --.", valueName: "command"))
+    var command: [String] = []
+
+    func validate() throws {
+        if command.isEmpty { throw ValidationError("Give the command to run after --, as in: stowage run --available 5MB -- make test") }
+        if (dropTo == nil) != (after == nil) { throw ValidationError("--drop-to and --after go together.") }
+        if let inodes, inodes < 0 { throw ValidationError("--inodes cannot be negative.") }
+        if !folders.isEmpty && (container.app != nil || container.root != nil) {
+            throw ValidationError("Give --over, or --app/--root for the app's locations, not both.")
+        }
+    }
+
+    mutating func run() throws {
+        let report: RoomReport
+        do {
+            let process = try RoomProcess.start(try plan(), command: command, forwardsSignals: true)
+            for mount in process.room.hiddenMounts {
+                Terminal.standardError.problem("note: the mount at \(mount) cannot be covered; in the room the command sees the folder beneath it")
+            }
+            report = try process.wait()
+        } catch let error as StowageError {
+            Terminal.standardError.problem(error)
+            throw ExitCode(RunExitStatus.status(for: error))
+        }
+        var failed = false
+        if let error = report.dropError {
+            Terminal.standardError.problem(error)
+            failed = true
+        } else if let drop = dropTo, report.drop == nil {
+            Terminal.standardError.problem("note: the command ended before the drop to \(drop.size) (after \(after?.defaultValueDescription ?? ""))")
+        }
+        if let error = report.keepError {
+            Terminal.standardError.problem(error)
+            failed = true
+        } else if let kept = report.kept {
+            Terminal.standardError.problem("kept \(kept.fileCount) file\(kept.fileCount == 1 ? "" : "s") (\(ByteCount(kept.bytes).formatted())) "
+                                           + "the command wrote in \(kept.folder)"
+                                           + (kept.removedPaths.isEmpty ? "" : "; it removed \(kept.removedPaths.count) real item\(kept.removedPaths.count == 1 ? "" : "s"): "
+                                              + kept.removedPaths.joined(separator: ", ")))
+        }
+        if failed { throw ExitCode(RunExitStatus.failure) }
+        switch report.ending {
+        case .exited(let status):
+            if status != 0 { throw ExitCode(status) }
+        case .signalled(let signal):
+            RunExitStatus.end(bySignal: signal)
+        }
+    }
+
+    /// The plan the options describe.
+    private func plan() throws -> RoomPlan {
+        var folders = self.folders.map { $0.url(directoryHint: .isDirectory).absoluteURL }
+        if folders.isEmpty {
+            folders = try RoomPlan.defaultFolders(for: container.app != nil || container.root != nil ? try container.resolve() : nil)
+        }
+        let drop = dropTo.map { RoomPlan.Drop(to: $0.size, after: .milliseconds(Int64(((after?.seconds ?? 0) * 1000).rounded()))) }
+        return RoomPlan(available: available.size, over: folders, fileSystem: fileSystem, availableInodes: inodes, drop: drop,
+                        keepingWritesIn: keep.map { $0.url(directoryHint: .isDirectory).absoluteURL })
+    }
+}
+
+/// A room's size on the command line: `5MB`, `0`, or `1%` of the real volume.
+struct RoomSizeArgument: Sendable {
+    var size: RoomPlan.Size
+
+    init(parsing argument: String) throws {
+        do {
+            size = try RoomPlan.Size(parsing: argument)
+        } catch let error as StowageError {
+            throw ValidationError(error.reason ?? error.description)
+        }
+    }
+}
+
+/// `run`'s own exit statuses, as `env`, `timeout` and `chroot` use them: the command's status
+/// passes through, so stowage's failures need numbers a command rarely uses.
+enum RunExitStatus {
+    /// stowage failed: the room could not be made, a drop or the copy for --keep failed.
+    static let failure: Int32 = 125
+    /// The command was found but could not be run.
+    static let cannotRun: Int32 = 126
+    /// The command was not found.
+    static let notFound: Int32 = 127
+
+    static func status(for error: StowageError) -> Int32 {
+        guard error.systemCall == "execve" else { return failure }
+        return error.code == .notFound ? notFound : cannotRun
+    }
+
+    /// Ends this process by `signal`, as the command was ended (so a shell sees the same),
+    /// without a core dump of stowage's own; exits 128 + signal if the signal does not end it.
+    static func end(bySignal signal: Int32) -> Never {
+        #if canImport(Glibc)
+        let core = __rlimit_resource_t(RLIMIT_CORE.rawValue)
+        #else
+        let core = RLIMIT_CORE
+        #endif
+        var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
+        _ = getrlimit(core, &noCore)
+        noCore.rlim_cur = 0
+        _ = setrlimit(core, &noCore)
+        Foundation.signal(signal, SIG_DFL)
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        sigaddset(&unblocked, signal)
+        sigprocmask(SIG_UNBLOCK, &unblocked, nil)
+        raise(signal)
+        exit(128 + signal)
+    }
+}
+
+extension RoomPlan.FileSystem: ExpressibleByArgument {
+    public init?(argument: String) { self.init(name: argument) }
+
+    public static var allValueStrings: [String] { all.map(\.name) }
+
+    public var defaultValueDescription: String { name }
+}
