@@ -201,18 +201,75 @@ static void room_child(const cstowage_room_spec *spec) {
     room_fail(spec, CSTOWAGE_ROOM_STAGE_EXECUTE, -1, user);
 }
 
-pid_t cstowage_room_spawn(const cstowage_room_spec *spec) {
+// ---- The spawner: one thread that lives as long as the process and forks every room's child. ----
+// A child's parent-death signal fires when the *thread* that forked it ends, not the process:
+// forking from a caller's thread (a pool thread that is later retired) would kill the command.
+
+static pthread_once_t spawner_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t spawner_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t spawner_changed = PTHREAD_COND_INITIALIZER;
+static int spawner_state = 0;  // 0 idle, 1 a request waits, 2 its answer waits, -1 no thread
+static const cstowage_room_spec *spawner_request;
+static pid_t spawner_pid;
+static int spawner_errno;
+
+static void *spawner_main(void *unused) {
+    (void)unused;
+    pthread_mutex_lock(&spawner_lock);
+    for (;;) {
+        while (spawner_state != 1) pthread_cond_wait(&spawner_changed, &spawner_lock);
+        pid_t pid = fork();
+        if (pid == 0) {
+            room_child(spawner_request);
+            _exit(127);
+        }
+        spawner_pid = pid;
+        spawner_errno = pid < 0 ? errno : 0;
+        spawner_state = 2;
+        pthread_cond_broadcast(&spawner_changed);
+    }
+    return NULL;
+}
+
+static void spawner_start(void) {
+    // Every signal blocked in the spawner (it inherits this thread's mask, restored after), so
+    // that no signal is ever delivered to it; the child unblocks them all itself.
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    pid_t pid = fork();
-    if (pid == 0) {
-        room_child(spec);
-        _exit(127);
-    }
-    int saved = errno;
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    pthread_t thread;
+    int failed = pthread_create(&thread, &attributes, spawner_main, NULL);
+    pthread_attr_destroy(&attributes);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    errno = saved;
+    if (failed != 0) {
+        spawner_errno = failed;
+        spawner_state = -1;
+    }
+}
+
+pid_t cstowage_room_spawn(const cstowage_room_spec *spec) {
+    pthread_once(&spawner_once, spawner_start);
+    pthread_mutex_lock(&spawner_lock);
+    if (spawner_state == -1) {
+        int failed = spawner_errno;
+        pthread_mutex_unlock(&spawner_lock);
+        errno = failed;
+        return -1;
+    }
+    while (spawner_state != 0) pthread_cond_wait(&spawner_changed, &spawner_lock);
+    spawner_request = spec;
+    spawner_state = 1;
+    pthread_cond_broadcast(&spawner_changed);
+    while (spawner_state != 2) pthread_cond_wait(&spawner_changed, &spawner_lock);
+    pid_t pid = spawner_pid;
+    int failed = spawner_errno;
+    spawner_state = 0;
+    pthread_cond_broadcast(&spawner_changed);
+    pthread_mutex_unlock(&spawner_lock);
+    errno = failed;
     return pid;
 }
 
@@ -269,12 +326,18 @@ int cstowage_loop_attach(int backing, int *number) {
 }
 
 // ---- Forwarding signals to the command. ----
+// Two ways in, one forwarded delivery either way: a handler, for threads that leave the signals
+// unblocked; and a thread waiting in sigtimedwait, for processes whose threads all block them
+// (a Swift program with an async main: dispatch_main blocks every signal in the main thread,
+// and the threads it starts inherit that), where a signal otherwise stays pending for ever.
 
 static const int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 #define FORWARDED_COUNT ((int)(sizeof forwarded_signals / sizeof forwarded_signals[0]))
 static volatile sig_atomic_t forward_target = 0;
+static volatile sig_atomic_t forward_waiting = 0;
 static struct sigaction forward_previous[FORWARDED_COUNT];
 static int forward_installed = 0;
+static pthread_t forward_thread;
 
 static void room_forward(int number, siginfo_t *info, void *context) {
     (void)context;
@@ -286,6 +349,25 @@ static void room_forward(int number, siginfo_t *info, void *context) {
     int saved = errno;
     kill(target, number);
     errno = saved;
+}
+
+static void forwarded_set(sigset_t *set) {
+    sigemptyset(set);
+    for (int index = 0; index < FORWARDED_COUNT; index++) sigaddset(set, forwarded_signals[index]);
+}
+
+static void *forward_main(void *unused) {
+    (void)unused;
+    sigset_t set;
+    forwarded_set(&set);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    while (forward_waiting) {
+        struct timespec tick = {0, 20 * 1000 * 1000};
+        siginfo_t info;
+        int number = sigtimedwait(&set, &info, &tick);
+        if (number > 0) room_forward(number, &info, NULL);
+    }
+    return NULL;
 }
 
 int cstowage_forward_signals(pid_t child) {
@@ -306,11 +388,26 @@ int cstowage_forward_signals(pid_t child) {
                 return -1;
             }
         }
+        forward_waiting = 1;
+        sigset_t set, old;
+        forwarded_set(&set);
+        pthread_sigmask(SIG_BLOCK, &set, &old);  // the waiting thread starts with them blocked
+        int failed = pthread_create(&forward_thread, NULL, forward_main, NULL);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (failed != 0) {
+            forward_waiting = 0;
+            for (int index = 0; index < FORWARDED_COUNT; index++) sigaction(forwarded_signals[index], &forward_previous[index], NULL);
+            forward_target = 0;
+            errno = failed;
+            return -1;
+        }
         forward_installed = 1;
         return 0;
     }
     forward_target = 0;
     if (!forward_installed) return 0;
+    forward_waiting = 0;
+    pthread_join(forward_thread, NULL);
     for (int index = 0; index < FORWARDED_COUNT; index++) sigaction(forwarded_signals[index], &forward_previous[index], NULL);
     forward_installed = 0;
     return 0;

@@ -85,9 +85,11 @@ typedef struct cstowage_room_report {
 } cstowage_room_report;
 
 /// Forks the child described by `spec`. Returns its process identifier, or -1 with errno
-/// (ENOSYS where the system has no mount namespaces). All signals are blocked in the calling
-/// thread around the fork; the child resets caught signals to their default action and
-/// unblocks every signal before it runs anything else.
+/// (ENOSYS where the system has no mount namespaces). The fork is made by one thread that lives
+/// as long as the process, with every signal blocked: a parent-death signal fires when the thread
+/// that forked the child ends, so a caller's thread (retired from a pool, say) must not fork it.
+/// The child resets caught signals to their default action and unblocks every signal before it
+/// does anything else.
 pid_t cstowage_room_spawn(const cstowage_room_spec *spec);
 
 /// Attaches the open file `backing` to a free loop device with `LO_FLAGS_AUTOCLEAR` (the
@@ -97,8 +99,10 @@ int cstowage_loop_attach(int backing, int *number);
 
 /// Forwards the signals a person or a program sends to this process (SIGINT, SIGTERM, SIGHUP,
 /// SIGQUIT, SIGUSR1, SIGUSR2 from `kill`, not those a terminal sends to the whole foreground
-/// process group, which reach `child` directly) to `child`; 0 stops forwarding and restores the
-/// earlier handlers. Returns 0, or -1 with errno.
+/// process group, which reach `child` directly) to `child`, through a handler and a thread
+/// waiting for them (for processes whose threads all block signals); 0 stops forwarding,
+/// ends the thread and restores the earlier handlers. Not thread-safe: callers serialise.
+/// Returns 0, or -1 with errno.
 int cstowage_forward_signals(pid_t child);
 
 /// `waitpid(pid, &status, 0)` retried on EINTR; returns 0 and the raw status, or -1 with errno.

@@ -8,6 +8,7 @@ import Musl
 #error("Stowage's Platform layer supports Darwin, Glibc and Musl systems")
 #endif
 import CStowageShims
+import Foundation
 
 /// The child process of a room: forked by the C shim `cstowage_room_spawn`, which makes a
 /// private mount namespace (and a user namespace where the caller is not root), mounts the
@@ -209,8 +210,13 @@ final class RoomChild {
     /// Forwards the signals sent to this process (not those a terminal sends to the whole
     /// process group) to `child`, or stops forwarding with `nil`.
     static func forwardSignals(to child: Int32?) throws {
-        _ = try Sys.retrying("sigaction") { cstowage_forward_signals(child ?? 0) }
+        try forwarding.withLock {
+            _ = try Sys.retrying("sigaction") { cstowage_forward_signals(child ?? 0) }
+        }
     }
+
+    /// Serialises ``forwardSignals(to:)``: the C side keeps one target and one thread.
+    private static let forwarding = NSLock()
 
     /// Reads one report record, or `nil` at the end of the pipe.
     private static func readReport(_ fd: Int32) throws -> cstowage_room_report? {
