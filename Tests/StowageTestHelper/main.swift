@@ -10,6 +10,10 @@
 //                                       reading an earlier one back after each; exit 2 on wrong data
 //   stowage-test-helper crash-loop ROOT                     the CrashWorkload, forever; prints "ready"
 //                                                           once started, for a parent to kill it
+//   stowage-test-helper save-over ROOT PATH BYTES           saves BYTES bytes over the Documents file PATH,
+//                                                           then prints "saved" or "error CODE DISPLAY-PATH"
+//                                                           and the description, "unchanged N" or "changed N"
+//                                                           (the file read back), and the folder's entries
 //
 // Sweeps print their reports' issues on standard output; errors go to standard error, exit 1.
 import Foundation
@@ -106,6 +110,20 @@ do {
         }
     case "crash-loop":
         try crashLoop(store(1))
+    case "save-over":
+        let (store, path, count) = (store(1), argument(2), number(3))
+        let before = try store.retrieve(Data.self, from: path, in: .documents)
+        do {
+            try store.save(Data(repeating: 0x5A, count: count), to: path, in: .documents)
+            print("saved")
+        } catch let error as StowageError {
+            print("error \(error.code) \(error.displayPath ?? "-")")
+            print(error.description)
+        }
+        let after = try store.retrieve(Data.self, from: path, in: .documents)
+        print(after == before ? "unchanged \(after.count)" : "changed \(after.count)")
+        let folder = try store.url(for: path, in: .documents).deletingLastPathComponent()
+        print("entries: " + (try FileManager.default.contentsOfDirectory(atPath: folder.path(percentEncoded: false))).sorted().joined(separator: " "))
     default:
         fail("unknown command \(argument(0))", status: 64)
     }

@@ -26,17 +26,24 @@ struct RoomKeeper {
             let destination = try OpenFile.openFolder(atPath: destinationPath, followingLinks: false)
             for name in names {
                 try TreeOperations.copy(name, in: source, to: destination, as: name, durable: false, protection: nil,
-                                        other: { relative, status in
-                                            let absolute = path + "/" + relative
-                                            if status.isWhiteout { kept.removedPaths.append(absolute) } else { kept.skippedPaths.append(absolute) }
-                                        })
+                                        visit: { relative, status in kept.count(path + "/" + relative, status) })
             }
-            let totals = UsageScanner().scan([URL(filePath: destinationPath, directoryHint: .isDirectory)]).total
-            kept.fileCount += totals.files
-            kept.folderCount += totals.folders
-            kept.linkCount += totals.symbolicLinks
-            kept.bytes += totals.logicalBytes
         }
         return kept
+    }
+}
+
+extension KeptWrites {
+    /// Counts one item of an upper folder, at its absolute path in the room.
+    mutating func count(_ path: String, _ status: FileStatus) {
+        switch status.kind {
+        case .file:
+            fileCount += 1
+            bytes += status.size
+        case .folder: folderCount += 1
+        case .symbolicLink: linkCount += 1
+        case .other:
+            if status.isWhiteout { removedPaths.append(path) } else { skippedPaths.append(path) }
+        }
     }
 }

@@ -74,10 +74,11 @@ public struct RoomDrop: Sendable, Hashable, Codable {
 public struct KeptWrites: Sendable, Hashable, Codable {
     /// The keep folder; each covered folder's writes are under its absolute path in it.
     public var folder: String
-    /// Files, folders and symbolic links copied (folders include those overlayfs copied up
-    /// around a written file).
+    /// Files copied.
     public var fileCount: Int
+    /// Folders copied, including those overlayfs copied up around a written file.
     public var folderCount: Int
+    /// Symbolic links copied (as links).
     public var linkCount: Int
     /// The bytes of the files copied (`st_size`).
     public var bytes: Int64

@@ -1,0 +1,211 @@
+import Foundation
+import Testing
+
+/// `stowage run` as a tester uses it: the command's output, exit status and signals are its
+/// own, stowage's failures have statuses of their own, and nothing is left on the host, even
+/// when stowage is killed.
+@Suite("stowage run")
+struct RunCommandTests {
+    /// A runner whose HOME and TMPDIR exist, with a `real` folder for rooms to cover; skips the
+    /// test, saying why, where a room cannot be made.
+    static func runner(sourceLocation: SourceLocation = #_sourceLocation) throws -> CommandRunner {
+        let runner = try CommandRunner()
+        for name in ["home", "tmp", "real"] {
+            try FileManager.default.createDirectory(at: runner.folder.appending(path: name), withIntermediateDirectories: true)
+        }
+        let probe = try runner.run("run", "--available", "4KB", "--over", runner.folderPath + "/real", "--", "/bin/true")
+        if probe.status == 125, probe.error.contains("not supported") || probe.error.contains("refused") {
+            let reason = "a room cannot be made here (\(probe.error.trimmingCharacters(in: .whitespacesAndNewlines)))"
+            print("SKIPPED: \(reason)")
+            try Test.cancel(Comment(rawValue: reason), sourceLocation: sourceLocation)
+        }
+        try #require(probe.status == 0, "\(probe.error)")
+        return runner
+    }
+
+    /// The host's mounts made by a room (source `stowage-room`): never any.
+    static func hostRoomMounts() throws -> [String] {
+        try String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8).split(separator: "\n")
+            .filter { $0.contains(" stowage-room ") }.map(String.init)
+    }
+
+    /// The processes in the mount namespace `namespace` (`mnt:[4026532178]`).
+    static func processes(in namespace: String) -> [String] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.filter { $0.allSatisfy(\.isNumber) }.filter {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\($0)/ns/mnt")) == namespace
+        }
+    }
+
+    /// Waits for `process`, ending it with SIGKILL after `seconds` (then the test fails): a
+    /// stowage that missed a signal must not hang the suite.
+    static func finish(_ process: Process, within seconds: Double = 60, sourceLocation: SourceLocation = #_sourceLocation) {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning {
+            Issue.record("stowage still ran after \(seconds) s", sourceLocation: sourceLocation)
+            kill(process.processIdentifier, SIGKILL)
+        }
+        process.waitUntilExit()
+    }
+
+    @Test("the command's output and exit status are its own; the room is what --available says")
+    func outputAndStatus() throws {
+        let runner = try Self.runner()
+        let real = runner.folderPath + "/real"
+        let result = try runner.run("run", "--available", "5MB", "--over", real, "--", "/bin/sh", "-c",
+                                    "df -B1 --output=avail \"$0\" | tail -1; echo to-stderr >&2; exit 7", real)
+        #expect(result.status == 7)
+        #expect(result.output.trimmingCharacters(in: .whitespacesAndNewlines) == "5001216")
+        #expect(result.error == "to-stderr\n", "stowage adds nothing to a run that went well")
+        #expect(try Self.hostRoomMounts().isEmpty)
+    }
+
+    @Test("a signal that ends the command ends stowage the same way")
+    func signalPassesThrough() throws {
+        let runner = try Self.runner()
+        let (process, _) = try runner.start(["run", "--available", "1MB", "--over", runner.folderPath + "/real", "--",
+                                             "/bin/sh", "-c", "kill -TERM $$"])
+        Self.finish(process)
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM,
+                "reason \(process.terminationReason.rawValue), status \(process.terminationStatus)")
+    }
+
+    @Test("SIGTERM sent to stowage goes to the command, whose status stowage then exits with")
+    func signalsAreForwarded() throws {
+        let runner = try Self.runner()
+        let (process, output) = try runner.start(["run", "--available", "1MB", "--over", runner.folderPath + "/real", "--",
+                                                  "/bin/sh", "-c", "trap 'echo got TERM; exit 42' TERM; echo ready; while :; do sleep 0.05; done"])
+        #expect(output.read(until: "ready").contains("ready"))
+        kill(process.processIdentifier, SIGTERM)
+        Self.finish(process)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 42, "status \(process.terminationStatus)")
+        #expect(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("got TERM"))
+    }
+
+    @Test("SIGKILL of stowage ends the command and leaves no mount on the host", arguments: ["tmpfs", "ext4"])
+    func killedStowageLeavesNothing(fileSystem: String) throws {
+        let runner = try Self.runner()
+        if fileSystem == "ext4", !["/sbin/mkfs.ext4", "/usr/sbin/mkfs.ext4"].contains(where: FileManager.default.isExecutableFile(atPath:)) {
+            print("SKIPPED: mkfs.ext4 is not installed")
+            try Test.cancel("mkfs.ext4 is not installed")
+        }
+        let real = runner.folderPath + "/real"
+        let script = "readlink /proc/self/ns/mnt; grep \" $0 \" /proc/self/mountinfo | grep -o '/dev/loop[0-9]*' | head -1; "
+            + "echo ready; exec sleep 60"
+        let (process, output) = try runner.start(["run", "--available", "1MB", "--fs", fileSystem, "--over", real, "--",
+                                                  "/bin/sh", "-c", script, real])
+        let lines = output.read(until: "ready").split(separator: "\n").map(String.init)
+        let namespace = try #require(lines.first { $0.hasPrefix("mnt:[") }, "\(lines)")
+        #expect(!Self.processes(in: namespace).isEmpty, "the command runs in its namespace")
+        #expect(namespace != (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/mnt")))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        var left = Self.processes(in: namespace)
+        for _ in 0..<200 where !left.isEmpty {  // the parent-death signal ends the command at once
+            Thread.sleep(forTimeInterval: 0.05)
+            left = Self.processes(in: namespace)
+        }
+        #expect(left.isEmpty, "no process is left in the namespace, so it is gone with its mounts")
+        #expect(try Self.hostRoomMounts().isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: real).isEmpty)
+        if fileSystem == "ext4" {
+            let loop = try #require(lines.first { $0.hasPrefix("/dev/loop") }, "\(lines)")
+            let backing = "/sys/block/\(loop.dropFirst("/dev/".count))/loop/backing_file"
+            var attached = FileManager.default.fileExists(atPath: backing)
+            for _ in 0..<200 where attached {
+                Thread.sleep(forTimeInterval: 0.05)
+                attached = FileManager.default.fileExists(atPath: backing)
+            }
+            #expect(!attached, "\(loop) detached itself when the namespace's mounts went")
+        }
+    }
+
+    @Test("relative paths lead into the room: the command starts in the working folder as the room shows it")
+    func workingFolderIsInTheRoom() throws {
+        let runner = try Self.runner()
+        let result = try runner.run("run", "--available", "1MB", "--over", runner.folderPath, "--",
+                                    "/bin/sh", "-c", "echo inside > relative.txt && cat relative.txt")
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output == "inside\n")
+        #expect(!FileManager.default.fileExists(atPath: runner.folderPath + "/relative.txt"))
+    }
+
+    @Test("with --root the room covers the container; the app's files are read, its writes stay in the room")
+    func rootContainer() throws {
+        let runner = try Self.runner()
+        let root = runner.folderPath + "/container"
+        try FileManager.default.createDirectory(atPath: root + "/Documents", withIntermediateDirectories: true)
+        try Data("saved before".utf8).write(to: URL(filePath: root + "/Documents/note.txt"))
+        let result = try runner.run("run", "--available", "64KB", "--root", root, "--", "/bin/sh", "-c",
+                                    "cat \"$0/Documents/note.txt\"; echo; head -c 100000 /dev/zero > \"$0/Documents/big\" || echo full", root)
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output == "saved before\nfull\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/Documents") == ["note.txt"])
+    }
+
+    @Test("--keep copies the command's writes and says so; --drop-to and --inodes reach the room")
+    func keepDropInodes() throws {
+        let runner = try Self.runner()
+        let real = runner.folderPath + "/real"
+        let keep = runner.folderPath + "/kept"
+        let result = try runner.run("run", "--available", "2MB", "--drop-to", "0", "--after", "1s", "--inodes", "5",
+                                    "--keep", keep, "--over", real, "--", "/bin/sh", "-c", """
+                                        df --output=iavail "$0" | tail -1 | tr -d ' '
+                                        echo hello > "$0/note.txt"
+                                        while [ "$(df -B1 --output=avail "$0" | tail -1 | tr -d ' ')" != 0 ]; do sleep 0.05; done
+                                        head -c 10000 /dev/zero >> "$0/note.txt" 2>/dev/null || echo full
+                                        """, real)
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output == "5\nfull\n", "\(result.output)")
+        #expect(result.error.hasPrefix("stowage: kept 1 file ("), "\(result.error)")
+        #expect(result.error.hasSuffix(") the command wrote in \(keep)\n"), "\(result.error)")
+        #expect(try String(contentsOfFile: keep + real + "/note.txt", encoding: .utf8).hasPrefix("hello\n"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: real).isEmpty)
+    }
+
+    @Test("stowage's own failures: 127 not found, 126 not runnable, 125 no room, 64 usage")
+    func failureStatuses() throws {
+        let runner = try Self.runner()
+        let real = runner.folderPath + "/real"
+        let missing = try runner.run("run", "--available", "1MB", "--over", real, "--", "stowage-no-such-program")
+        #expect(missing.status == 127)
+        #expect(missing.error == "stowage: run 'stowage-no-such-program' failed: 'stowage-no-such-program' is not a program in PATH\n")
+        try Data("text".utf8).write(to: URL(filePath: real + "/plain.txt"))
+        #expect(try runner.run("run", "--available", "1MB", "--over", real, "--", real + "/plain.txt").status == 126)
+        let noFolder = try runner.run("run", "--available", "1MB", "--over", runner.folderPath + "/missing", "--", "/bin/true")
+        #expect(noFolder.status == 125)
+        #expect(noFolder.error.contains("missing' failed: no such file or directory"), "\(noFolder.error)")
+        #expect(try runner.run("run", "--available", "1MB", "--over", real).status == 64, "no command")
+        #expect(try runner.run("run", "--available", "1MB", "--drop-to", "0", "--over", real, "--", "/bin/true").status == 64)
+        #expect(try runner.run("run", "--available", "-1MB", "--over", real, "--", "/bin/true").status == 64)
+        #expect(try runner.run("run", "--available", "1MB", "--over", real, "--app", "x", "--", "/bin/true").status == 64)
+        #expect(try runner.run("run", "--available", "1MB", "--fs", "btrfs", "--over", real, "--", "/bin/true").status == 64)
+    }
+
+    @Test("an ordinary user gets a room in a user namespace, as themself")
+    func ordinaryUser() throws {
+        let runner = try Self.runner()
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+            print("SKIPPED: needs root (to become another user) and setpriv")
+            try Test.cancel("needs root and setpriv")
+        }
+        let binary = try CommandRunner.binary().path(percentEncoded: false)
+        let real = runner.folderPath + "/real"
+        chown(real, 65534, 65534)
+        chmod(runner.folderPath, 0o755)
+        let result = try runProcess(URL(filePath: "/usr/bin/setpriv"),
+                                    ["--reuid=65534", "--regid=65534", "--clear-groups", binary, "run", "--available", "1MB",
+                                     "--over", real, "--", "/bin/sh", "-c",
+                                     "id -u; df -B1 --output=avail \"$0\" | tail -1 | tr -d ' '; head -c 2000000 /dev/zero > \"$0/x\" || echo full",
+                                     real], environment: runner.environment)
+        if result.status == 125 || result.status == 126 {
+            let reason = "an ordinary user cannot make a room here: \(result.error.trimmingCharacters(in: .whitespacesAndNewlines))"
+            print("SKIPPED: \(reason)")
+            try Test.cancel(Comment(rawValue: reason))
+        }
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output == "65534\n1003520\nfull\n", "1 MB rounded up to a page: \(result.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: real).isEmpty)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import Stowage
+
+/// A test's own folder with a `real` folder for rooms to cover and an `out` folder, outside any
+/// room, for what the commands print.
+struct RoomFixture {
+    let folder: TestFolder
+    var real: URL { folder.file("real") }
+    var realPath: String { real.fileSystemPath }
+
+    init(_ label: String = "room") throws {
+        folder = TestFolder(label)
+        try FileManager.default.createDirectory(at: folder.file("real"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: folder.file("out"), withIntermediateDirectories: true)
+    }
+
+    /// Runs `script` with `/bin/sh` in the room of `plan`, its standard output and error in a
+    /// file outside the room, and returns the report and what it printed.
+    func run(_ plan: RoomPlan, _ script: String, arguments: [String] = []) throws -> (report: RoomReport, output: String) {
+        let output = folder.file("out/\(UUID().uuidString)").fileSystemPath
+        let process = try RoomProcess.start(plan, command: ["/bin/sh", "-c", "exec >\"$0\" 2>&1\n" + script, output] + arguments)
+        let report = try process.wait()
+        return (report, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
+    }
+
+    /// The value of `name=` on a line the script printed with `echo name=value`.
+    static func value(_ name: String, in output: String) -> String? {
+        output.split(separator: "\n").last { $0.hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) }
+    }
+
+    /// `df -B1 --output=avail` of a folder, as the script prints it with `echo NAME=$(avail DIR)`.
+    static let availableFunction = "avail() { df -B1 --output=avail \"$1\" | tail -1 | tr -d ' '; }\n"
+}
+
+/// Rooms need mount namespaces and overlayfs: where making one is refused (no root, no user
+/// namespaces, no overlay), the test is skipped with the reason, never passed silently.
+func requireRooms(sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let probe = TestFolder("room-probe")
+    do {
+        let process = try RoomProcess.start(RoomPlan(available: .bytes(4096), over: [probe.url]), command: ["/bin/true"])
+        _ = try process.wait()
+    } catch let error as StowageError where error.code == .unsupported || error.code == .permissionDenied {
+        let reason = "a room cannot be made here (\(error.description))"
+        print("SKIPPED: \(reason)")
+        try Test.cancel(Comment(rawValue: reason), sourceLocation: sourceLocation)
+    }
+}
+
+/// The host's mounts made by a room (their source is `stowage-room`): there must never be any,
+/// since rooms mount only in their private namespaces.
+func hostRoomMounts() throws -> [String] {
+    try String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8).split(separator: "\n")
+        .filter { $0.contains(" stowage-room ") }.map(String.init)
+}
+
+/// Whether `tool` is installed (some tests need `mkfs.ext4` or `setpriv`).
+func requireTool(_ tool: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+    for folder in ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"] {
+        let path = folder + "/" + tool
+        if FileManager.default.isExecutableFile(atPath: path) { return path }
+    }
+    let reason = "\(tool) is not installed"
+    print("SKIPPED: \(reason)")
+    try Test.cancel(Comment(rawValue: reason), sourceLocation: sourceLocation)
+}
