@@ -356,16 +356,21 @@ static void forwarded_set(sigset_t *set) {
     for (int index = 0; index < FORWARDED_COUNT; index++) sigaddset(set, forwarded_signals[index]);
 }
 
+/// The value `cstowage_forward_signals(0)` queues to the waiting thread to wake it at once.
+#define FORWARD_WAKE_VALUE 0x53544f57
+
 static void *forward_main(void *unused) {
     (void)unused;
     sigset_t set;
     forwarded_set(&set);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     while (forward_waiting) {
-        struct timespec tick = {0, 20 * 1000 * 1000};
+        struct timespec tick = {1, 0};
         siginfo_t info;
         int number = sigtimedwait(&set, &info, &tick);
-        if (number > 0) room_forward(number, &info, NULL);
+        if (number <= 0) continue;
+        if (info.si_code == SI_QUEUE && info.si_pid == getpid() && info.si_value.sival_int == FORWARD_WAKE_VALUE) continue;
+        room_forward(number, &info, NULL);
     }
     return NULL;
 }
@@ -407,6 +412,9 @@ int cstowage_forward_signals(pid_t child) {
     forward_target = 0;
     if (!forward_installed) return 0;
     forward_waiting = 0;
+    union sigval wake;
+    wake.sival_int = FORWARD_WAKE_VALUE;
+    pthread_sigqueue(forward_thread, SIGUSR2, wake);  // if it fails, the thread sees the flag within a second
     pthread_join(forward_thread, NULL);
     for (int index = 0; index < FORWARDED_COUNT; index++) sigaction(forwarded_signals[index], &forward_previous[index], NULL);
     forward_installed = 0;

@@ -121,6 +121,30 @@ struct RunCommandTests {
         }
     }
 
+    @Test("the README's example: a test suite in a 5 MB room over the home and temporary folders (the defaults)")
+    func testSuiteInARoom() throws {
+        let runner = try Self.runner()
+        let suite = runner.folderPath + "/suite.sh"
+        try """
+            passed=0 failed=0
+            check() { if sh -c "$1" 2>/dev/null; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1"; fi; }
+            check 'head -c 1000000 /dev/zero > "$TMPDIR/small.bin"'
+            check 'head -c 3000000 /dev/zero > "$HOME/medium.bin"'
+            check 'head -c 10000000 /dev/zero > "$TMPDIR/large.bin"'
+            echo "$passed passed, $failed failed"
+            [ "$failed" -eq 0 ]
+            """.write(toFile: suite, atomically: true, encoding: .utf8)
+        let result = try runner.run("run", "--available", "5MB", "--", "/bin/sh", suite)
+        #expect(result.status == 1, "the suite's own status: \(result.error)")
+        #expect(result.output == """
+            FAIL: head -c 10000000 /dev/zero > "$TMPDIR/large.bin"
+            2 passed, 1 failed
+
+            """, "the home folder and the temporary folder share the 5 MB: \(result.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: runner.folderPath + "/home").isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: runner.folderPath + "/tmp").isEmpty)
+    }
+
     @Test("relative paths lead into the room: the command starts in the working folder as the room shows it")
     func workingFolderIsInTheRoom() throws {
         let runner = try Self.runner()

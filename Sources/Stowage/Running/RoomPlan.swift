@@ -135,17 +135,27 @@ public struct RoomPlan: Sendable, Hashable {
     /// The folders a room covers when none are named: with a container, the folders of its
     /// locations (Documents, Application Support, Caches, Preferences, tmp), each replaced by its
     /// nearest existing ancestor when it does not exist yet (a room lays over what exists, and
-    /// the location is made inside it); without one, the home folder and the temporary folder
-    /// (`$TMPDIR`, else `/tmp`).
+    /// the location is made inside it); without one, the home folder (`$HOME`, else the user's
+    /// entry in the password database) and the temporary folder (`$TMPDIR`, else `/tmp`), as
+    /// the default container finds them.
     ///
     /// ```swift
     /// let folders = try RoomPlan.defaultFolders(for: Container(root: URL(filePath: "/tmp/demo")))
     /// ```
     ///
-    /// - Throws: as ``Container/url(for:)``.
-    public static func defaultFolders(for container: Container?) throws -> [URL] {
+    /// - Parameter environment: The variables to read `HOME` and `TMPDIR` from.
+    /// - Throws: as ``Container/url(for:)``; ``StowageError/Code/invalidArgument`` when there is
+    ///   no home folder.
+    public static func defaultFolders(for container: Container?,
+                                      environment: [String: String] = ProcessInfo.processInfo.environment) throws -> [URL] {
         guard let container else {
-            return [FileManager.default.homeDirectoryForCurrentUser, FileManager.default.temporaryDirectory]
+            func absolute(_ name: String) -> String? { environment[name].flatMap { $0.hasBytePrefix("/") ? $0 : nil } }
+            guard let home = absolute("HOME") ?? Container.homeFromPasswordDatabase() else {
+                throw StowageError(.invalidArgument, operation: .run,
+                                   reason: "HOME is not set to an absolute path and the user has no home folder")
+            }
+            return [URL(filePath: home, directoryHint: .isDirectory),
+                    URL(filePath: absolute("TMPDIR") ?? "/tmp", directoryHint: .isDirectory)]
         }
         var folders: [URL] = []
         for location in [Location.documents, .applicationSupport, .caches, .preferences, .temporary] {

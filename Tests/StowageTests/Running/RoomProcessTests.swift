@@ -352,7 +352,8 @@ struct RoomProcessTests {
         let folders = try RoomPlan.defaultFolders(for: Container(root: root)).map(\.fileSystemPath)
         #expect(folders == [root.fileSystemPath + "/Documents", root.fileSystemPath + "/Library",
                             root.fileSystemPath + "/Library/Caches", root.fileSystemPath])
-        #expect(try RoomPlan.defaultFolders(for: nil).map(\.fileSystemPath)
-                == [FileManager.default.homeDirectoryForCurrentUser.fileSystemPath, FileManager.default.temporaryDirectory.fileSystemPath])
+        #expect(try RoomPlan.defaultFolders(for: nil, environment: fixture.folder.xdgEnvironment).map(\.fileSystemPath)
+                == [fixture.folder.path + "/home", fixture.folder.path + "/tmp"])
+        #expect(try RoomPlan.defaultFolders(for: nil, environment: ["HOME": "/srv/me"]).map(\.fileSystemPath) == ["/srv/me", "/tmp"])
     }
 }
