@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Its inputs (here, scratch) and outputs (bin, stowage, stowage_missing) are the caller's variables.
+# Its inputs (here, scratch) and outputs (bin, stowage, stowage_missing, scratch, volume) are the caller's variables.
 # shellcheck disable=SC2154,SC2034
 # Sourced by the benchmark scripts: the tools they need, and release builds of what they run,
 # never touching the project's own .build. Expects `here` (this folder) to be set, and
@@ -54,5 +54,26 @@ build_stowage() {
             # An older binary may still be in .build: it is not used.
             stowage_missing="stowage $1 not available (the stowage build failed: $(grep -m1 -E 'error:' "$scratch/build-stowage.log" || tail -n1 "$scratch/build-stowage.log"))"
         fi
+    fi
+}
+
+# ext4_scratch NAME: makes `scratch` (Benchmarks/.scratch-NAME-<random>, gitignored) and sets
+# `volume` to a folder in it; on any exit, unmounts `volume` if mounted and removes `scratch`.
+ext4_scratch() {
+    scratch="$(mktemp -d "$here/.scratch-$1-XXXXXXXX")"
+    volume="$scratch/volume"
+    trap 'if mountpoint -q "$volume" 2>/dev/null; then umount "$volume" || umount -l "$volume"; fi; rm -rf --one-file-system "$scratch"' EXIT
+    trap 'exit 130' INT TERM
+}
+
+# mount_ext4_volume SIZE_GIB: makes an ext4 image of SIZE_GIB in `scratch` (mkfs.ext4 defaults,
+# no discard) and mounts it on `volume` through a loop device, or exits saying why.
+mount_ext4_volume() {
+    mkdir -p "$volume"
+    truncate -s "$1G" "$scratch/volume.img"
+    mkfs.ext4 -q -F -E nodiscard "$scratch/volume.img"
+    if ! mount -o loop "$scratch/volume.img" "$volume"; then
+        echo "error: mounting an ext4 image failed (this benchmark needs root and loop devices)" >&2
+        exit 1
     fi
 }

@@ -37,15 +37,7 @@ require_tools hyperfine jq mkfs.ext4 fallocate dd mount umount
 
 # MARK: Scratch folder, volume, and clean-up on any exit
 
-scratch="$(mktemp -d "$here/.scratch-fill-XXXXXXXX")"
-volume="$scratch/volume"
-image="$scratch/volume.img"
-cleanup() {
-    if mountpoint -q "$volume" 2>/dev/null; then umount "$volume" || umount -l "$volume"; fi
-    rm -rf --one-file-system "$scratch"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+ext4_scratch fill
 
 build_products MakeCache  # any product: sets `bin`; stowage itself comes next
 build_stowage fill
@@ -54,13 +46,7 @@ if [[ -z "$stowage" ]]; then
     exit 1
 fi
 
-mkdir -p "$volume"
-truncate -s "${size_gib}G" "$image"
-mkfs.ext4 -q -F -E nodiscard "$image"
-if ! mount -o loop "$image" "$volume"; then
-    echo "error: mounting an ext4 image failed (this benchmark needs root and loop devices)" >&2
-    exit 1
-fi
+mount_ext4_volume "$size_gib"
 sync -f "$volume"
 
 available() { echo $(( $(stat -f -c '%a' "$volume") * $(stat -f -c '%S' "$volume") )); }

@@ -8,8 +8,9 @@
 #   bash Benchmarks/run.sh --runs 50
 #   STOWAGE_BIN=/path/to/stowage bash Benchmarks/run.sh
 #
-# Also shown: `unshare --mount` (the kernel's mount namespace alone, the floor for any room), and
-# an ext4 room of 5 MB and of 1 GB (an image made with mkfs.ext4 each time). Before timing, one
+# Also shown: `unshare --mount` (the kernel's mount namespace alone, the floor for any room),
+# `stowage --version` (starting the Swift program alone), and an ext4 room of 5 MB and of 1 GB
+# (an image made with mkfs.ext4 each time). Before timing, one
 # checked run of each room prints what df reports inside. Needs root, hyperfine, jq, mkfs.ext4,
 # unshare.
 set -euo pipefail
@@ -29,15 +30,7 @@ export LC_ALL=C
 source "$here/build.sh"
 require_tools hyperfine jq mkfs.ext4 unshare mount umount df
 
-scratch="$(mktemp -d "$here/.scratch-run-XXXXXXXX")"
-volume="$scratch/volume"
-image="$scratch/volume.img"
-cleanup() {
-    if mountpoint -q "$volume" 2>/dev/null; then umount "$volume" || umount -l "$volume"; fi
-    rm -rf --one-file-system "$scratch"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+ext4_scratch run
 
 build_products MakeCache  # any product: sets `bin`; stowage itself comes next
 build_stowage run
@@ -46,13 +39,7 @@ if [[ -z "$stowage" ]]; then
     exit 1
 fi
 
-mkdir -p "$volume"
-truncate -s 4G "$image"
-mkfs.ext4 -q -F -E nodiscard "$image"
-if ! mount -o loop "$image" "$volume"; then
-    echo "error: mounting an ext4 image failed (this benchmark needs root and loop devices)" >&2
-    exit 1
-fi
+mount_ext4_volume 4
 data="$volume/data"
 mkdir -p "$data"
 echo
@@ -60,12 +47,13 @@ echo "Volume: ext4 image of 4 GiB on a loop device ($(findmnt -n -o SOURCE "$vol
 
 q() { printf '%q' "$1"; }
 declare -A command title
-names=(direct unshare tmpfs ext4 ext4big fill)
-title=([direct]="/bin/true directly" [unshare]="unshare --mount /bin/true"
+names=(direct unshare start tmpfs ext4 ext4big fill)
+title=([direct]="/bin/true directly" [unshare]="unshare --mount /bin/true" [start]="stowage --version"
        [tmpfs]="stowage run --available 5MB (tmpfs)" [ext4]="stowage run --available 5MB --fs ext4"
        [ext4big]="stowage run --available 1GB --fs ext4" [fill]="stowage fill --leave 5MB + release")
 command[direct]="/bin/true"
 command[unshare]="unshare --mount /bin/true"
+command[start]="$(q "$stowage") --version"
 command[tmpfs]="$(q "$stowage") run --available 5MB --over $(q "$data") -- /bin/true"
 command[ext4]="$(q "$stowage") run --available 5MB --fs ext4 --over $(q "$data") -- /bin/true"
 command[ext4big]="$(q "$stowage") run --available 1GB --fs ext4 --over $(q "$data") -- /bin/true"
@@ -99,5 +87,6 @@ echo "Summary (hyperfine: mean ± standard deviation of $runs runs, in ms)"
 for name in "${names[@]}"; do
     printf '  %-40s %8.1f ms ± %.1f\n' "${title[$name]}" "$(mean "${title[$name]}")" "$(sd "${title[$name]}")"
 done
-printf '  room (tmpfs) over starting directly:   +%.1f ms\n' "$(echo "$(mean "${title[tmpfs]}") - $(mean "${title[direct]}")" | bc -l)"
+printf '  room (tmpfs) over starting directly:   +%.1f ms (of which starting stowage: %.1f ms)\n' \
+    "$(echo "$(mean "${title[tmpfs]}") - $(mean "${title[direct]}")" | bc -l)" "$(mean "${title[start]}")"
 printf '  fill + release / room (tmpfs):          %.2fx\n' "$(echo "$(mean "${title[fill]}") / $(mean "${title[tmpfs]}")" | bc -l)"

@@ -134,16 +134,24 @@ final class RoomLayer {
     /// (ext4's slack, the page above a room of 0 bytes) with ``Filler``, then takes the inodes
     /// above the limit with empty files. Both out of the command's sight.
     ///
+    /// On ext4 a folder takes a block, and a long one more: the inode folder is made before the
+    /// fill, and whatever its files took of the room after it is given back from the fill.
+    ///
     /// - Returns: The layer's figures afterwards.
     /// - Throws: ``StowageError/Code/noSpace`` when the layer could not hold the room (never
     ///   expected: the layer is sized for it).
     func size(root: OpenFile) throws -> Sys.SpaceFigures {
         let volume = Self.url(of: root)
         do {
+            if availableInodes != nil { try root.createFolder(Self.inodeFolderName, mode: Sys.ownerOnlyFolder) }
             try Filler(plan: FillPlan(volume: volume, goal: .leaving(availableBytes))).fill()
             if let availableInodes { try takeInodes(above: availableInodes, root: root) }
-            let figures = try root.spaceFigures()
+            var figures = try root.spaceFigures()
             let target = (availableBytes + figures.blockSize - 1) / figures.blockSize * figures.blockSize
+            if figures.available < target, try FillFolder(in: volume).status() != nil {
+                try FillFolder(in: volume).release(amount: target - figures.available)
+                figures = try root.spaceFigures()
+            }
             guard figures.available >= target, figures.available <= target + figures.blockSize else {
                 throw StowageError(.noSpace, operation: .run,
                                    reason: "the \(fileSystem) layer holds \(ByteCount(figures.available)), not the room asked for",
@@ -160,9 +168,9 @@ final class RoomLayer {
         try Filler(plan: FillPlan(volume: url(of: root), goal: .leaving(available))).fill()
     }
 
-    /// Creates empty files in ``inodeFolderName`` until `count` inodes remain available.
+    /// Creates empty files in ``inodeFolderName`` (made already) until `count` inodes remain
+    /// available.
     private func takeInodes(above count: Int64, root: OpenFile) throws {
-        try root.createFolder(Self.inodeFolderName, mode: Sys.ownerOnlyFolder)
         let folder = try root.openFolder(Self.inodeFolderName)
         var next = 0
         while true {

@@ -54,10 +54,17 @@ public struct RoomPlan: Sendable, Hashable {
         }
 
         /// The bytes this size stands for on a volume of `total` bytes.
+        ///
+        /// - Throws: ``StowageError/Code/invalidArgument`` for a percentage outside 0...100.
         func bytes(ofVolumeTotal total: () throws -> Int64) throws -> Int64 {
             switch kind {
-            case .bytes(let bytes): return bytes
-            case .percent(let percent): return Int64((Double(try total()) * percent / 100).rounded(.down))
+            case .bytes(let bytes):
+                return bytes
+            case .percent(let percent):
+                guard percent.isFinite, (0...100).contains(percent) else {
+                    throw StowageError(.invalidArgument, operation: .run, reason: "a percentage must be between 0 and 100, not \(percent)")
+                }
+                return Int64((Double(try total()) * percent / 100).rounded(.down))
             }
         }
     }

@@ -193,9 +193,10 @@ public final class RoomProcess: @unchecked Sendable {
             let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
             if ended.wait(timeout: .now() + seconds) == .timedOut {
                 let outcome: Result<RoomDrop, StowageError>
+                let date = Date()
                 do {
                     let fill = try RoomLayer.drop(root: child.layer, to: dropBytes)
-                    outcome = .success(RoomDrop(date: Date(), availableBytesBefore: fill.availableBefore,
+                    outcome = .success(RoomDrop(date: date, availableBytesBefore: fill.availableBefore,
                                                 availableBytesAfter: fill.availableAfter))
                 } catch let error as StowageError {
                     outcome = .failure(error)
@@ -203,8 +204,6 @@ public final class RoomProcess: @unchecked Sendable {
                     outcome = .failure(StowageError(.ioFailure, operation: .run, underlying: error, reason: "the drop failed"))
                 }
                 lock.withLock { dropOutcome = outcome }
-            } else {
-                ended.signal()  // give back the wake-up this thread took, for nobody else; harmless
             }
             dropFinished.signal()
         }

@@ -67,9 +67,6 @@ struct RoomSetup {
         }
         availableBytes = try plan.available.bytes(ofVolumeTotal: volumeTotal)
         guard availableBytes >= 0 else { throw invalid("the room cannot be negative (\(availableBytes) bytes)") }
-        if case .percent(let percent) = plan.available.kind, !(0...100).contains(percent) || !percent.isFinite {
-            throw invalid("a percentage must be between 0 and 100, not \(percent)")
-        }
         if plan.fileSystem == .tmpfs {
             let limit = Int64(ProcessInfo.processInfo.physicalMemory / 2)
             guard availableBytes <= limit else {

@@ -126,11 +126,13 @@ struct RoomProcessTests {
         #expect(report.drop == nil && report.dropError == nil)
     }
 
-    @Test("--inodes makes file creation fail while bytes remain")
-    func inodeLimit() throws {
+    @Test("--inodes makes file creation fail while bytes remain", arguments: ["tmpfs", "ext4"])
+    func inodeLimit(fileSystem: String) throws {
         try requireRooms()
+        if fileSystem == "ext4" { _ = try requireTool("mkfs.ext4") }
         let fixture = try RoomFixture()
-        let plan = RoomPlan(available: .bytes(1 << 20), over: [fixture.real], availableInodes: 3)
+        let plan = RoomPlan(available: .bytes(1 << 20), over: [fixture.real], fileSystem: try #require(RoomPlan.FileSystem(name: fileSystem)),
+                            availableInodes: 3)
         let (report, output) = try fixture.run(plan, RoomFixture.availableFunction + """
             echo inodes=$(df --output=iavail "$1" | tail -1 | tr -d ' ')
             touch "$1/a" "$1/b" "$1/c" && echo three=made
@@ -309,6 +311,11 @@ struct RoomProcessTests {
         expectStowageError(.invalidArgument) { try RoomProcess.start(RoomPlan(available: .bytes(1), over: [URL(filePath: "/")]), command: ["/bin/true"]) }
         expectStowageError(.invalidArgument) { try RoomProcess.start(RoomPlan(available: .bytes(1), over: []), command: ["/bin/true"]) }
         expectStowageError(.invalidArgument) { try RoomProcess.start(RoomPlan(available: .bytes(-1), over: [fixture.real]), command: ["/bin/true"]) }
+        for percent in [-1, 101, Double.nan, .infinity] {
+            expectStowageError(.invalidArgument) {
+                try RoomProcess.start(RoomPlan(available: .percentOfVolume(percent), over: [fixture.real]), command: ["/bin/true"])
+            }
+        }
         expectStowageError(.invalidArgument) {
             try RoomProcess.start(RoomPlan(available: .bytes(1000), over: [fixture.real], drop: RoomPlan.Drop(to: .bytes(1000), after: .zero)),
                                   command: ["/bin/true"])
