@@ -31,7 +31,7 @@ public struct RoomPlan: Sendable, Hashable {
         /// This percentage (0...100) of the total of the real volume holding the first folder.
         public static func percentOfVolume(_ percent: Double) -> Size { Size(kind: .percent(percent)) }
 
-        /// A size in the size grammar of ``ByteCount/init(parsing:)`` (`20MB`, `1.5GiB`, `0`) or a
+        /// A size in the size grammar of ``ByteCount/init(parsing:percentOf:)`` (`20MB`, `1.5GiB`, `0`) or a
         /// percentage (`1%`).
         ///
         /// - Throws: ``StowageError/Code/invalidArgument`` naming what is wrong with `text`.
@@ -150,7 +150,9 @@ public struct RoomPlan: Sendable, Hashable {
     /// let folders = try RoomPlan.defaultFolders(for: Container(root: URL(filePath: "/tmp/demo")))
     /// ```
     ///
-    /// - Parameter environment: The variables to read `HOME` and `TMPDIR` from.
+    /// - Parameters:
+    ///   - container: The app's container, or `nil` for the home and temporary folders.
+    ///   - environment: The variables to read `HOME` and `TMPDIR` from.
     /// - Throws: as ``Container/url(for:)``; ``StowageError/Code/invalidArgument`` when there is
     ///   no home folder.
     public static func defaultFolders(for container: Container?,

@@ -30,6 +30,8 @@ import Foundation
 ///   if this process dies first, even by `SIGKILL`, the command gets `SIGKILL` (its
 ///   parent-death signal), and the rest follows.
 ///
+/// - Important: Keep the `RoomProcess` until ``wait()`` returns: releasing it earlier ends the
+///   command with `SIGKILL` (so no command runs on in a room nobody manages).
 /// - Important: The command's processes run as the same user as this one. In a user namespace
 ///   (an ordinary user), only files whose owner and group are the user's can be modified in
 ///   the room (copy-up of others' files fails with `EOVERFLOW`); reading is unaffected.
@@ -68,6 +70,7 @@ public final class RoomProcess: @unchecked Sendable {
     /// Makes the room of `plan` and starts `command` in it.
     ///
     /// - Parameters:
+    ///   - plan: The room: how much, over which folders, on what layer.
     ///   - command: The program and its arguments; a program without a `/` is looked up in the
     ///     `PATH` of `environment`.
     ///   - environment: The command's environment; `nil` passes this process's on.
