@@ -89,7 +89,7 @@ struct RunCommand: ParsableCommand {
             Terminal.standardError.problem(error)
             failed = true
         } else if let kept = report.kept {
-            Terminal.standardError.problem("kept \(kept.fileCount) file\(kept.fileCount == 1 ? "" : "s") (\(ByteCount(kept.bytes).formatted())) "
+            Terminal.standardError.problem("kept \(kept.fileCount) file\(kept.fileCount == 1 ? "" : "s") (\(ByteCount(kept.copiedBytes).formatted())) "
                                            + "the command wrote in \(kept.folder)"
                                            + (kept.removedPaths.isEmpty ? "" : "; it removed \(kept.removedPaths.count) real item\(kept.removedPaths.count == 1 ? "" : "s"): "
                                               + kept.removedPaths.joined(separator: ", ")))

@@ -25,6 +25,8 @@ struct StowageCommand: AsyncParsableCommand {
               1   failed, or a path could not be read (figures printed first, as du)
               3   ran, but the goal was not met (relieve short, fill stopped or full)
               64  usage error: nothing was done
+              run exits with its command's status; 125 when stowage failed, 126 when the
+              command cannot be run, 127 when it is not found
             """,
         version: "0.1.0",
         subcommands: [LocationsCommand.self, InfoCommand.self, UsageCommand.self, SweepCommand.self, RelieveCommand.self,

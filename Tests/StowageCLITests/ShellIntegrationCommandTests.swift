@@ -10,7 +10,7 @@ struct ShellIntegrationCommandTests {
         let runner = try CommandRunner()
         let result = try runner.run("--generate-completion-script", shell)
         #expect(result.status == 0, "\(result.error)")
-        for subcommand in ["locations", "info", "usage", "sweep", "relieve", "clear", "audit", "watch", "fill", "release"] {
+        for subcommand in ["locations", "info", "usage", "sweep", "relieve", "clear", "audit", "watch", "fill", "release", "run"] {
             #expect(result.output.contains(subcommand), "\(shell): \(subcommand) missing")
         }
         #expect(result.output.contains("json-lines"), "\(shell): fill's and watch's --json-lines")

@@ -13,7 +13,7 @@ struct RoomKeeper {
     /// copied.
     func copy(to keepFolder: URL) throws -> KeptWrites {
         let keepPath = keepFolder.fileSystemPath
-        var kept = KeptWrites(folder: keepPath, fileCount: 0, folderCount: 0, linkCount: 0, bytes: 0,
+        var kept = KeptWrites(folder: keepPath, fileCount: 0, folderCount: 0, linkCount: 0, copiedBytes: 0,
                               removedPaths: [], skippedPaths: [])
         try Container.createFolders(atPath: keepPath)
         let upper = try layer.openFolder("upper")
@@ -39,7 +39,7 @@ extension KeptWrites {
         switch status.kind {
         case .file:
             fileCount += 1
-            bytes += status.size
+            copiedBytes += status.size
         case .folder: folderCount += 1
         case .symbolicLink: linkCount += 1
         case .other:
