@@ -44,21 +44,21 @@ struct LocationsReport: Encodable {
 
     var style: ByteCountStyle = .decimal
 
-    init(container: Container, groups: [String], style: ByteCountStyle) throws {
+    /// The figures of `overview` (refreshed), the one way Stowage measures a container.
+    @MainActor
+    init(_ overview: StorageOverview) {
+        let container = overview.container
         self.container = ContainerInfo(kind: container.kind.description, appIdentifier: container.appIdentifier,
                                        root: container.root.map(DisplayPath.of))
-        self.style = style
-        let all = Location.standard + groups.map(Location.sharedContainer)
-        let usage = try container.usage(of: all, options: .totalsOnly)
-        locations = try zip(all, usage).map { location, usage in
-            let policy = location.policy
+        style = overview.style
+        locations = overview.locations.map { figures in
+            let policy = figures.location.policy
             return LocationInfo(
-                identifier: location.identifier, name: location.displayName,
-                path: DisplayPath.of(try container.url(for: location)),
+                identifier: figures.location.identifier, name: figures.location.displayName, path: figures.path,
                 backedUp: policy.isBackedUp, purgePriority: policy.purgePriority.description,
-                userVisible: policy.isUserVisible, exists: try container.folderExists(for: location),
-                allocatedBytes: usage.totals.allocatedBytes, logicalBytes: usage.totals.logicalBytes,
-                files: usage.totals.files)
+                userVisible: policy.isUserVisible, exists: figures.exists,
+                allocatedBytes: figures.totals.allocatedBytes, logicalBytes: figures.totals.logicalBytes,
+                files: figures.totals.files)
         }
     }
 
@@ -87,6 +87,16 @@ struct LocationsReport: Encodable {
         case PurgePriority.underPressure.description: "under pressure"
         default: "never"
         }
+    }
+}
+
+extension StorageOverview {
+    /// A model of `container` and the shared containers of `groups`, measured.
+    @MainActor
+    static func refreshed(_ container: Container, groups: [String], style: ByteCountStyle) async throws -> StorageOverview {
+        let overview = StorageOverview(container: container, groups: groups, style: style)
+        try await overview.refresh()
+        return overview
     }
 }
 

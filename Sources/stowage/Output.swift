@@ -20,8 +20,10 @@ struct OutputOptions: ParsableArguments {
         try emit(rendered)
     }
 
-    /// ``run(_:)`` for work that waits (the long-running commands, which show progress).
-    func run(_ body: () async throws -> Rendered) async throws {
+    /// ``run(_:)`` for work that waits (the long-running commands, which show progress); `body`
+    /// runs in the caller's isolation (the main actor, for the commands that use the
+    /// `StorageOverview` model).
+    func run(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Rendered) async throws {
         let rendered: Rendered
         do {
             rendered = try await body()

@@ -65,12 +65,16 @@ struct StowageCommand: AsyncParsableCommand {
         }
     }
 
+    @MainActor
     mutating func run() async throws {
-        try output.run {
-            let container = try self.container.resolve()
-            let style = units.style
-            let report = try LocationsReport(container: container, groups: self.groups.groups, style: style)
-            let capacity = try container.capacity(of: .documents)
+        let container = self.container
+        let groups = self.groups.groups
+        let style = units.style
+        try await output.run {
+            let overview = try await StorageOverview.refreshed(container.resolve(), groups: groups, style: style)
+            let report = LocationsReport(overview)
+            // Set by a refresh that ran to its end, as the command's always does (nothing cancels it).
+            let capacity = try overview.capacity ?? overview.container.capacity(of: .documents)
             let json = OverviewJSON(container: report.container, capacity: capacity, locations: report.locations)
             return Rendered(json: json) {
                 CapacityView(capacity: capacity, style: style).render() + "\n" + report.renderHuman()
@@ -116,7 +120,7 @@ struct ContainerOptions: ParsableArguments {
     }
 }
 
-struct LocationsCommand: ParsableCommand {
+struct LocationsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "locations",
         abstract: "Print every location's folder, size and policy."
@@ -127,10 +131,13 @@ struct LocationsCommand: ParsableCommand {
     @OptionGroup var units: UnitOptions
     @OptionGroup var output: OutputOptions
 
-    mutating func run() throws {
-        try output.run {
-            let container = try self.container.resolve()
-            let report = try LocationsReport(container: container, groups: self.groups.groups, style: units.style)
+    @MainActor
+    mutating func run() async throws {
+        let container = self.container
+        let groups = self.groups.groups
+        let style = units.style
+        try await output.run {
+            let report = LocationsReport(try await StorageOverview.refreshed(container.resolve(), groups: groups, style: style))
             return Rendered(json: report) { report.renderHuman() }
         }
     }

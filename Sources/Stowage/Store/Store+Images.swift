@@ -89,7 +89,7 @@ extension Store {
     /// ```
     ///
     /// - Throws: ``StowageError/Code/decodingFailed`` naming the path when the file is not an
-    ///   image, and the errors of ``retrieve(_:from:in:)-(Data.Type,_,_)``.
+    ///   image, and the errors of ``retrieve(_:from:in:)->Data``.
     public func retrieve<Image: StorableImage>(_ type: Image.Type, from path: String, in location: Location) throws -> Image {
         let data = try retrieve(Data.self, from: path, in: location)
         guard let image = Image.decodedImage(from: data) else {
@@ -119,7 +119,7 @@ extension Store {
     }
 
     /// Retrieves the images of the folder at `path`, in the order of
-    /// ``retrieve(_:from:in:)-([Data].Type,_,_)`` (numbered files by number).
+    /// ``retrieve(_:from:in:)->[Data]`` (numbered files by number).
     ///
     /// Unlike `Disk`, which leaves out a file that is not an image, a folder holding one is an error.
     ///
@@ -128,7 +128,7 @@ extension Store {
     /// ```
     ///
     /// - Throws: ``StowageError/Code/decodingFailed`` naming the first file that is not an image
-    ///   and its index, and the errors of ``retrieve(_:from:in:)-([Data].Type,_,_)``.
+    ///   and its index, and the errors of ``retrieve(_:from:in:)->[Data]``.
     public func retrieve<Image: StorableImage>(_ type: [Image].Type, from path: String, in location: Location) throws -> [Image] {
         try retrieveNamedFiles(from: path, in: location).enumerated().map { index, file in
             guard let image = Image.decodedImage(from: file.data) else {

@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+@testable import Stowage
+
+/// The settings-screen model on real folders, and a relief cancelled as a background task's
+/// expiration handler cancels it.
+@Suite("StorageOverview and cancelled relief", .timeLimit(.minutes(2)))
+struct StorageOverviewTests {
+    func populate(_ folder: TestFolder, caches: Int = 40) throws {
+        for index in 0..<caches { try folder.write(String(repeating: "c", count: 3000 + index), to: "container/Library/Caches/c/\(index).bin") }
+        try folder.write(String(repeating: "d", count: 70_000), to: "container/Documents/notes.txt")
+        try folder.write("scratch", to: "container/tmp/scratch")
+    }
+
+    /// What `stowage usage` counts for `url` (the synchronous scan).
+    static func scanned(_ url: URL) -> UsageTotals { UsageScanner().scan([url]).total }
+
+    @Test("each location's figures equal a usage scan of its folder; capacity and reclaimable are the container's")
+    @MainActor func figuresEqualUsage() async throws {
+        let folder = TestFolder()
+        try populate(folder)
+        let container = folder.container()
+        let model = StorageOverview(container: container)
+        #expect(model.locations.isEmpty && model.capacity == nil && model.formattedSize(of: .caches) == "–")
+        try await model.refresh()
+        #expect(model.locations.map(\.location) == Location.standard)
+        for figures in model.locations {
+            let url = try container.url(for: figures.location)
+            if figures.exists {
+                #expect(figures.totals == Self.scanned(url), "\(figures.location)")
+            } else {
+                #expect(figures.totals.allocatedBytes == 0 && figures.totals.files == 0)
+            }
+        }
+        #expect(model.figures(of: .caches)?.totals.files == 40)
+        #expect(model.figures(of: .preferences)?.exists == false)
+        #expect(model.reclaimableBytes == (try container.capacity(of: .documents)).reclaimable && model.reclaimableBytes > 0)
+        #expect(model.formattedSize(of: .documents) == ByteCount(model.figures(of: .documents)!.totals.allocatedBytes).formatted(.decimal))
+        #expect(!model.isRefreshing && model.progress == nil && model.refreshed != nil)
+    }
+
+    @Test("clear empties the location, keeps the others, and measures again")
+    @MainActor func clear() async throws {
+        let folder = TestFolder()
+        try populate(folder)
+        let model = StorageOverview(container: folder.container())
+        try await model.refresh()
+        let documents = model.figures(of: .documents)
+        let report = try await model.clear(.caches)
+        #expect(report.removed.count == 40 && !report.wasCancelled)
+        #expect(model.figures(of: .caches)?.totals.files == 0)
+        #expect(model.figures(of: .documents) == documents)
+        #expect(folder.exists("container/Documents/notes.txt"))
+        #expect(model.clearing == nil && model.progress == nil)
+    }
+
+    @Test("a clear that ends while a refresh measures: the refresh measures again, and never shows what the clear removed")
+    @MainActor func clearDuringRefresh() async throws {
+        let folder = TestFolder()
+        // tmp is measured after caches, and holds many files: a refresh spends its time there
+        // (and in the capacity walk after it) once the caches are measured.
+        for index in 0..<4000 { try folder.write("t", to: "container/tmp/many/\(index)") }
+        let model = StorageOverview(container: folder.container())
+        var overlapped = 0
+        for round in 0..<5 {
+            try populate(folder, caches: 60)
+            let refresh = Task { @MainActor in try await model.refresh() }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while model.progress?.location != .temporary, model.isRefreshing || model.refreshed == nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            let inTime = model.isRefreshing && model.progress?.location == .temporary
+            let report = try await model.clear(.caches)
+            if inTime && model.isRefreshing { overlapped += 1 }
+            try await refresh.value
+            #expect(report.removed.count == 60, "round \(round)")
+            #expect(model.figures(of: .caches)?.totals.files == 0, "round \(round): \(String(describing: model.figures(of: .caches)))")
+        }
+        #expect(overlapped > 0, "no clear ended while a refresh was measuring: the test proved nothing")
+    }
+
+    @Test("a cancelled refresh keeps the figures from before")
+    @MainActor func cancelledRefresh() async throws {
+        let folder = TestFolder()
+        try populate(folder)
+        let model = StorageOverview(container: folder.container())
+        let task = Task { @MainActor in try await model.refresh() }
+        task.cancel()
+        try await task.value
+        #expect(model.locations.isEmpty && model.capacity == nil && model.refreshed == nil)
+        #expect(!model.isRefreshing)
+        try await model.refresh()
+        #expect(model.figures(of: .caches)?.totals.files == 40)
+    }
+
+    @Test("a relief cancelled in the middle stops before its next file, within 100 ms, and reports exactly what it removed")
+    func cancelledRelief() async throws {
+        let folder = TestFolder()
+        for index in 0..<300 { try folder.write(String(repeating: "x", count: 4000), to: "container/Library/Caches/\(index).bin") }
+        try folder.write(String(repeating: "p", count: 4000), to: "container/Documents/keep.bin")
+        let container = folder.container()
+        try Store(container: container).mark("keep.bin", in: .documents, .purgeable)
+        let canceller = TaskCanceller()
+        let task = Task.detached {
+            try await SimulatedCapacity.withFigures(available: 0) {
+                try await container.relieve(toAvailable: 1_000_000_000, progressInterval: .zero) { progress in
+                    if progress.phase == .removing, progress.items >= 100 { canceller.cancel() }
+                }
+            }
+        }
+        canceller.attach(task)
+        let report = try await task.value
+        let stopped = ContinuousClock.now
+        let cancelledAt = try #require(canceller.cancelledAt)
+        #expect(stopped - cancelledAt < .milliseconds(100), "took \(stopped - cancelledAt) to stop")
+        #expect(report.wasCancelled && !report.isSatisfied)
+        let removed = report.steps.flatMap(\.report.removed).map(\.path)
+        #expect(removed.count == 100, "stopped before the next file after the 100th")
+        let remaining = Set(try FileManager.default.contentsOfDirectory(atPath: folder.file("container/Library/Caches").path))
+        #expect(remaining.count == 200 && remaining.isDisjoint(with: removed), "what was not reached stays; what is reported is gone")
+        #expect(folder.exists("container/Documents/keep.bin"), "no later location was swept")
+        #expect(report.steps.map(\.location) == ["temporary", "caches"] || report.steps.map(\.location) == ["caches"])
+        #expect(report.freedAllocatedBytes == report.steps.flatMap(\.report.removed).reduce(0) { $0 + $1.allocatedBytes })
+    }
+}
+
+/// Cancels a task from another thread (a progress handler), and says when.
+///
+/// `@unchecked Sendable`: both fields are read and written only under `lock`.
+final class TaskCanceller: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: Task<ReliefReport, any Error>?
+    private var cancelled: ContinuousClock.Instant?
+
+    func attach(_ task: Task<ReliefReport, any Error>) { lock.withLock { self.task = task } }
+
+    func cancel() {
+        lock.withLock {
+            guard cancelled == nil, let task else { return }
+            cancelled = .now
+            task.cancel()
+        }
+    }
+
+    var cancelledAt: ContinuousClock.Instant? { lock.withLock { cancelled } }
+}
