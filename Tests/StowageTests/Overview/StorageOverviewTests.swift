@@ -100,7 +100,8 @@ struct StorageOverviewTests {
         try folder.write(String(repeating: "p", count: 4000), to: "container/Documents/keep.bin")
         let container = folder.container()
         try Store(container: container).mark("keep.bin", in: .documents, .purgeable)
-        let canceller = TaskCanceller()
+        let caches = folder.file("container/Library/Caches").path
+        let canceller = TaskCanceller(watching: caches)
         let task = Task.detached {
             try await SimulatedCapacity.withFigures(available: 0) {
                 try await container.relieve(toAvailable: 1_000_000_000, progressInterval: .zero) { progress in
@@ -110,9 +111,11 @@ struct StorageOverviewTests {
         }
         canceller.attach(task)
         let report = try await task.value
-        let stopped = ContinuousClock.now
+        // When the removal walk let go of the Caches folder (its lock), seen by a thread of the
+        // test's own: the walk's stop, not how soon a busy test process resumes this task.
+        let stopped = try #require(canceller.walkStopped(within: .seconds(30)))
         let cancelledAt = try #require(canceller.cancelledAt)
-        #expect(stopped - cancelledAt < .milliseconds(100), "took \(stopped - cancelledAt) to stop")
+        #expect(stopped - cancelledAt < .milliseconds(100), "the walk took \(stopped - cancelledAt) to stop")
         #expect(report.wasCancelled && !report.isSatisfied)
         let removed = report.steps.flatMap(\.report.removed).map(\.path)
         #expect(removed.count == 100, "stopped before the next file after the 100th")
@@ -124,23 +127,50 @@ struct StorageOverviewTests {
     }
 }
 
-/// Cancels a task from another thread (a progress handler), and says when.
+/// Cancels a task from another thread (a progress handler), says when, and sees when the
+/// removal walk lets go of the folder it removes from: a thread of its own waits for the walk's
+/// lock on the folder (`flock`), which the walk holds until it stops.
 ///
-/// `@unchecked Sendable`: both fields are read and written only under `lock`.
+/// `@unchecked Sendable`: the mutable fields are read and written only under `lock`.
 final class TaskCanceller: @unchecked Sendable {
+    private let folder: String
     private let lock = NSLock()
+    private let released = DispatchSemaphore(value: 0)
     private var task: Task<ReliefReport, any Error>?
     private var cancelled: ContinuousClock.Instant?
+    private var stopped: ContinuousClock.Instant?
+
+    init(watching folder: String) { self.folder = folder }
 
     func attach(_ task: Task<ReliefReport, any Error>) { lock.withLock { self.task = task } }
 
+    /// Cancels the task (once), then waits on a new thread for the walk's lock on the folder.
     func cancel() {
-        lock.withLock {
-            guard cancelled == nil, let task else { return }
+        let first: Bool = lock.withLock {
+            guard cancelled == nil, let task else { return false }
             cancelled = .now
             task.cancel()
+            return true
+        }
+        guard first else { return }
+        let folder = folder
+        Thread.detachNewThread { [self] in
+            let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if descriptor >= 0 {
+                _ = flock(descriptor, LOCK_SH)  // blocks while the walk holds its exclusive lock
+                let now = ContinuousClock.now
+                lock.withLock { stopped = now }
+                close(descriptor)
+            }
+            released.signal()
         }
     }
 
     var cancelledAt: ContinuousClock.Instant? { lock.withLock { cancelled } }
+
+    /// When the walk let go of the folder, waiting at most `limit` for it.
+    func walkStopped(within limit: Duration) -> ContinuousClock.Instant? {
+        guard released.wait(timeout: .now() + .milliseconds(Int(limit.components.seconds * 1000))) == .success else { return nil }
+        return lock.withLock { stopped }
+    }
 }
