@@ -1,23 +1,20 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 extension StowageError.Code {
     /// The code for an `errno` value.
     init(errno: Int32) {
+        self.init(errno: Errno(rawValue: errno))
+    }
+
+    /// The code for an `errno` value.
+    init(errno: Errno) {
         switch errno {
-        case ENOENT: self = .notFound
-        case EEXIST, ENOTEMPTY: self = .alreadyExists
-        case ENOSPC, EDQUOT: self = .noSpace
-        case EACCES, EPERM, EROFS: self = .permissionDenied
-        case ENOTSUP, EOPNOTSUPP, ENOSYS: self = .unsupported
-        case ELOOP, ENAMETOOLONG: self = .invalidPath
-        case ENOTDIR, EISDIR: self = .wrongKind
-        case EINVAL: self = .invalidArgument
+        case .noSuchEntry: self = .notFound
+        case .fileExists, .notEmpty: self = .alreadyExists
+        case .noSpace, .quotaExceeded: self = .noSpace
+        case .permissionDenied, .notPermitted, .readOnlyFileSystem: self = .permissionDenied
+        case .notSupported, .operationNotSupported, .notImplemented: self = .unsupported
+        case .tooManySymbolicLinkLevels, .nameTooLong: self = .invalidPath
+        case .notFolder, .isFolder: self = .wrongKind
+        case .invalidArgument: self = .invalidArgument
         default: self = .ioFailure
         }
     }
@@ -28,12 +25,12 @@ extension StowageError {
     init(_ error: SystemCallError, operation: Operation, location: Location? = nil, path: String? = nil) {
         let code = Code(errno: error.errno)
         var reason: String?
-        if error.errno == ELOOP {
+        if error.errno == .tooManySymbolicLinkLevels {
             reason = "a symbolic link is in the way; Stowage does not follow links inside a container"
         } else if code == .unsupported, error.call.hasSuffix("xattr") {
             reason = "the file system does not support extended attributes"
         }
         self.init(code, operation: operation, location: location, path: path,
-                  errno: error.errno, systemCall: error.call, reason: reason)
+                  errno: error.errno.rawValue, systemCall: error.call, reason: reason)
     }
 }

@@ -145,22 +145,17 @@ public struct StowageError: Error, Sendable, CustomStringConvertible, CustomDebu
         if let reason {
             pieces.append(reason)
         } else if let errno {
-            pieces.append(Self.describe(errno: errno))
+            pieces.append(Errno(rawValue: errno).description)
         } else {
             pieces.append(code.summary)
         }
         if reason != nil, let errno, code == .ioFailure {
-            pieces.append(Self.describe(errno: errno))
+            pieces.append(Errno(rawValue: errno).description)
         }
         if let underlying, !(underlying is StowageError) {
             pieces.append(Self.describe(underlying: underlying))
         }
         return pieces.joined(separator: ": ")
-    }
-
-    static func describe(errno: Int32) -> String {
-        guard let message = strerror(errno) else { return "errno \(errno)" }
-        return String(cString: message).lowercased()
     }
 
     private static func describe(underlying error: any Error) -> String {

@@ -149,7 +149,7 @@ final class FillEngine: @unchecked Sendable {
                 current = probe
                 currentSize = 0
                 created = 1
-            } catch let error as SystemCallError where Sys.isUnnamedFileUnsupported(error) {
+            } catch Errno.unnamedFilesUnsupported {
                 usesNames = true
             }
         }
@@ -241,7 +241,7 @@ final class FillEngine: @unchecked Sendable {
                 if plan.method == .random { random.fill(bytesToWrite) }
                 try Sys.pwriteAll(file.descriptor, UnsafeRawBufferPointer(bytesToWrite), at: currentSize)
             }
-        } catch let error as SystemCallError where error.errno == Sys.noSpace || error.errno == Sys.quotaExceeded {
+        } catch Errno.noSpace, Errno.quotaExceeded {
             let size = (try? file.status().size) ?? currentSize  // a write may have stored part of the chunk
             filled += size - currentSize
             currentSize = size
@@ -270,16 +270,16 @@ final class FillEngine: @unchecked Sendable {
                 let file: OpenFile
                 while true {
                     do {
-                        file = try folder.open(name, flags: Sys.writeCreateExclusive, mode: Sys.ownerOnlyFile)
+                        file = try folder.open(name, flags: Sys.writeCreateExclusive, mode: .ownerOnlyFile)
                         break
-                    } catch let error as SystemCallError where error.errno == Sys.exists {
+                    } catch Errno.fileExists {
                         name = manifest.nextFileName(after: name)  // a foreign file has the name: never touch it
                     }
                 }
                 do {
                     do {
                         try file.setAttribute(FillManifest.markerAttribute, to: Array(manifest.id.utf8))
-                    } catch let error as SystemCallError where Sys.isUnsupportedAttribute(error) {
+                    } catch Errno.attributesUnsupported {
                         // no extended attributes here: the manifest entry alone identifies the file
                     }
                     let status = try file.status()
@@ -293,7 +293,7 @@ final class FillEngine: @unchecked Sendable {
                 current = file
                 currentName = name
             }
-        } catch let error as SystemCallError where error.errno == Sys.noSpace || error.errno == Sys.quotaExceeded {
+        } catch Errno.noSpace, Errno.quotaExceeded {
             return false
         }
         currentSize = 0

@@ -165,7 +165,7 @@ public struct FillFolder: Sendable, Hashable {
             if manifest.files.isEmpty {
                 do {
                     try folder.removeEntry(FillManifest.fileName, folder: false)
-                } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+                } catch Errno.noSuchEntry {
                     // a fill that stopped before its first file wrote no manifest
                 }
                 try removeFolderIfEmpty()
@@ -188,7 +188,7 @@ public struct FillFolder: Sendable, Hashable {
         let file: OpenFile
         do {
             file = try folder.open(entry.name, flags: Sys.readWrite | Sys.nonBlocking)
-        } catch let error as SystemCallError where Self.isReplaced(error) {
+        } catch Self.replacedEntry {
             return nil
         }
         guard let opened = try verifiedStatus(of: file, as: entry, ofFill: id) else { return nil }
@@ -203,7 +203,7 @@ public struct FillFolder: Sendable, Hashable {
     private func removeFolderIfEmpty() throws {
         do {
             try openParent().removeEntry(Self.name, folder: true)
-        } catch let error as SystemCallError where error.errno == Sys.notEmpty || error.errno == Sys.exists {
+        } catch Errno.notEmpty, Errno.fileExists {
             // foreign entries remain (reported by status); the folder stays with them
         }
     }
@@ -219,7 +219,7 @@ public struct FillFolder: Sendable, Hashable {
     func openIfPresent() throws -> OpenFile? {
         do {
             return try openParent().openFolder(Self.name)
-        } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+        } catch Errno.noSuchEntry {
             return nil  // no fill folder, or not even the folder filled: nothing is filled there
         }
     }
@@ -228,8 +228,8 @@ public struct FillFolder: Sendable, Hashable {
     func openCreating() throws -> OpenFile {
         let parentFolder = try openParent()
         do {
-            try parentFolder.createFolder(Self.name, mode: Sys.ownerOnlyFolder)
-        } catch let error as SystemCallError where error.errno == Sys.exists {
+            try parentFolder.createFolder(Self.name, mode: .ownerOnlyFolder)
+        } catch Errno.fileExists {
             // made by an earlier fill: filled further
         }
         return try parentFolder.openFolder(Self.name)
@@ -241,7 +241,7 @@ public struct FillFolder: Sendable, Hashable {
         let content: Data
         do {
             content = try folder.openForReading(FillManifest.fileName).readAll()
-        } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+        } catch Errno.noSuchEntry {
             return FillManifest(availableBefore: try availableNow ?? folder.spaceFigures().available)
         }
         if var manifest = try? JSONDecoder().decode(FillManifest.self, from: content), manifest.format == FillManifest.currentFormat {
@@ -291,9 +291,9 @@ public struct FillFolder: Sendable, Hashable {
                 let status = try file.status()
                 guard status.isFile, let marker = try file.attribute(FillManifest.markerAttribute) else { continue }
                 found.append((.init(name: name, device: status.device, inode: status.inode), marker))
-            } catch let error as SystemCallError where Self.isReplaced(error) {
+            } catch Self.replacedEntry {
                 continue
-            } catch let error as SystemCallError where Sys.isUnsupportedAttribute(error) {
+            } catch Errno.attributesUnsupported {
                 return nil
             }
         }
@@ -324,7 +324,7 @@ public struct FillFolder: Sendable, Hashable {
         let file: OpenFile
         do {
             file = try folder.openForInspection(entry.name)
-        } catch let error as SystemCallError where Self.isReplaced(error) {
+        } catch Self.replacedEntry {
             return nil
         }
         return try verifiedStatus(of: file, as: entry, ofFill: id)
@@ -336,17 +336,15 @@ public struct FillFolder: Sendable, Hashable {
         guard status.isFile, status.inode == entry.inode, status.device == entry.device else { return nil }
         do {
             guard try file.attribute(FillManifest.markerAttribute) == Array(id.utf8) else { return nil }
-        } catch let error as SystemCallError where Sys.isUnsupportedAttribute(error) {
+        } catch Errno.attributesUnsupported {
             // no extended attributes on this file system: the device and inode alone identify the file
         }
         return status
     }
 
-    /// Whether opening a fill file's name failed because something else took its place since
-    /// it was examined: it is gone, or a link (refused by `O_NOFOLLOW`), or a socket.
-    private static func isReplaced(_ error: SystemCallError) -> Bool {
-        error.errno == Sys.noSuchEntry || error.errno == Sys.loop || error.errno == Sys.noDeviceOrAddress
-    }
+    /// How opening a fill file's name fails when something else took its place since it was
+    /// examined: it is gone, or a link (refused by `O_NOFOLLOW`), or a socket.
+    private static let replacedEntry: [Errno] = [.noSuchEntry, .tooManySymbolicLinkLevels, .noDeviceOrAddress]
 
     private func foreignEntries(in folder: OpenFile, manifest: FillManifest) throws -> [String] {
         var ours = Set(manifest.files.map(\.name))

@@ -43,7 +43,7 @@ extension Container {
             }
             if create && location == .caches { try CacheDirectoryTag.ensure(in: folder) }
             return folder
-        } catch let error as SystemCallError where error.errno == Sys.noSuchEntry && !create {
+        } catch Errno.noSuchEntry where !create {
             return nil
         } catch let error as SystemCallError {
             throw StowageError(error, operation: operation, location: location, path: "")
@@ -59,7 +59,7 @@ extension Container {
         let folder: OpenFile
         do {
             folder = try OpenFile.openFolder(atPath: path, followingLinks: true)
-        } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+        } catch Errno.noSuchEntry {
             return  // no root yet: nothing there to delete
         } catch let error as SystemCallError {
             throw StowageError(error, operation: operation, path: path)  // cannot tell what it is: do not go on
@@ -76,15 +76,16 @@ extension Container {
                                         location: Location, operation: StowageError.Operation) throws -> OpenFile {
         if create {
             do {
-                try parent.createFolder(name, mode: Sys.ownerOnlyFolder)
-            } catch let error as SystemCallError where error.errno == Sys.exists {
+                try parent.createFolder(name, mode: .ownerOnlyFolder)
+            } catch Errno.fileExists {
                 // there already (or a link, refused below)
             }
         }
         do {
             return try parent.openFolder(name)
-        } catch let error as SystemCallError where error.errno == Sys.loop || error.errno == Sys.notFolder {
-            guard try parent.statusIfPresent(of: name)?.kind == .symbolicLink else { throw error }
+        } catch let error as SystemCallError {
+            guard [.tooManySymbolicLinkLevels, .notFolder].contains(error.errno),
+                  try parent.statusIfPresent(of: name)?.kind == .symbolicLink else { throw error }
             throw StowageError(.invalidPath, operation: operation, location: location, path: "",
                                reason: "\(path) is a symbolic link; Stowage never reaches a location's folder through a link")
         }
@@ -118,8 +119,8 @@ extension Container {
         for name in RelativePath.names(in: path) {
             prefix += "/" + name
             do {
-                try Sys.mkdir(prefix, mode: Sys.ownerOnlyFolder)
-            } catch let error as SystemCallError where error.errno == Sys.exists {
+                try Sys.mkdir(prefix, mode: .ownerOnlyFolder)
+            } catch Errno.fileExists {
                 continue
             }
         }
@@ -128,7 +129,7 @@ extension Container {
     static func statusIfPresent(atPath path: String) throws -> FileStatus? {
         do {
             return try Sys.lstat(path)
-        } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+        } catch Errno.noSuchEntry {
             return nil
         }
     }

@@ -42,9 +42,7 @@ enum BackupMarker {
     /// The path of an open file or folder: `fcntl(2)` with `F_GETPATH`.
     private static func path(of descriptor: Int32) throws -> String {
         var buffer = [CChar](repeating: 0, count: Int(MAXPATHLEN))
-        guard fcntl(descriptor, F_GETPATH, &buffer) != -1 else {
-            throw SystemCallError(errno: Sys.currentErrno, call: "fcntl")
-        }
+        _ = try Sys.retrying("fcntl") { fcntl(descriptor, F_GETPATH, &buffer) }
         return String(cString: buffer)
     }
 }

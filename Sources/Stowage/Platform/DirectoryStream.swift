@@ -4,6 +4,8 @@ import Darwin
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#else
+#error("Stowage's Platform layer supports Darwin, Glibc and Musl systems")
 #endif
 
 /// A folder read entry by entry with `readdir` (which batches `getdents64` on Linux), handing
@@ -23,7 +25,7 @@ final class DirectoryStream {
     /// Reads the folder open as `fd`, which the stream then owns.
     init(adopting fd: Int32) throws {
         guard let stream = fdopendir(fd) else {
-            let code = Sys.currentErrno
+            let code = Errno.current
             try? Sys.close(fd)  // best effort: the stream failed, its descriptor is useless
             throw SystemCallError(errno: code, call: "fdopendir")
         }
@@ -39,8 +41,8 @@ final class DirectoryStream {
         while true {
             resetErrno()
             guard let entry = readdir(stream) else {
-                let code = Sys.currentErrno
-                if code != 0 { throw SystemCallError(errno: code, call: "readdir") }
+                let code = Errno.current
+                if code.rawValue != 0 { throw SystemCallError(errno: code, call: "readdir") }
                 return
             }
             let keepGoing = try withUnsafePointer(to: &entry.pointee.d_name) { tuple in
@@ -65,11 +67,7 @@ final class DirectoryStream {
     /// path); `nil` when it cannot be opened now (the caller opens it by path later, and reports
     /// the error then).
     func openFolder(_ name: UnsafePointer<CChar>, followingLinks: Bool) -> Int32? {
-        while true {
-            let fd = openat(descriptor, name, Sys.folderReadOnly | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
-            if fd >= 0 { return fd }
-            if Sys.currentErrno != EINTR { return nil }
-        }
+        try? Sys.openat(descriptor, cName: name, Sys.folderReadOnly | (followingLinks ? 0 : O_NOFOLLOW))
     }
 
     /// Closes a descriptor from ``openFolder(_:followingLinks:)`` that will not be read.
@@ -77,14 +75,11 @@ final class DirectoryStream {
 
     /// `fstatat` of an entry by its C name; `nil` when it vanished meanwhile.
     func status(of name: UnsafePointer<CChar>, followingLinks: Bool) throws -> FileStatus? {
-        var status = stat()
-        while fstatat(descriptor, name, &status, followingLinks ? 0 : AT_SYMLINK_NOFOLLOW) == -1 {
-            let code = Sys.currentErrno
-            if code == EINTR { continue }
-            if code == ENOENT { return nil }
-            throw SystemCallError(errno: code, call: "fstatat")
+        do {
+            return try Sys.fstatat(descriptor, cName: name, followingLinks: followingLinks)
+        } catch Errno.noSuchEntry {
+            return nil
         }
-        return FileStatus(status)
     }
 }
 

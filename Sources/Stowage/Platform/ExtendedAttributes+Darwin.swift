@@ -2,23 +2,25 @@
 import Darwin
 
 extension ExtendedAttributes {
+    /// `fgetxattr(2)` twice: once for the size, once for the value (asked again if the value
+    /// grew in between).
     static func platformValue(_ name: String, of fd: Int32) throws -> [UInt8]? {
-        let size = name.withCString { fgetxattr(fd, $0, nil, 0, 0, 0) }
-        if size < 0 {
-            let code = Sys.currentErrno
-            if code == ENOATTR { return nil }
-            throw SystemCallError(errno: code, call: "fgetxattr")
+        do {
+            while true {
+                let size = try Sys.retrying("fgetxattr") { name.withCString { fgetxattr(fd, $0, nil, 0, 0, 0) } }
+                var buffer = [UInt8](repeating: 0, count: size)
+                do {
+                    let count = try Sys.retrying("fgetxattr") {
+                        buffer.withUnsafeMutableBytes { raw in name.withCString { fgetxattr(fd, $0, raw.baseAddress, raw.count, 0, 0) } }
+                    }
+                    return Array(buffer.prefix(count))
+                } catch Errno.outOfRange {
+                    continue  // the value grew since its size was asked
+                }
+            }
+        } catch Errno.noAttribute {
+            return nil
         }
-        var buffer = [UInt8](repeating: 0, count: size)
-        let count = buffer.withUnsafeMutableBytes { raw in
-            name.withCString { fgetxattr(fd, $0, raw.baseAddress, raw.count, 0, 0) }
-        }
-        if count < 0 {
-            let code = Sys.currentErrno
-            if code == ENOATTR { return nil }
-            throw SystemCallError(errno: code, call: "fgetxattr")
-        }
-        return Array(buffer.prefix(count))
     }
 
     /// Stowage's own attributes, in reverse-DNS style as Darwin attributes are named.
@@ -26,13 +28,16 @@ extension ExtendedAttributes {
 
     static func platformHas(_ name: String, value: [UInt8], atPath path: UnsafePointer<CChar>) throws -> Bool {
         var buffer = [UInt8](repeating: 0, count: 16)
-        let count = buffer.withUnsafeMutableBytes { raw in
-            name.withCString { getxattr(path, $0, raw.baseAddress, raw.count, 0, XATTR_NOFOLLOW) }
+        do {
+            let count = try Sys.retrying("getxattr") {
+                buffer.withUnsafeMutableBytes { raw in
+                    name.withCString { getxattr(path, $0, raw.baseAddress, raw.count, 0, XATTR_NOFOLLOW) }
+                }
+            }
+            return Array(buffer.prefix(count)) == value
+        } catch Errno.noAttribute, Errno.attributesUnsupported, Errno.outOfRange {
+            return false  // absent, unsupported, or longer than any value we write
         }
-        if count >= 0 { return Array(buffer.prefix(count)) == value }
-        let code = Sys.currentErrno
-        if code == ENOATTR || code == ENOTSUP || code == ERANGE { return false }
-        throw SystemCallError(errno: code, call: "getxattr")
     }
 
     static func platformSet(_ name: String, to value: [UInt8], on fd: Int32) throws {
@@ -44,7 +49,7 @@ extension ExtendedAttributes {
     static func platformRemove(_ name: String, from fd: Int32) throws {
         do {
             _ = try Sys.retrying("fremovexattr") { name.withCString { fremovexattr(fd, $0, 0) } }
-        } catch let error as SystemCallError where error.errno == ENOATTR {
+        } catch Errno.noAttribute {
             return
         }
     }

@@ -10,16 +10,15 @@ extension ExtendedAttributes {
     static func platformValue(_ name: String, of fd: Int32) throws -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 256)
         while true {
-            let count = buffer.withUnsafeMutableBytes { raw in
-                name.withCString { cstowage_fgetxattr(fd, $0, raw.baseAddress, raw.count) }
-            }
-            if count >= 0 { return Array(buffer.prefix(count)) }
-            let code = Sys.currentErrno
-            switch code {
-            case ENODATA: return nil
-            case ERANGE: buffer = [UInt8](repeating: 0, count: buffer.count * 4)
-            case EINTR: continue
-            default: throw SystemCallError(errno: code, call: "fgetxattr")
+            do {
+                let count = try Sys.retrying("fgetxattr") {
+                    buffer.withUnsafeMutableBytes { raw in name.withCString { cstowage_fgetxattr(fd, $0, raw.baseAddress, raw.count) } }
+                }
+                return Array(buffer.prefix(count))
+            } catch Errno.noAttribute {
+                return nil
+            } catch Errno.outOfRange {
+                buffer = [UInt8](repeating: 0, count: buffer.count * 4)
             }
         }
     }
@@ -29,17 +28,13 @@ extension ExtendedAttributes {
 
     static func platformHas(_ name: String, value: [UInt8], atPath path: UnsafePointer<CChar>) throws -> Bool {
         var buffer = [UInt8](repeating: 0, count: 16)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { raw in
-                name.withCString { cstowage_lgetxattr(path, $0, raw.baseAddress, raw.count) }
+        do {
+            let count = try Sys.retrying("lgetxattr") {
+                buffer.withUnsafeMutableBytes { raw in name.withCString { cstowage_lgetxattr(path, $0, raw.baseAddress, raw.count) } }
             }
-            if count >= 0 { return Array(buffer.prefix(count)) == value }
-            let code = Sys.currentErrno
-            switch code {
-            case ENODATA, ENOTSUP, ERANGE: return false  // absent, unsupported, or longer than any value we write
-            case EINTR: continue
-            default: throw SystemCallError(errno: code, call: "lgetxattr")
-            }
+            return Array(buffer.prefix(count)) == value
+        } catch Errno.noAttribute, Errno.attributesUnsupported, Errno.outOfRange {
+            return false  // absent, unsupported, or longer than any value we write
         }
     }
 
@@ -52,7 +47,7 @@ extension ExtendedAttributes {
     static func platformRemove(_ name: String, from fd: Int32) throws {
         do {
             _ = try Sys.retrying("fremovexattr") { name.withCString { cstowage_fremovexattr(fd, $0) } }
-        } catch let error as SystemCallError where error.errno == ENODATA {
+        } catch Errno.noAttribute {
             return
         }
     }

@@ -4,6 +4,8 @@ import Darwin
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#else
+#error("Stowage's Platform layer supports Darwin, Glibc and Musl systems")
 #endif
 import CStowageShims
 
@@ -38,18 +40,15 @@ enum ExtendedAttributes {
     /// vanished, or a file system without attributes, has none: `false`, not an error.
     static func has(_ attribute: String, value: [UInt8], entry name: RawPath, inFolder directory: Int32) throws -> Bool {
         var buffer = [UInt8](repeating: 0, count: 16)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { raw in
-                name.withCString { n in attribute.withCString { cstowage_getxattr_at(directory, n, $0, raw.baseAddress, raw.count) } }
+        do {
+            let count = try Sys.retrying("getxattr") {
+                buffer.withUnsafeMutableBytes { raw in
+                    name.withCString { n in attribute.withCString { cstowage_getxattr_at(directory, n, $0, raw.baseAddress, raw.count) } }
+                }
             }
-            if count >= 0 { return Array(buffer.prefix(count)) == value }
-            let code = Sys.currentErrno
-            if code == EINTR { continue }
-            if code == ENOENT || code == ERANGE || Sys.isUnsupportedAttribute(SystemCallError(errno: code, call: "getxattr"))
-                || Sys.isMissingAttribute(code) {
-                return false  // gone, longer than any value we write, unsupported, or absent
-            }
-            throw SystemCallError(errno: code, call: "getxattr")
+            return Array(buffer.prefix(count)) == value
+        } catch Errno.noSuchEntry, Errno.outOfRange, Errno.attributesUnsupported, Errno.noAttribute {
+            return false  // gone, longer than any value we write, unsupported, or absent
         }
     }
 
@@ -59,18 +58,18 @@ enum ExtendedAttributes {
     static func value(_ attribute: String, entry name: String, inFolder directory: Int32) throws -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 256)
         while true {
-            let count = buffer.withUnsafeMutableBytes { raw in
-                name.withCString { n in attribute.withCString { cstowage_getxattr_at(directory, n, $0, raw.baseAddress, raw.count) } }
-            }
-            if count >= 0 { return Array(buffer.prefix(count)) }
-            let code = Sys.currentErrno
-            if code == EINTR { continue }
-            if code == ERANGE, buffer.count < 65_536 { buffer = [UInt8](repeating: 0, count: buffer.count * 16); continue }
-            if code == ENOENT || Sys.isUnsupportedAttribute(SystemCallError(errno: code, call: "getxattr"))
-                || Sys.isMissingAttribute(code) {
+            do {
+                let count = try Sys.retrying("getxattr") {
+                    buffer.withUnsafeMutableBytes { raw in
+                        name.withCString { n in attribute.withCString { cstowage_getxattr_at(directory, n, $0, raw.baseAddress, raw.count) } }
+                    }
+                }
+                return Array(buffer.prefix(count))
+            } catch Errno.outOfRange where buffer.count < 65_536 {
+                buffer = [UInt8](repeating: 0, count: buffer.count * 16)
+            } catch Errno.noSuchEntry, Errno.attributesUnsupported, Errno.noAttribute {
                 return nil
             }
-            throw SystemCallError(errno: code, call: "getxattr")
         }
     }
 
@@ -80,19 +79,18 @@ enum ExtendedAttributes {
     static func names(entry name: String, inFolder directory: Int32) throws -> [String] {
         var buffer = [UInt8](repeating: 0, count: 1024)
         while true {
-            let count = buffer.withUnsafeMutableBytes { raw in
-                name.withCString { cstowage_listxattr_at(directory, $0, raw.baseAddress, raw.count) }
-            }
-            if count >= 0 {
+            do {
+                let count = try Sys.retrying("listxattr") {
+                    buffer.withUnsafeMutableBytes { raw in
+                        name.withCString { cstowage_listxattr_at(directory, $0, raw.baseAddress, raw.count) }
+                    }
+                }
                 return buffer.prefix(count).split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-            }
-            let code = Sys.currentErrno
-            if code == EINTR { continue }
-            if code == ERANGE, buffer.count < 65_536 { buffer = [UInt8](repeating: 0, count: 65_536); continue }
-            if code == ENOENT || Sys.isUnsupportedAttribute(SystemCallError(errno: code, call: "listxattr")) {
+            } catch Errno.outOfRange where buffer.count < 65_536 {
+                buffer = [UInt8](repeating: 0, count: 65_536)
+            } catch Errno.noSuchEntry, Errno.attributesUnsupported {
                 return []
             }
-            throw SystemCallError(errno: code, call: "listxattr")
         }
     }
 

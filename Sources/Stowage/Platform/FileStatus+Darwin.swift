@@ -41,7 +41,7 @@ extension Sys {
         #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
         _ = try retrying("fcntl") { fcntl(fd, F_SETPROTECTIONCLASS, Int32(level)) }
         #endif
-        if ownerOnly { try fchmod(fd, ownerOnlyFile) }
+        if ownerOnly { try fchmod(fd, .ownerOnlyFile) }
     }
 }
 #endif

@@ -39,7 +39,7 @@ extension Sys {
 extension Sys {
     /// Linux has no data-protection classes: protected levels mean owner-only permissions.
     static func applyProtection(level: Int, ownerOnly: Bool, to fd: Int32) throws {
-        if ownerOnly { try fchmod(fd, ownerOnlyFile) }
+        if ownerOnly { try fchmod(fd, .ownerOnlyFile) }
     }
 }
 #endif

@@ -29,7 +29,7 @@ struct KeptMarkers {
                 }
             }
             kept.excludedFromBackup = try BackupMarker.isExcludedOutsideAttributes(entry: name, in: folder)
-        } catch let error as SystemCallError where [Sys.accessDenied, Sys.notPermitted].contains(error.errno) {
+        } catch Errno.permissionDenied, Errno.notPermitted {
             // Best effort where the old file's attributes may not be read (an unreadable file
             // where they are read by opening it; on iOS, a protected file while the device is
             // locked): the save itself must not fail for it, and the new file gets no markers.

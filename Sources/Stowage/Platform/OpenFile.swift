@@ -4,6 +4,8 @@ import Darwin
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#else
+#error("Stowage's Platform layer supports Darwin, Glibc and Musl systems")
 #endif
 import Foundation
 import CStowageShims
@@ -58,7 +60,7 @@ final class OpenFile {
     }
 
     /// Opens `name` with the given flags (`O_NOFOLLOW` is always added).
-    func open(_ name: String, flags: Int32, mode: mode_t = 0o666) throws -> OpenFile {
+    func open(_ name: String, flags: Int32, mode: FilePermissions = .defaultFile) throws -> OpenFile {
         OpenFile(adopting: try Sys.openat(descriptor, name, flags | O_NOFOLLOW, mode: mode))
     }
 
@@ -87,7 +89,7 @@ final class OpenFile {
     func statusIfPresent(of name: RawPath) throws -> FileStatus? {
         do {
             return try Sys.fstatat(descriptor, name)
-        } catch let error as SystemCallError where error.errno == ENOENT {
+        } catch Errno.noSuchEntry {
             return nil
         }
     }
@@ -98,7 +100,7 @@ final class OpenFile {
     }
 
     /// Creates the sub-folder `name`.
-    func createFolder(_ name: String, mode: mode_t) throws {
+    func createFolder(_ name: String, mode: FilePermissions) throws {
         try Sys.mkdirat(descriptor, name, mode: mode)
     }
 
@@ -118,16 +120,16 @@ final class OpenFile {
     func renameWithoutReplacing(_ from: String, to destination: OpenFile, as to: String) throws {
         do {
             try Sys.renameat2(descriptor, from, destination.descriptor, to, exchange: false)
-        } catch let error as SystemCallError where Sys.isUnavailable(error) {
+        } catch Errno.renameFlagsUnavailable {
             if try destination.statusIfPresent(of: to) != nil {
-                throw SystemCallError(errno: Sys.exists, call: "renameat")
+                throw SystemCallError(errno: .fileExists, call: "renameat")
             }
             try Sys.renameat(descriptor, from, destination.descriptor, to)
         }
     }
 
     /// Swaps `first` and `second` in this folder atomically (`RENAME_EXCHANGE`); throws an
-    /// "unavailable" error (see `Sys.isUnavailable`) where the file system lacks it.
+    /// "unavailable" error (see `Errno.renameFlagsUnavailable`) where the file system lacks it.
     func exchange(_ first: String, _ second: String) throws {
         try Sys.renameat2(descriptor, first, descriptor, second, exchange: true)
     }
@@ -142,7 +144,7 @@ final class OpenFile {
         try Sys.symlinkat(target, descriptor, name)
     }
 
-    func setPermissions(_ mode: mode_t) throws { try Sys.fchmod(descriptor, mode) }
+    func setPermissions(_ mode: FilePermissions) throws { try Sys.fchmod(descriptor, mode) }
 
     // MARK: Status
 
@@ -154,7 +156,7 @@ final class OpenFile {
     func statusIfPresent(of name: String) throws -> FileStatus? {
         do {
             return try Sys.fstatat(descriptor, name)
-        } catch let error as SystemCallError where error.errno == ENOENT {
+        } catch Errno.noSuchEntry {
             return nil
         }
     }

@@ -4,6 +4,8 @@ import Darwin
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#else
+#error("Stowage's Platform layer supports Darwin, Glibc and Musl systems")
 #endif
 
 /// A name or a relative path (names joined by `/`) as the kernel has it: bytes, which need not

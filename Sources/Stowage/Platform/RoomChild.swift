@@ -149,7 +149,7 @@ final class RoomChild {
                     layer = try OpenFile.openFolder(atPath: "/proc/\(pid)/fd/\(record.value)", followingLinks: true)
                 } catch let error as SystemCallError {
                     _ = systemKill(pid, SIGKILL)
-                    try reapAndThrow(Failure(stage: .mountLayer, errno: error.errno, folderIndex: nil, isUserNamespace: isUser))
+                    try reapAndThrow(Failure(stage: .mountLayer, errno: error.errno.rawValue, folderIndex: nil, isUserNamespace: isUser))
                 }
                 return RoomChild(processIdentifier: pid, isUserNamespace: isUser, skipped: skipped, layer: layer,
                                  reportFD: report[0], goFD: go[1])
@@ -293,10 +293,6 @@ extension Sys {
         let fd = try retrying("ioctl(LOOP_CONFIGURE)") { cstowage_loop_attach(backing, &number) }
         return (OpenFile(adopting: fd), "/dev/loop\(number)")
     }
-
-    static let noSuchProcess: Int32 = ESRCH
-    static let unsupportedCall: Int32 = ENOSYS
-    static let noDevice: Int32 = ENODEV
 }
 
 @inline(__always) private func systemKill(_ pid: Int32, _ signal: Int32) -> Int32 { kill(pid, signal) }
@@ -311,7 +307,7 @@ extension Sys {
     /// `realpath(3)`: the absolute path of `path` without links, `.` or `..`.
     static func resolvedPath(_ path: String) throws -> String {
         guard let resolved = path.withCString({ realpath($0, nil) }) else {
-            throw SystemCallError(errno: currentErrno, call: "realpath")
+            throw SystemCallError(errno: .current, call: "realpath")
         }
         defer { free(resolved) }
         return String(cString: resolved)

@@ -4,6 +4,8 @@ import Darwin
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#else
+#error("Stowage's Platform layer supports Darwin, Glibc and Musl systems")
 #endif
 import CStowageShims
 
@@ -46,12 +48,8 @@ extension Sys {
     static func allocate(_ fd: Int32, offset: Int64, length: Int64) throws {
         do {
             _ = try retrying("fallocate") { cstowage_fallocate(fd, offset, length) }
-        } catch let error as SystemCallError where error.errno == EOPNOTSUPP || error.errno == ENOTSUP {
-            while true {
-                let code = cstowage_posix_fallocate(fd, offset, length)
-                if code == 0 { return }
-                if code != EINTR { throw SystemCallError(errno: code, call: "posix_fallocate") }
-            }
+        } catch Errno.notSupported, Errno.operationNotSupported {
+            try retryingReturnedErrno("posix_fallocate") { cstowage_posix_fallocate(fd, offset, length) }
         }
     }
 
@@ -70,10 +68,9 @@ extension Sys {
         try retrying("openat(O_TMPFILE)") { cstowage_open_unnamed(directory, 0o600) }
     }
 
-    /// Whether an error from ``openUnnamedFile(in:)`` means "not on this file system".
-    static func isUnnamedFileUnsupported(_ error: SystemCallError) -> Bool {
-        [EOPNOTSUPP, ENOTSUP, EISDIR, ENOSYS, EINVAL].contains(error.errno)
-    }
+}
 
-    static let quotaExceeded: Int32 = EDQUOT
+extension Errno {
+    /// What ``Sys/openUnnamedFile(in:)`` fails with where the file system has no unnamed files.
+    static let unnamedFilesUnsupported: [Errno] = [.operationNotSupported, .notSupported, .isFolder, .notImplemented, .invalidArgument]
 }

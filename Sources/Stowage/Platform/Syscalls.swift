@@ -12,41 +12,62 @@ import CStowageShims
 /// One tiny wrapper per C call, each throwing ``SystemCallError`` with the call's name.
 /// Calls that can be interrupted by a signal are retried on `EINTR` here, in one place.
 enum Sys {
-    /// Runs `body` until it does not fail with `EINTR`; a result of -1 throws with `errno`.
+    /// Runs `attempt` until it does not fail with `EINTR`: the one place where an interrupted
+    /// call is retried. `attempt` returns `nil` on success, or the `errno` it failed with.
     @inline(__always)
-    static func retrying<T: BinaryInteger>(_ call: String, _ body: () -> T) throws -> T {
-        while true {
-            let result = body()
-            if result != -1 { return result }
-            let code = currentErrno
-            if code != EINTR { throw SystemCallError(errno: code, call: call) }
+    private static func untilNotInterrupted(_ call: String, _ attempt: () -> Errno?) throws {
+        while let code = attempt() {
+            if code != .interrupted { throw SystemCallError(errno: code, call: call) }
         }
     }
 
-    static var currentErrno: Int32 { cstowage_errno() }
+    /// Runs `body` until it does not fail with `EINTR`; a result of -1 throws with `errno`.
+    @inline(__always)
+    static func retrying<T: BinaryInteger>(_ call: String, _ body: () -> T) throws -> T {
+        var result: T = 0
+        try untilNotInterrupted(call) {
+            result = body()
+            return result == -1 ? Errno.current : nil
+        }
+        return result
+    }
+
+    /// ``retrying(_:_:)`` for the calls that return an `errno` value instead of setting
+    /// `errno` (`posix_fallocate(3)`): 0 is success.
+    static func retryingReturnedErrno(_ call: String, _ body: () -> Int32) throws {
+        try untilNotInterrupted(call) {
+            let code = body()
+            return code == 0 ? nil : Errno(rawValue: code)
+        }
+    }
 
     // MARK: Opening and closing
 
     /// `openat(2)`. The flags always include `O_CLOEXEC`.
-    static func openat(_ directory: Int32, _ name: String, _ flags: Int32, mode: mode_t = 0) throws -> Int32 {
-        try retrying("openat") { name.withCString { systemOpenat(directory, $0, flags | O_CLOEXEC, mode) } }
+    static func openat(_ directory: Int32, _ name: String, _ flags: Int32, mode: FilePermissions = FilePermissions(rawValue: 0)) throws -> Int32 {
+        try retrying("openat") { name.withCString { systemOpenat(directory, $0, flags | O_CLOEXEC, mode_t(mode.rawValue)) } }
     }
 
     /// `openat(2)` of a name as bytes (see ``RawPath``). The flags always include `O_CLOEXEC`.
-    static func openat(_ directory: Int32, _ name: RawPath, _ flags: Int32, mode: mode_t = 0) throws -> Int32 {
-        try retrying("openat") { name.withCString { systemOpenat(directory, $0, flags | O_CLOEXEC, mode) } }
+    static func openat(_ directory: Int32, _ name: RawPath, _ flags: Int32) throws -> Int32 {
+        try retrying("openat") { name.withCString { systemOpenat(directory, $0, flags | O_CLOEXEC, 0) } }
+    }
+
+    /// `openat(2)` of a name given as a C string (as `readdir` hands it out, uncopied).
+    static func openat(_ directory: Int32, cName name: UnsafePointer<CChar>, _ flags: Int32) throws -> Int32 {
+        try retrying("openat") { systemOpenat(directory, name, flags | O_CLOEXEC, 0) }
     }
 
     /// `open(2)` of an absolute path.
-    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0) throws -> Int32 {
-        try retrying("open") { path.withCString { systemOpen($0, flags | O_CLOEXEC, mode) } }
+    static func open(_ path: String, _ flags: Int32) throws -> Int32 {
+        try retrying("open") { path.withCString { systemOpen($0, flags | O_CLOEXEC, 0) } }
     }
 
     /// `close(2)`. Not retried on EINTR: on Linux and Darwin the descriptor is gone either way.
     static func close(_ fd: Int32) throws {
         if systemClose(fd) == -1 {
-            let code = currentErrno
-            if code != EINTR { throw SystemCallError(errno: code, call: "close") }
+            let code = Errno.current
+            if code != .interrupted { throw SystemCallError(errno: code, call: "close") }
         }
     }
 
@@ -97,13 +118,13 @@ enum Sys {
     // MARK: Names in folders
 
     /// `mkdirat(2)`.
-    static func mkdirat(_ directory: Int32, _ name: String, mode: mode_t) throws {
-        _ = try retrying("mkdirat") { name.withCString { systemMkdirat(directory, $0, mode) } }
+    static func mkdirat(_ directory: Int32, _ name: String, mode: FilePermissions) throws {
+        _ = try retrying("mkdirat") { name.withCString { systemMkdirat(directory, $0, mode_t(mode.rawValue)) } }
     }
 
     /// `mkdir(2)` of an absolute path.
-    static func mkdir(_ path: String, mode: mode_t) throws {
-        _ = try retrying("mkdir") { path.withCString { systemMkdir($0, mode) } }
+    static func mkdir(_ path: String, mode: FilePermissions) throws {
+        _ = try retrying("mkdir") { path.withCString { systemMkdir($0, mode_t(mode.rawValue)) } }
     }
 
     /// `unlinkat(2)`; `folder` adds `AT_REMOVEDIR`.
@@ -150,8 +171,13 @@ enum Sys {
 
     /// `fstatat(2)` of a name as bytes, never following a final symbolic link.
     static func fstatat(_ directory: Int32, _ name: RawPath) throws -> FileStatus {
+        try name.withCString { try fstatat(directory, cName: $0, followingLinks: false) }
+    }
+
+    /// `fstatat(2)` of a name given as a C string (as `readdir` hands it out, uncopied).
+    static func fstatat(_ directory: Int32, cName name: UnsafePointer<CChar>, followingLinks: Bool) throws -> FileStatus {
         var status = systemStatStruct()
-        _ = try retrying("fstatat") { name.withCString { systemFstatat(directory, $0, &status, AT_SYMLINK_NOFOLLOW) } }
+        _ = try retrying("fstatat") { systemFstatat(directory, name, &status, followingLinks ? 0 : AT_SYMLINK_NOFOLLOW) }
         return FileStatus(status)
     }
 
@@ -159,9 +185,8 @@ enum Sys {
     /// where the system does not tell (Linux before 5.8, Darwin): callers then compare devices.
     static func mountID(_ fd: Int32) -> UInt64? {
         var identity: UInt64 = 0
-        while cstowage_mount_id(fd, &identity) != 0 {
-            if currentErrno != EINTR { return nil }
-        }
+        // Any failure means "not told": the caller compares devices, as documented.
+        guard (try? retrying("statx") { cstowage_mount_id(fd, &identity) }) != nil else { return nil }
         return identity
     }
 
@@ -188,8 +213,8 @@ enum Sys {
     }
 
     /// `fchmod(2)`.
-    static func fchmod(_ fd: Int32, _ mode: mode_t) throws {
-        _ = try retrying("fchmod") { systemFchmod(fd, mode) }
+    static func fchmod(_ fd: Int32, _ mode: FilePermissions) throws {
+        _ = try retrying("fchmod") { systemFchmod(fd, mode_t(mode.rawValue)) }
     }
 
     /// The effective user id.
@@ -215,7 +240,7 @@ enum Sys {
         do {
             _ = try retrying("flock") { systemFlock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) }
             return true
-        } catch let error as SystemCallError where error.errno == EWOULDBLOCK {
+        } catch Errno.wouldBlock {
             return false
         }
     }
@@ -285,31 +310,6 @@ extension Sys {
         }
     }
 
-    /// Whether an error from ``renameat2(_:_:_:_:exchange:)`` means "not available here".
-    static func isUnavailable(_ error: SystemCallError) -> Bool {
-        error.errno == ENOSYS || error.errno == EINVAL || error.errno == ENOTSUP || error.errno == EOPNOTSUPP
-    }
-
-    /// Whether an error from an extended-attribute call means "this file system keeps none".
-    static func isUnsupportedAttribute(_ error: SystemCallError) -> Bool {
-        error.errno == ENOTSUP || error.errno == EOPNOTSUPP
-    }
-
-    /// Whether an extended-attribute call's errno means "the item has no such attribute"
-    /// (`ENODATA` on Linux, `ENOATTR` on Darwin).
-    static func isMissingAttribute(_ code: Int32) -> Bool {
-#if canImport(Darwin)
-        code == ENOATTR
-#else
-        code == ENODATA
-#endif
-    }
-
-    /// Permission bits for new files and folders.
-    static let ownerOnlyFile: mode_t = 0o600
-    static let ownerOnlyFolder: mode_t = 0o700
-    static let defaultFile: mode_t = 0o666
-    static let defaultFolder: mode_t = 0o777
     /// Sticky and writable by all: a folder every user shares, such as `/tmp`.
     static let sharedFolderBits: UInt32 = 0o1002
 
@@ -317,19 +317,13 @@ extension Sys {
     static let writeCreateExclusive: Int32 = O_WRONLY | O_CREAT | O_EXCL
     static let readOnly: Int32 = O_RDONLY
     static let noFollow: Int32 = O_NOFOLLOW
-
-    static let noSuchEntry: Int32 = ENOENT
-    static let exists: Int32 = EEXIST
-    static let crossDevice: Int32 = EXDEV
-    static let notEmpty: Int32 = ENOTEMPTY
-    static let noSpace: Int32 = ENOSPC
-    static let loop: Int32 = ELOOP
-    static let notFolder: Int32 = ENOTDIR
-    static let accessDenied: Int32 = EACCES
-    static let notPermitted: Int32 = EPERM
-    static let invalidArgument: Int32 = EINVAL
-    static let noDeviceOrAddress: Int32 = ENXIO
     static let nonBlocking: Int32 = O_NONBLOCK
+}
+
+extension Errno {
+    /// What ``Sys/renameat2(_:_:_:_:exchange:)`` fails with where the system or the file system
+    /// lacks it (callers fall back).
+    static let renameFlagsUnavailable: [Errno] = [.notImplemented, .invalidArgument, .notSupported, .operationNotSupported]
 }
 
 #if canImport(Darwin)
@@ -345,7 +339,6 @@ extension Sys {
 extension Sys {
     static let readWrite: Int32 = O_RDWR
     static let folderReadOnly: Int32 = O_RDONLY | O_DIRECTORY
-    static let isFolder: Int32 = EISDIR
 }
 
 extension Sys {

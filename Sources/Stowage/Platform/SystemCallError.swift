@@ -1,8 +1,122 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#else
+#error("Stowage's Platform layer supports Darwin, Glibc and Musl systems")
+#endif
+import CStowageShims
+
 /// A failed system call: its name and `errno`. Thrown by the Platform layer only; the
 /// capability layers turn it into a ``StowageError`` that names the operation and path.
+///
+/// Match one cause by its Swift name, without binding the error:
+/// `catch Errno.noSuchEntry { return nil }`, or several: `catch Errno.fileExists, Errno.notEmpty`.
+/// Bind it (`catch let error as SystemCallError`) only to pass it on.
 struct SystemCallError: Error, Sendable, Equatable {
     /// The `errno` value.
-    var errno: Int32
+    var errno: Errno
     /// The C function that failed, such as `"openat"`.
     var call: String
 }
+
+/// An `errno` value under a Swift name, as swift-system's `Errno` has it (`noSpace`, not
+/// `ENOSPC`). A pattern for ``SystemCallError``: `catch Errno.noSuchEntry` matches a failed
+/// call whose `errno` is `ENOENT`.
+///
+/// Values differ between systems (`ENOTSUP` is 95 on Linux and 45 on Darwin; Linux has one value
+/// for `ENOTSUP` and `EOPNOTSUPP`, Darwin two), so code outside the Platform layer names them
+/// only through these constants.
+struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    var rawValue: Int32
+
+    init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// The calling thread's current `errno`.
+    static var current: Errno { Errno(rawValue: cstowage_errno()) }
+
+    /// `strerror(3)`'s message, lowercased to sit inside a sentence ("no such file or directory").
+    var description: String {
+        guard let message = strerror(rawValue) else { return "errno \(rawValue)" }
+        return String(cString: message).lowercased()
+    }
+
+    /// Whether `error` is a ``SystemCallError`` with this `errno`: the pattern behind
+    /// `catch Errno.noSuchEntry`.
+    static func ~= (pattern: Errno, error: any Error) -> Bool {
+        (error as? SystemCallError)?.errno == pattern
+    }
+
+    /// `ENOENT`: no such file or folder.
+    static let noSuchEntry = Errno(rawValue: ENOENT)
+    /// `EEXIST`: the name is taken.
+    static let fileExists = Errno(rawValue: EEXIST)
+    /// `ENOTEMPTY`: the folder is not empty.
+    static let notEmpty = Errno(rawValue: ENOTEMPTY)
+    /// `EXDEV`: the two names are on different file systems.
+    static let crossDevice = Errno(rawValue: EXDEV)
+    /// `ENOSPC`: no space left on the device.
+    static let noSpace = Errno(rawValue: ENOSPC)
+    /// `EDQUOT`: the user's disk quota is used up.
+    static let quotaExceeded = Errno(rawValue: EDQUOT)
+    /// `ELOOP`: a symbolic link where `O_NOFOLLOW` refuses one, or too many links on the way.
+    static let tooManySymbolicLinkLevels = Errno(rawValue: ELOOP)
+    /// `ENOTDIR`: a name on the way is not a folder.
+    static let notFolder = Errno(rawValue: ENOTDIR)
+    /// `EISDIR`: the item is a folder.
+    static let isFolder = Errno(rawValue: EISDIR)
+    /// `EACCES`: the permission bits refuse it.
+    static let permissionDenied = Errno(rawValue: EACCES)
+    /// `EPERM`: the operation is not permitted.
+    static let notPermitted = Errno(rawValue: EPERM)
+    /// `EROFS`: the file system is read-only.
+    static let readOnlyFileSystem = Errno(rawValue: EROFS)
+    /// `EINVAL`: an argument is not valid for this call or this file system.
+    static let invalidArgument = Errno(rawValue: EINVAL)
+    /// `ENXIO`: no such device or address (opening a socket, for one).
+    static let noDeviceOrAddress = Errno(rawValue: ENXIO)
+    /// `ENAMETOOLONG`: a name or the path is too long.
+    static let nameTooLong = Errno(rawValue: ENAMETOOLONG)
+    /// `EINTR`: a signal interrupted the call (retried by ``Sys/retrying(_:_:)``, never seen above it).
+    static let interrupted = Errno(rawValue: EINTR)
+    /// `EWOULDBLOCK`: the call would have to wait (a lock held elsewhere, with `LOCK_NB`).
+    static let wouldBlock = Errno(rawValue: EWOULDBLOCK)
+    /// `ERANGE`: the buffer is too small for the result.
+    static let outOfRange = Errno(rawValue: ERANGE)
+    /// `EIO`: an input/output error.
+    static let ioError = Errno(rawValue: EIO)
+    /// `ENOSYS`: the system does not implement the call.
+    static let notImplemented = Errno(rawValue: ENOSYS)
+    /// `ENOTSUP`: not supported (on Linux the same value as ``operationNotSupported``).
+    static let notSupported = Errno(rawValue: ENOTSUP)
+    /// `EOPNOTSUPP`: the operation is not supported by this file system or object.
+    static let operationNotSupported = Errno(rawValue: EOPNOTSUPP)
+    /// `ESRCH`: no such process (it ended, and was waited for).
+    static let noSuchProcess = Errno(rawValue: ESRCH)
+    /// `ENODEV`: no such device (a file system type the kernel does not have).
+    static let noDevice = Errno(rawValue: ENODEV)
+    /// The item has no such extended attribute: `ENODATA` on Linux, `ENOATTR` on Darwin.
+    static let noAttribute = Errno(rawValue: noAttributeValue)
+}
+
+extension [Errno] {
+    /// Whether `error` is a ``SystemCallError`` with one of these values:
+    /// `catch Errno.attributesUnsupported`.
+    static func ~= (pattern: [Errno], error: any Error) -> Bool {
+        guard let error = error as? SystemCallError else { return false }
+        return pattern.contains(error.errno)
+    }
+}
+
+extension Errno {
+    /// What an extended-attribute call fails with on a file system that keeps none.
+    static let attributesUnsupported: [Errno] = [.notSupported, .operationNotSupported]
+}
+
+#if canImport(Darwin)
+private let noAttributeValue = ENOATTR
+#else
+private let noAttributeValue = ENODATA
+#endif

@@ -26,8 +26,9 @@ package enum TerminalDevice {
     package static func size(of descriptor: Int32) -> (columns: Int, rows: Int)? {
         var columns: UInt16 = 0
         var rows: UInt16 = 0
-        while cstowage_terminal_size(descriptor, &columns, &rows) != 0 {
-            if Sys.currentErrno != EINTR { return nil }
+        // Any failure means "no terminal size": nil, as documented.
+        guard (try? Sys.retrying("ioctl(TIOCGWINSZ)") { cstowage_terminal_size(descriptor, &columns, &rows) }) != nil else {
+            return nil
         }
         return columns > 0 ? (Int(columns), Int(rows)) : nil
     }

@@ -83,7 +83,7 @@ final class RoomLayer {
         do {
             let folder = try OpenFile.openFolder(atPath: temporary, followingLinks: true)
             image = OpenFile(adopting: try Sys.openUnnamedFile(in: folder.descriptor))
-        } catch let error as SystemCallError where Sys.isUnnamedFileUnsupported(error) {
+        } catch Errno.unnamedFilesUnsupported {
             throw StowageError(.unsupported, operation: .run, path: temporary,
                                reason: "the ext4 layer's image is an unnamed file (O_TMPFILE), which this file system cannot make; "
                                    + "set TMPDIR to a folder on ext4, xfs, btrfs or tmpfs")
@@ -92,7 +92,7 @@ final class RoomLayer {
         }
         do {
             try Sys.allocate(image.descriptor, offset: 0, length: imageSize)
-        } catch let error as SystemCallError where error.errno == Sys.noSpace {
+        } catch Errno.noSpace {
             let available = (try? image.spaceFigures().available) ?? 0
             throw StowageError(.noSpace, operation: .run, path: temporary,
                                reason: "the ext4 layer's image needs \(ByteCount(imageSize)) in the temporary folder",
@@ -104,8 +104,8 @@ final class RoomLayer {
         do {
             loop = try Sys.attachLoopDevice(image.descriptor)
         } catch let error as SystemCallError {
-            throw StowageError(.unsupported, operation: .run, path: "/dev/loop-control", errno: error.errno, systemCall: error.call,
-                               reason: "no loop device could be attached for the ext4 layer (\(StowageError.describe(errno: error.errno)))")
+            throw StowageError(.unsupported, operation: .run, path: "/dev/loop-control", errno: error.errno.rawValue, systemCall: error.call,
+                               reason: "no loop device could be attached for the ext4 layer (\(error.errno))")
         }
         var arguments = ["-q", "-F", "-b", "4096", "-m", "0", "-E", "nodiscard,lazy_itable_init=1,lazy_journal_init=1"]
         if let availableInodes { arguments += ["-N", "\(availableInodes + margin)"] }
@@ -143,7 +143,7 @@ final class RoomLayer {
     func size(root: OpenFile) throws -> Sys.SpaceFigures {
         let volume = Self.url(of: root)
         do {
-            if availableInodes != nil { try root.createFolder(Self.inodeFolderName, mode: Sys.ownerOnlyFolder) }
+            if availableInodes != nil { try root.createFolder(Self.inodeFolderName, mode: .ownerOnlyFolder) }
             try Filler(plan: FillPlan(volume: volume, goal: .leaving(availableBytes))).fill()
             if let availableInodes { try takeInodes(above: availableInodes, root: root) }
             var figures = try root.spaceFigures()
@@ -181,7 +181,7 @@ final class RoomLayer {
                                    reason: "the \(fileSystem) layer has \(free) inodes left, fewer than the \(count) asked for")
             }
             for _ in 0..<(free - count) {
-                try folder.open(String(next), flags: Sys.writeCreateExclusive, mode: Sys.ownerOnlyFile).close()
+                try folder.open(String(next), flags: Sys.writeCreateExclusive, mode: .ownerOnlyFile).close()
                 next += 1
             }
         }

@@ -138,7 +138,7 @@ public final class RoomProcess: @unchecked Sendable {
     public func send(signal: Int32) throws {
         do {
             try lock.withLock {
-                guard report == nil else { throw SystemCallError(errno: Sys.noSuchProcess, call: "kill") }
+                guard report == nil else { throw SystemCallError(errno: .noSuchProcess, call: "kill") }
                 try child.send(signal)
             }
         } catch let error as SystemCallError {

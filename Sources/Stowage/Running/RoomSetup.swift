@@ -132,29 +132,29 @@ struct RoomSetup {
             let candidate = (folder.isEmpty ? "." : String(folder)) + "/" + name
             if Sys.isExecutableFile(candidate) { return candidate }
         }
-        throw StowageError(.notFound, operation: .run, path: name, errno: Sys.noSuchEntry, systemCall: "execve",
+        throw StowageError(.notFound, operation: .run, path: name, errno: Errno.noSuchEntry.rawValue, systemCall: "execve",
                            reason: "'\(name)' is not a program in PATH")
     }
 
     /// The error for a step of the child that failed: what is missing, in words.
     func error(for failure: RoomChild.Failure, layer: RoomLayer, command: [String]) -> StowageError {
-        let errno = failure.errno
+        let errno = Errno(rawValue: failure.errno)
         let folder = failure.folderIndex.flatMap { folders.indices.contains($0) ? folders[$0].path : nil }
         func unsupported(_ reason: String, path: String? = nil) -> StowageError {
-            StowageError(.unsupported, operation: .run, path: path, errno: errno, systemCall: failure.stage.systemCall,
+            StowageError(.unsupported, operation: .run, path: path, errno: errno.rawValue, systemCall: failure.stage.systemCall,
                          reason: reason)
         }
         func failed(path: String?) -> StowageError {
             var error = StowageError(SystemCallError(errno: errno, call: failure.stage.systemCall), operation: .run, path: path)
             if error.code == .ioFailure || error.reason == nil {
-                error.reason = "\(failure.stage.activity) failed: \(StowageError.describe(errno: errno))"
+                error.reason = "\(failure.stage.activity) failed: \(errno)"
             }
             return error
         }
-        let refused = [Sys.notPermitted, Sys.accessDenied].contains(errno)
+        let refused = [Errno.notPermitted, .permissionDenied].contains(errno)
         switch failure.stage {
         case .userNamespace:
-            if errno == Sys.unsupportedCall {
+            if errno == .notImplemented {
                 return unsupported("this kernel has no user namespaces, which an ordinary user needs for a room; run as root")
             }
             return unsupported("this user may not make a user namespace here (refused by kernel.unprivileged_userns_clone, "
@@ -164,26 +164,26 @@ struct RoomSetup {
             return unsupported("making a mount namespace was refused; run as root")
         case .idMaps:
             return unsupported("the user namespace's id maps could not be written (/proc/self/uid_map)")
-        case .mountLayer where errno == Sys.noDevice:
+        case .mountLayer where errno == .noDevice:
             return unsupported("this kernel has no \(layer.type) file system")
         case .mountLayer where refused:
             return unsupported(failure.isUserNamespace
                                ? "mounting a \(layer.type) in a user namespace was refused; run as root"
                                : "mounting a \(layer.type) was refused; run as root")
-        case .mountOverlay where errno == Sys.noDevice:
+        case .mountOverlay where errno == .noDevice:
             return unsupported("this kernel has no overlay file system (load the overlay module: modprobe overlay)")
         case .mountOverlay where refused:
             return unsupported(failure.isUserNamespace
                                ? "overlay mounts in a user namespace were refused (Linux 5.11 or later allows them); run as root"
                                : "mounting an overlay was refused; run as root", path: folder)
-        case .mountOverlay where errno == Sys.invalidArgument:
+        case .mountOverlay where errno == .invalidArgument:
             return unsupported("overlayfs cannot cover this folder (its file system cannot be an overlay's lower layer, "
                                + "or /proc is not mounted)", path: folder)
         case .openFolder, .workingFolder:
             return failed(path: folder ?? Sys.workingDirectory)
         case .execute:
             var error = StowageError(SystemCallError(errno: errno, call: "execve"), operation: .run, path: command.first)
-            error.reason = errno == Sys.noSuchEntry ? "no such program" : nil
+            error.reason = errno == .noSuchEntry ? "no such program" : nil
             return error
         default:
             return failed(path: folder)

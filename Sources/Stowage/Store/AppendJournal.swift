@@ -62,7 +62,7 @@ enum AppendJournal {
                     record.oldTail.isEmpty ? "-" : record.oldTail.map { String($0, radix: 16) }.joined(separator: ",")]
             .joined(separator: " ") + "\n"
         let journalName = name(for: fileName)
-        let journal = try folder.open(journalName, flags: Sys.writeCreateTruncate, mode: Sys.ownerOnlyFile)
+        let journal = try folder.open(journalName, flags: Sys.writeCreateTruncate, mode: .ownerOnlyFile)
         do {
             try journal.writeAll(Data(text.utf8))
             if durable { try journal.syncData() }
@@ -80,7 +80,7 @@ enum AppendJournal {
     static func end(for fileName: String, in folder: OpenFile) throws {
         do {
             try folder.removeEntry(name(for: fileName), folder: false)
-        } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+        } catch Errno.noSuchEntry {
             return
         }
     }
@@ -105,7 +105,7 @@ enum AppendJournal {
         do {
             let journal = try folder.openForReading(journalName)
             text = try journal.readAll()
-        } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+        } catch Errno.noSuchEntry {
             return
         }
         // An unreadable journal was cut short while being written, before the file was touched.

@@ -45,7 +45,7 @@ enum AtomicWrite {
             // Before the permissions: a file kept read-only would refuse attributes afterwards.
             if !kept.isEmpty { try kept.apply(to: file) }
             if protection == nil, replacing, let existing = try folder.statusIfPresent(of: name), existing.isFile {
-                try file.setPermissions(mode_t(existing.permissions))
+                try file.setPermissions(FilePermissions(rawValue: existing.permissions))
             }
             if let protection { try Self.applyProtection(protection, to: file) }
             try write(file)
@@ -91,7 +91,7 @@ extension AtomicWrite {
         while true {
             do {
                 return try body()
-            } catch let error as SystemCallError where error.errno == Sys.noSuchEntry && attempt < 8 {
+            } catch Errno.noSuchEntry where attempt < 8 {
                 attempt += 1
             }
         }

@@ -117,19 +117,19 @@ extension Store {
                             try AtomicWrite.write(array, into: folder, name: relative.name, durable: durable,
                                                   protection: options.protection, replacing: false)
                             return
-                        } catch let error as SystemCallError where error.errno == Sys.exists {
+                        } catch Errno.fileExists {
                             continue  // another writer created it meanwhile: append to theirs
                         }
                     }
                     let file: OpenFile
                     do {
                         file = try folder.open(relative.name, flags: Sys.readWrite)
-                    } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+                    } catch Errno.noSuchEntry {
                         continue  // removed meanwhile: create it anew
-                    } catch let error as SystemCallError where error.errno == Sys.isFolder {
+                    } catch Errno.isFolder {
                         throw StowageError(.wrongKind, operation: .append, location: location, path: path,
                                            reason: "it is a folder; append Data to a numbered folder instead")
-                    } catch let error as SystemCallError where error.errno == Sys.loop {
+                    } catch Errno.tooManySymbolicLinkLevels {
                         throw StowageError(.invalidPath, operation: .append, location: location, path: path,
                                            reason: "it is a symbolic link; Stowage does not follow links inside a container")
                     }

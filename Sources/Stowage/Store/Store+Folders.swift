@@ -223,10 +223,10 @@ extension Store {
     }
 
     /// Creates the folder `name`; one created by someone else meanwhile is just as good.
-    static func createFolderIfMissing(_ name: String, in folder: OpenFile, mode: mode_t) throws {
+    static func createFolderIfMissing(_ name: String, in folder: OpenFile, mode: FilePermissions) throws {
         do {
             try folder.createFolder(name, mode: mode)
-        } catch let error as SystemCallError where error.errno == Sys.exists {
+        } catch Errno.fileExists {
             return
         }
     }
@@ -249,7 +249,7 @@ extension Store {
         do {
             try folder.exchange(temporary, name)
             try TreeOperations.remove(temporary, in: folder)  // now holds the old item
-        } catch let error as SystemCallError where Sys.isUnavailable(error) {
+        } catch Errno.renameFlagsUnavailable {
             // No atomic exchange here: move the old item aside, move the new one in, remove the old.
             let aside = TemporaryItem.makeName()
             try folder.rename(name, to: folder, as: aside)

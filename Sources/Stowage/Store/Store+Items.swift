@@ -38,7 +38,7 @@ extension Store {
     public func exists(_ path: String, in location: Location) throws -> Bool {
         do {
             return try status(of: path, in: location, operation: .inspect) != nil
-        } catch let error as StowageError where error.code == .wrongKind && error.errno == Sys.notFolder {
+        } catch let error as StowageError where error.code == .wrongKind && error.errno == Errno.notFolder.rawValue {
             return false  // a file on the way: nothing can be below it
         }
     }
@@ -234,16 +234,16 @@ extension Store {
                 let durable = options.isDurable(in: destination)
                 do {
                     try from.renameWithoutReplacing(relativeSource.name, to: to, as: relativeDestination.name)
-                } catch let error as SystemCallError where error.errno == Sys.exists || error.errno == Sys.notEmpty {
+                } catch Errno.fileExists, Errno.notEmpty {
                     throw StowageError(.alreadyExists, operation: operation, location: destination, path: newPath,
                                        reason: "something is there already; remove it first")
-                } catch let error as SystemCallError where error.errno == Sys.invalidArgument {
+                } catch Errno.invalidArgument {
                     // Into itself by another spelling (a case-insensitive volume, say).
                     var error = intoItself
-                    error.errno = Sys.invalidArgument
+                    error.errno = Errno.invalidArgument.rawValue
                     error.systemCall = "renameat"
                     throw error
-                } catch let error as SystemCallError where error.errno == Sys.crossDevice {
+                } catch Errno.crossDevice {
                     try Self.copyAcrossVolumes(relativeSource.name, from: from, to: to, as: relativeDestination.name,
                                                durable: durable, protection: options.protection)
                 }
@@ -264,8 +264,8 @@ extension Store {
             try destination.renameWithoutReplacing(temporary, to: destination, as: newName)
         } catch {
             try? TreeOperations.remove(temporary, in: destination)  // best effort: the copy is incomplete anyway
-            if let error = error as? SystemCallError, error.errno == Sys.exists || error.errno == Sys.notEmpty {
-                throw SystemCallError(errno: Sys.exists, call: error.call)
+            if let error = error as? SystemCallError, [.fileExists, .notEmpty].contains(error.errno) {
+                throw SystemCallError(errno: .fileExists, call: error.call)
             }
             throw error
         }

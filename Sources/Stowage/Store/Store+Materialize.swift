@@ -36,7 +36,7 @@ extension Store {
                 let resourceName = resource.standardizedFileURL.lastPathComponent
                 guard try Self.itemExists(atPath: resourcePath) else {
                     throw StowageError(.notFound, operation: .materialize, path: resourcePath,
-                                       errno: Sys.noSuchEntry, systemCall: "stat",
+                                       errno: Errno.noSuchEntry.rawValue, systemCall: "stat",
                                        reason: "the resource to copy does not exist")
                 }
                 let source = try OpenFile.openFolder(atPath: parentPath, followingLinks: true)
@@ -46,7 +46,7 @@ extension Store {
                     try TreeOperations.copy(resourceName, in: source, to: folder, as: temporary, durable: durable,
                                             protection: options.protection, followingLink: true)
                     try folder.renameWithoutReplacing(temporary, to: folder, as: relative.name)
-                } catch let error as SystemCallError where error.errno == Sys.exists || error.errno == Sys.notEmpty {
+                } catch Errno.fileExists, Errno.notEmpty {
                     try TreeOperations.remove(temporary, in: folder)  // another process materialised it first
                     return
                 } catch {
@@ -64,7 +64,7 @@ extension Store {
         do {
             _ = try Sys.stat(path)
             return true
-        } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+        } catch Errno.noSuchEntry {
             return false
         }
     }

@@ -144,7 +144,7 @@ extension Store {
         if Date().timeIntervalSince1970 - status.accessTime > accessRecordingInterval {
             do {
                 try Sys.touchAccessTime(file.descriptor)
-            } catch let error as SystemCallError where StowageError.Code(errno: error.errno) == .permissionDenied {
+            } catch Errno.permissionDenied, Errno.notPermitted, Errno.readOnlyFileSystem {
                 return  // a read-only file or volume: reading still succeeds, the time stays as it was
             }
         }
@@ -164,13 +164,18 @@ extension Store {
                                    reason: "it is a folder, not a file")
             }
             return file
-        } catch let error as SystemCallError where error.errno == Sys.loop {
-            throw StowageError(.invalidPath, operation: operation, location: location, path: path,
-                               errno: error.errno, systemCall: error.call,
-                               reason: "it is a symbolic link; Stowage does not follow links inside a container")
-        } catch let error as SystemCallError where error.errno == Sys.isFolder {
-            throw StowageError(.wrongKind, operation: operation, location: location, path: path,
-                               errno: error.errno, systemCall: error.call, reason: "it is a folder, not a file")
+        } catch let error as SystemCallError {
+            switch error.errno {
+            case .tooManySymbolicLinkLevels:
+                throw StowageError(.invalidPath, operation: operation, location: location, path: path,
+                                   errno: error.errno.rawValue, systemCall: error.call,
+                                   reason: "it is a symbolic link; Stowage does not follow links inside a container")
+            case .isFolder:
+                throw StowageError(.wrongKind, operation: operation, location: location, path: path,
+                                   errno: error.errno.rawValue, systemCall: error.call, reason: "it is a folder, not a file")
+            default:
+                throw error
+            }
         }
     }
 }

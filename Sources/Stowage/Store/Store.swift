@@ -111,7 +111,7 @@ extension Store {
     }
 
     /// Opens (or, when `create` is set, creates and opens) the folder `name` in `folder`.
-    static func openChildFolder(_ name: String, in folder: OpenFile, create: Bool, mode: mode_t,
+    static func openChildFolder(_ name: String, in folder: OpenFile, create: Bool, mode: FilePermissions,
                                 path: RelativePath, location: Location,
                                 operation: StowageError.Operation) throws -> OpenFile? {
         if try folder.statusIfPresent(of: name) == nil {
@@ -129,7 +129,7 @@ extension Store {
         let descriptor: Int32
         do {
             descriptor = try folder.openFolderDescriptor(name)
-        } catch let error as SystemCallError where error.errno == Sys.loop || error.errno == Sys.notFolder {
+        } catch Errno.tooManySymbolicLinkLevels, Errno.notFolder {
             throw try folderProblem(name, in: folder, path: path, location: location, operation: operation)
         }
         return OpenFile(adopting: descriptor)
@@ -141,11 +141,11 @@ extension Store {
         let status = try folder.statusIfPresent(of: name)
         if status?.kind == .symbolicLink {
             return StowageError(.invalidPath, operation: operation, location: location, path: path.string,
-                                errno: Sys.loop, systemCall: "openat",
+                                errno: Errno.tooManySymbolicLinkLevels.rawValue, systemCall: "openat",
                                 reason: "'\(name)' is a symbolic link; Stowage does not follow links inside a container")
         }
         return StowageError(.wrongKind, operation: operation, location: location, path: path.string,
-                            errno: Sys.notFolder, systemCall: "openat",
+                            errno: Errno.notFolder.rawValue, systemCall: "openat",
                             reason: "'\(name)' is a file, not a folder")
     }
 }

@@ -50,7 +50,7 @@ enum TreeOperations {
             return StowageError(.refused, operation: .remove, path: name.description,
                                 reason: "\(issue.path): \(issue.message); \(outcome)")
         }
-        var error = StowageError(SystemCallError(errno: issue.errno, call: "unlinkat"), operation: .remove, path: issue.path)
+        var error = StowageError(SystemCallError(errno: Errno(rawValue: issue.errno), call: "unlinkat"), operation: .remove, path: issue.path)
         error.reason = "\(issue.message); \(outcome)"
         return error
     }

@@ -98,8 +98,8 @@ public struct FileProtection: Sendable, Hashable, CustomStringConvertible {
 extension Optional where Wrapped == FileProtection {
     /// The permissions of a new file written with this protection (owner-only for protected
     /// levels, the platform default otherwise and without one).
-    var fileMode: mode_t { self?.isOwnerOnly == true ? Sys.ownerOnlyFile : Sys.defaultFile }
+    var fileMode: FilePermissions { self?.isOwnerOnly == true ? .ownerOnlyFile : .defaultFile }
 
     /// The permissions of a new folder made with this protection.
-    var folderMode: mode_t { self?.isOwnerOnly == true ? Sys.ownerOnlyFolder : Sys.defaultFolder }
+    var folderMode: FilePermissions { self?.isOwnerOnly == true ? .ownerOnlyFolder : .defaultFolder }
 }

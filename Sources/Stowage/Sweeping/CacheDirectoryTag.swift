@@ -20,7 +20,7 @@ enum CacheDirectoryTag {
         if try folder.statusIfPresent(of: name) != nil { return }
         do {
             try AtomicWrite.write(Data(content.utf8), into: folder, name: name, durable: false, protection: nil, replacing: false)
-        } catch let error as SystemCallError where error.errno == Sys.exists {
+        } catch Errno.fileExists {
             return  // written by someone else meanwhile
         }
     }

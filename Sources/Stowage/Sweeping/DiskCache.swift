@@ -99,7 +99,7 @@ public final class DiskCache: @unchecked Sendable {
         case .path:
             do {
                 return try OpenFile.openFolder(atPath: folder.fileSystemPath, followingLinks: true)
-            } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+            } catch Errno.noSuchEntry {
                 try Container.createFolders(atPath: folder.fileSystemPath)
                 return try OpenFile.openFolder(atPath: folder.fileSystemPath, followingLinks: true)
             }
@@ -136,7 +136,7 @@ public final class DiskCache: @unchecked Sendable {
     private func write(_ content: Data, fanOut: String, name: String) throws {
         let root = try openRoot()
         if try root.statusIfPresent(of: fanOut) == nil {
-            try Store.createFolderIfMissing(fanOut, in: root, mode: Sys.defaultFolder)
+            try Store.createFolderIfMissing(fanOut, in: root, mode: .defaultFolder)
         }
         let parent = try root.openFolder(fanOut)
         let previous = try parent.statusIfPresent(of: name)
@@ -172,7 +172,7 @@ public final class DiskCache: @unchecked Sendable {
             do {
                 parent = try root.openFolder(fanOut)
                 file = try parent.openForReading(name)
-            } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+            } catch Errno.noSuchEntry {
                 return nil
             }
             let content = try file.readAll()
@@ -209,7 +209,7 @@ public final class DiskCache: @unchecked Sendable {
             let parent: OpenFile
             do {
                 parent = try root.openFolder(fanOut)
-            } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+            } catch Errno.noSuchEntry {
                 return  // no folder, no entry (a sweep may have just removed the emptied folder)
             }
             try removeEntry(name, in: parent)
@@ -287,7 +287,7 @@ public final class DiskCache: @unchecked Sendable {
         guard let status = try parent.statusIfPresent(of: name) else { return }
         do {
             try parent.removeEntry(name, folder: false)
-        } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+        } catch Errno.noSuchEntry {
             return
         }
         lock.withLock {

@@ -113,7 +113,7 @@ struct FileTreeWalk {
             do {
                 fd = try Sys.openat(stream.descriptor, name, Sys.folderReadOnly | Sys.noFollow)
             } catch let error as SystemCallError {
-                if error.errno != Sys.noSuchEntry { problem(path, .unreadable(error)) }  // gone: nothing to walk
+                if error.errno != .noSuchEntry { problem(path, .unreadable(error)) }  // gone: nothing to walk
                 continue
             }
             // Checked on the folder opened, so a swap after the status (for a link, another
@@ -138,7 +138,7 @@ extension UsageIssue {
     init(path: String, problem: FileTreeWalk.Problem) {
         switch problem {
         case .unreadable(let error):
-            self.init(path: path, errno: error.errno, message: StowageError.describe(errno: error.errno) + "; its contents were skipped")
+            self.init(path: path, errno: error.errno.rawValue, message: error.errno.description + "; its contents were skipped")
         case .mountPoint:
             self.init(path: path, errno: 0, message: "a mount point (another file system or a bind mount); left alone")
         case .changed:

@@ -72,7 +72,7 @@ extension Store {
                 where try ExtendedAttributes.value(marker.attribute, of: item.descriptor) == Marker.setValue {
                     markers.insert(marker)
                 }
-            } catch let error as SystemCallError where Sys.isUnsupportedAttribute(error) {
+            } catch Errno.attributesUnsupported {
                 return []
             }
             return markers

@@ -17,13 +17,12 @@ enum ProtectedFolders {
         let folder: OpenFile
         do {
             folder = try OpenFile.openFolder(atPath: path, followingLinks: false)
-        } catch let error as SystemCallError where error.errno == Sys.loop || error.errno == Sys.notFolder {
-            if let status = try? Sys.lstat(path), status.kind == .symbolicLink {
+        } catch let error as SystemCallError {
+            if [.tooManySymbolicLinkLevels, .notFolder].contains(error.errno),
+               let status = try? Sys.lstat(path), status.kind == .symbolicLink {
                 throw StowageError(.invalidPath, operation: operation, path: path,
                                    reason: "it is a symbolic link; name the folder it leads to, never the link")
             }
-            throw StowageError(error, operation: operation, path: path)
-        } catch let error as SystemCallError {
             throw StowageError(error, operation: operation, path: path)
         }
         if !allowingSystemFolders, let reason = try protection(of: folder) {

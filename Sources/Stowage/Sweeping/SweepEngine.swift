@@ -116,7 +116,7 @@ final class SweepEngine: @unchecked Sendable {
         do {
             return try entry.carries(.pinned)
         } catch {
-            issues.append(UsageIssue(path: absolutePath(entry.path), errno: (error as? SystemCallError)?.errno ?? 0,
+            issues.append(UsageIssue(path: absolutePath(entry.path), errno: (error as? SystemCallError)?.errno.rawValue ?? 0,
                                      message: "its pin could not be read (\(UsageIssue(path: "", error: error).message)); kept"))
             return true
         }
@@ -412,7 +412,7 @@ final class SweepEngine: @unchecked Sendable {
         let parent: OpenFile
         do {
             parent = try open(folder: folder)
-        } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+        } catch Errno.noSuchEntry {
             return  // the folder is gone, and its victims with it
         } catch {
             for index in indices { outcomes.fail(absolutePath(victims[index].path), error) }
@@ -438,7 +438,7 @@ final class SweepEngine: @unchecked Sendable {
                     try parent.removeEntry(name, folder: false)
                 }
                 outcomes.markRemoved(index, freeing: victim.freedAllocated)
-            } catch let error as SystemCallError where error.errno == Sys.noSuchEntry {
+            } catch Errno.noSuchEntry {
                 continue  // removed by someone else meanwhile
             } catch {
                 outcomes.fail(absolutePath(victim.path), error)
@@ -457,8 +457,7 @@ final class SweepEngine: @unchecked Sendable {
                       status.inode == folderInodes[folder] else { return false }
                 try parent.removeEntry(name, folder: true)
                 return true
-            } catch let error as SystemCallError
-                        where [Sys.notEmpty, Sys.exists, Sys.noSuchEntry].contains(error.errno) {
+            } catch Errno.notEmpty, Errno.fileExists, Errno.noSuchEntry {
                 return false  // not empty any more (something was written meanwhile) or gone: not an error
             } catch {
                 issues.append(UsageIssue(path: absolutePath(folder), error: error))
@@ -476,7 +475,7 @@ final class SweepEngine: @unchecked Sendable {
         for name in folder.components {
             current = try current.openFolder(name)
             guard try current.mountIdentity().isSameMount(as: rootMount) else {
-                throw SystemCallError(errno: Sys.crossDevice, call: "openat")
+                throw SystemCallError(errno: .crossDevice, call: "openat")
             }
         }
         return current

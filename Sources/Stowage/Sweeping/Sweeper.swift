@@ -198,7 +198,7 @@ extension Sweeper {
         if case .everything(.wholeTree) = goal { return false }
         do {
             return try root.attribute(Marker.pinned.attribute) == Marker.setValue
-        } catch let error as SystemCallError where Sys.isUnsupportedAttribute(error) {
+        } catch Errno.attributesUnsupported {
             return false
         }
     }

@@ -207,8 +207,8 @@ final class ScanEngine: @unchecked Sendable {
                 stream = try DirectoryStream(path: work.path, followingLinks: follow || work.depth == 0)
             }
         } catch let error as SystemCallError {
-            record(UsageIssue(path: work.path, errno: error.errno,
-                              message: StowageError.describe(errno: error.errno) + "; its contents were skipped"))
+            record(UsageIssue(path: work.path, errno: error.errno.rawValue,
+                              message: error.errno.description + "; its contents were skipped"))
             return
         } catch {
             return

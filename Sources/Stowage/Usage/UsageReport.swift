@@ -165,7 +165,7 @@ extension UsageIssue {
     /// other error's text with `errno` 0.
     init(path: String, error: any Error) {
         if let error = error as? SystemCallError {
-            self.init(path: path, errno: error.errno, message: StowageError.describe(errno: error.errno))
+            self.init(path: path, errno: error.errno.rawValue, message: error.errno.description)
         } else {
             self.init(path: path, errno: 0, message: String(describing: error))
         }
