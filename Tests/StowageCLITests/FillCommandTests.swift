@@ -148,4 +148,27 @@ struct FillCommandTests {
         #expect(try release.json()["releasedBytes"] as? Int == 0)
         #expect(!FileManager.default.fileExists(atPath: runner.folderPath + "/data/x"), "the container's Documents was made")
     }
+
+    @Test("a home folder that cannot be examined keeps the safety floor: refused, saying why, unless --force")
+    func unreadableHomeKeepsTheSafetyFloor() throws {
+        let runner = try CommandRunner()
+        let volume = try ScratchVolume.mount(size: "16m", in: runner.folder)
+        // HOME is a link to itself: stat(2) of it fails with ELOOP, so nobody can tell which
+        // volume holds it; it might be this one.
+        let home = runner.folderPath + "/looping-home"
+        try FileManager.default.createSymbolicLink(atPath: home, withDestinationPath: home)
+        let before = Self.available(volume.path)
+        let refused = try runner.run(["fill", volume.path, "--leave", "0", "--json"], environment: ["HOME": home])
+        #expect(refused.status == 1, "\(refused.output)")
+        let error = try #require(try refused.json()["error"] as? [String: Any])
+        #expect(error["code"] as? String == "refused")
+        #expect(refused.error.contains("could not tell whether this volume holds your home folder"), "\(refused.error)")
+        #expect(refused.error.contains(home), "\(refused.error)")
+        #expect(Self.available(volume.path) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: volume.path).isEmpty)
+        let forced = try runner.run(["fill", volume.path, "--leave", "0", "--force", "--json"], environment: ["HOME": home])
+        #expect(forced.status == 0 || forced.status == 3, "\(forced.error)")
+        #expect(Self.available(volume.path) < before)
+        #expect(try runner.run("release", volume.path).status == 0)
+    }
 }

@@ -113,6 +113,25 @@ struct SafeDestructionCommandTests {
         #expect(FileManager.default.fileExists(atPath: runner.folderPath + "/file"))
     }
 
+    @Test("sweep refuses, unless --force, when the home folder cannot be examined: the folder might be it")
+    func unexaminableHome() throws {
+        let runner = try CommandRunner()
+        let folder = runner.folderPath + "/work"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: URL(filePath: folder + "/file"))
+        // HOME is a link to itself: stat(2) of it fails with ELOOP.
+        let home = runner.folderPath + "/looping-home"
+        try FileManager.default.createSymbolicLink(atPath: home, withDestinationPath: home)
+        let refused = try runner.run(["sweep", folder, "--max-age", "0s"], environment: ["HOME": home])
+        #expect(refused.status == 1, "\(refused.output)")
+        #expect(refused.error.contains("could not tell whether it is or holds the home folder"), "\(refused.error)")
+        #expect(refused.error.contains("stat '\(home)' failed"), "\(refused.error)")
+        #expect(FileManager.default.fileExists(atPath: folder + "/file"))
+        let forced = try runner.run(["sweep", folder, "--max-age", "0s", "--force"], environment: ["HOME": home])
+        #expect(forced.status == 0, "\(forced.error)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/file"))
+    }
+
     @Test("a $TMPDIR/<app> made by another user is skipped and reported; info, audit and relief still work")
     func squattedTemporary() throws {
         guard getuid() == 0 else {

@@ -57,9 +57,9 @@ final class FillEngine: @unchecked Sendable {
         target = try plan.goal.targetAvailable(total: start.total, available: start.available,
                                                blockSize: start.blockSize, path: parentPath)
         chunk = max(start.blockSize, chunkSize / start.blockSize * start.blockSize)
-        if !plan.isForced, target < plan.safetyFloor, target < start.available, try isSystemVolume() {
+        if !plan.isForced, target < plan.safetyFloor, target < start.available, let why = try systemVolume() {
             throw StowageError(.refused, operation: .fill, path: parentPath,
-                               reason: "this volume holds / or your home folder; filling it to \(ByteCount(target).formatted(.binary)) "
+                               reason: "\(why); filling it to \(ByteCount(target).formatted(.binary)) "
                                    + "available is below the safety floor of \(ByteCount(plan.safetyFloor).formatted(.binary)) "
                                    + "(force it if you must)",
                                neededBytes: plan.safetyFloor, availableBytes: target)
@@ -72,12 +72,28 @@ final class FillEngine: @unchecked Sendable {
 
     private var isCancelled: Bool { lock.withLock { cancelled } }
 
-    /// Whether the volume is the one holding `/` or the user's home folder.
-    private func isSystemVolume() throws -> Bool {
-        let device = try parent.status().device
-        var homes = [FileManager.default.homeDirectoryForCurrentUser.fileSystemPath]
-        if let home = ProcessInfo.processInfo.environment["HOME"], home.hasBytePrefix("/") { homes.append(home) }
-        return (["/"] + homes).contains { path in (try? Sys.stat(path).device) == device }
+    /// Why the volume keeps the safety floor: it holds `/` or the user's home folder (as `HOME`
+    /// and the system name it), or a home folder cannot be examined, so it might be on this
+    /// volume; `nil` when neither.
+    private func systemVolume() throws -> String? {
+        let device: UInt64
+        do {
+            device = try parent.status().device
+        } catch let error as SystemCallError {
+            throw StowageError(error, operation: .fill, path: parentPath)
+        }
+        var unknown: String?
+        for path in ["/"] + ProtectedFolders.homeFolders() {
+            switch ProtectedFolders.examine(path) {
+            case .present(let status) where status.device == device:
+                return "this volume holds / or your home folder"
+            case .present, .absent:
+                continue
+            case .unknown(let why):
+                unknown = unknown ?? why
+            }
+        }
+        return unknown.map { "could not tell whether this volume holds your home folder (\($0))" }
     }
 
     // MARK: Running

@@ -32,12 +32,19 @@ enum ProtectedFolders {
         return folder
     }
 
-    /// Why `folder` must not be walked by a deleting operation, or `nil`.
+    /// Why `folder` must not be walked by a deleting operation, or `nil`. A home folder (or a
+    /// folder above it) that cannot be examined is a reason too: `folder` might be it.
     static func protection(of folder: OpenFile) throws -> String? {
         let status = try folder.status()
+        var unknown: String?
         func same(_ path: String) -> Bool {
-            guard let other = try? Sys.stat(path) else { return false }
-            return other.device == status.device && other.inode == status.inode
+            switch examine(path) {
+            case .present(let other): return other.device == status.device && other.inode == status.inode
+            case .absent: return false
+            case .unknown(let why):
+                unknown = unknown ?? why
+                return false
+            }
         }
         if same("/") { return "it is the root folder" }
         for home in homeFolders() {
@@ -48,12 +55,36 @@ enum ProtectedFolders {
                 if same(ancestor.fileSystemPath) { return "it holds the home folder (\(home))" }
             }
         }
-        return nil
+        return unknown.map { "could not tell whether it is or holds the home folder (\($0))" }
     }
 
-    /// The home folder as `HOME` gives it and as the password database does (they can differ),
-    /// each also with its links resolved, so the folders holding it are known however reached.
-    private static func homeFolders() -> [String] {
+    /// What `stat(2)` (following links) says of `/`, a home folder or a folder above it.
+    enum Examined {
+        case present(FileStatus)
+        /// Nothing is there: a home folder that does not exist holds nothing.
+        case absent
+        /// It could not be examined, for the reason given (`stat '/x' failed: ...`).
+        case unknown(String)
+    }
+
+    /// Examines `/`, a home folder or a folder above it, to compare it with what an operation
+    /// is about to act on.
+    static func examine(_ path: String) -> Examined {
+        do {
+            return .present(try Sys.stat(path))
+        } catch Errno.noSuchEntry {
+            return .absent
+        } catch let error as SystemCallError {
+            return .unknown("stat '\(path)' failed: \(error.errno)")
+        } catch {
+            return .unknown("stat '\(path)' failed: \(error)")
+        }
+    }
+
+    /// The home folder as `HOME` gives it and as the system does (the password database on
+    /// Linux, `NSHomeDirectory()` on Apple platforms; they can differ), each also with its links
+    /// resolved, so the folders holding it are known however reached.
+    static func homeFolders() -> [String] {
         var homes: [String] = []
         let named = [ProcessInfo.processInfo.environment["HOME"], Container.homeFromPasswordDatabase()]
         for case let home? in named where home.hasBytePrefix("/") {
