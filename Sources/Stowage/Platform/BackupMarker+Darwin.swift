@@ -2,21 +2,30 @@
 import Foundation
 
 /// Exclusion from backup, kept with the item itself: the `isExcludedFromBackup` resource value.
+///
+/// Foundation's errors are turned into ``SystemCallError`` (see `foundationCall`), so that a
+/// failure is a ``StowageError`` naming the operation and path, never a bare `CocoaError`.
 enum BackupMarker {
     static func setExcluded(_ excluded: Bool, item: OpenFile, url: URL) throws {
         var values = URLResourceValues()
         values.isExcludedFromBackup = excluded
         var target = url
-        try target.setResourceValues(values)
+        try foundationCall("URL.setResourceValues(isExcludedFromBackup)") { try target.setResourceValues(values) }
     }
 
     /// Whether the item at an absolute path is excluded.
     static func isExcluded(atPath path: String) throws -> Bool {
-        try URL(filePath: path).resourceValues(forKeys: [.isExcludedFromBackupKey]).isExcludedFromBackup ?? false
+        try isExcluded(url: URL(filePath: path))
     }
 
     static func isExcluded(item: OpenFile, url: URL) throws -> Bool {
-        try url.resourceValues(forKeys: [.isExcludedFromBackupKey]).isExcludedFromBackup ?? false
+        try isExcluded(url: url)
+    }
+
+    private static func isExcluded(url: URL) throws -> Bool {
+        try foundationCall("URL.resourceValues(isExcludedFromBackup)") {
+            try url.resourceValues(forKeys: [.isExcludedFromBackupKey]).isExcludedFromBackup ?? false
+        }
     }
 
     /// The resource value is not an attribute Stowage copies by name (see `KeptMarkers`).
@@ -29,7 +38,7 @@ enum BackupMarker {
         guard try folder.statusIfPresent(of: name)?.isFile == true else { return false }
         do {
             return try isExcluded(atPath: try path(of: folder.descriptor) + "/" + name)
-        } catch let error as CocoaError where error.code == .fileReadNoSuchFile || error.code == .fileNoSuchFile {
+        } catch Errno.noSuchEntry {
             return false
         }
     }
@@ -41,9 +50,9 @@ enum BackupMarker {
 
     /// The path of an open file or folder: `fcntl(2)` with `F_GETPATH`.
     private static func path(of descriptor: Int32) throws -> String {
-        var buffer = [CChar](repeating: 0, count: Int(MAXPATHLEN))
+        var buffer = [UInt8](repeating: 0, count: Int(MAXPATHLEN))
         _ = try Sys.retrying("fcntl") { fcntl(descriptor, F_GETPATH, &buffer) }
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self)
     }
 }
 #endif

@@ -14,7 +14,7 @@ import CStowageShims
 /// chunk, unlike ``VolumeStatistics/of(path:)``, which also reads the mount table).
 extension Sys {
     /// A volume's figures, in bytes: `f_frsize`, `f_blocks * f_frsize`, `f_bavail * f_frsize`;
-    /// and its file nodes left for an ordinary writer, `f_favail`.
+    /// and its file nodes left for an ordinary writer, `f_favail` (`f_ffree` on Darwin).
     struct SpaceFigures: Equatable {
         var blockSize: Int64
         var total: Int64
@@ -22,35 +22,24 @@ extension Sys {
         var availableInodes: Int64 = 0
     }
 
-    /// `fstatvfs(2)` of the volume holding the open file or folder `fd`.
+    /// The figures of the volume holding the open file or folder `fd`: `fstatvfs(2)` on Linux,
+    /// `fstatfs(2)` on Darwin (whose `statvfs` counts blocks in 32 bits).
     static func spaceFigures(_ fd: Int32) throws -> SpaceFigures {
-        var figures = statvfs()
-        _ = try retrying("fstatvfs") { fstatvfs(fd, &figures) }
-        let unit = Int64(figures.f_frsize)
-        return SpaceFigures(blockSize: max(1, unit), total: Int64(figures.f_blocks) * unit,
-                            available: Int64(figures.f_bavail) * unit, availableInodes: Int64(figures.f_favail))
+        try platformSpaceFigures(fd)
     }
 
-    /// `statvfs(3)` of the volume holding `path` (links followed): one system call, without the
+    /// The figures of the volume holding `path` (links followed): one system call, without the
     /// mount table that ``VolumeStatistics/of(path:)`` also reads.
     static func spaceFigures(atPath path: String) throws -> SpaceFigures {
-        var figures = statvfs()
-        _ = try retrying("statvfs") { path.withCString { statvfs($0, &figures) } }
-        let unit = Int64(figures.f_frsize)
-        return SpaceFigures(blockSize: max(1, unit), total: Int64(figures.f_blocks) * unit,
-                            available: Int64(figures.f_bavail) * unit, availableInodes: Int64(figures.f_favail))
+        try platformSpaceFigures(atPath: path)
     }
 
-    /// Allocates `length` bytes of `fd` from `offset`, extending the file: `fallocate(2)`, or
-    /// where the file system does not implement it, `posix_fallocate(3)` (which the C library
-    /// emulates by writing a byte in every block). Throws `ENOSPC` when the volume is full,
-    /// `ENOSYS` where neither exists (Apple platforms).
+    /// Allocates `length` bytes of `fd` from `offset`, extending the file to `offset + length`,
+    /// without writing data: `fallocate(2)` on Linux, `fcntl(F_PREALLOCATE)` and `ftruncate(2)`
+    /// on Darwin, each with its fallback (see `platformAllocate`). Throws `ENOSPC` (or `EDQUOT`)
+    /// when the volume is full.
     static func allocate(_ fd: Int32, offset: Int64, length: Int64) throws {
-        do {
-            _ = try retrying("fallocate") { cstowage_fallocate(fd, offset, length) }
-        } catch Errno.notSupported, Errno.operationNotSupported {
-            try retryingReturnedErrno("posix_fallocate") { cstowage_posix_fallocate(fd, offset, length) }
-        }
+        try platformAllocate(fd, offset: offset, length: length)
     }
 
     /// Writes back the file system holding `fd` and commits its journal (`syncfs(2)`), so that

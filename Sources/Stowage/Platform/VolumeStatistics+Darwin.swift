@@ -3,31 +3,53 @@ import Darwin
 import Foundation
 
 extension VolumeStatistics {
-    /// `statfs(2)` of `path`, plus Apple's important/opportunistic figures from URL resource values.
+    /// `statfs(2)` of `path` (64-bit block counts: Darwin's `statvfs` cuts them to 32 bits), plus
+    /// the system's important and opportunistic figures where the platform has them.
+    ///
+    /// - Throws: ``SystemCallError`` when `statfs` or `stat` fails, or when the system's figures
+    ///   cannot be read (never a silent fallback to Stowage's own).
     /// The mount point and type come from `statfs` itself, so `mount` is not needed here.
     static func of(path: String, mount _: MountTable.Entry? = nil) throws -> VolumeStatistics {
         var figures = statfs()
         _ = try Sys.retrying("statfs") { path.withCString { statfs($0, &figures) } }
-        var vfs = statvfs()
-        _ = try Sys.retrying("statvfs") { path.withCString { statvfs($0, &vfs) } }
         let status = try Sys.stat(path)
-        let unit = Int64(vfs.f_frsize)
-        let values = try? URL(filePath: path).resourceValues(forKeys: [
-            .volumeAvailableCapacityForImportantUsageKey, .volumeAvailableCapacityForOpportunisticUsageKey,
-        ])
-        let point = withUnsafeBytes(of: figures.f_mntonname) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-        let type = withUnsafeBytes(of: figures.f_fstypename) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+        let unit = Int64(figures.f_bsize)
+        let system = try systemUsageFigures(path: path)
+        let point = withUnsafeBytes(of: figures.f_mntonname) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let type = withUnsafeBytes(of: figures.f_fstypename) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         return VolumeStatistics(
             blockSize: unit,
-            total: Int64(vfs.f_blocks) * unit,
-            available: Int64(vfs.f_bavail) * unit,
-            free: Int64(vfs.f_bfree) * unit,
+            total: Int64(figures.f_blocks) * unit,
+            available: Int64(figures.f_bavail) * unit,
+            free: Int64(figures.f_bfree) * unit,
             device: status.device,
             mountPoint: point, fileSystemType: type,
-            systemImportant: values?.volumeAvailableCapacityForImportantUsage,
-            systemOpportunistic: values?.volumeAvailableCapacityForOpportunisticUsage,
+            systemImportant: system.important,
+            systemOpportunistic: system.opportunistic,
             totalInodes: figures.f_files > 0 ? Int64(figures.f_files) : nil,
             availableInodes: figures.f_files > 0 ? Int64(figures.f_ffree) : nil)
     }
+
+    #if os(tvOS) || os(watchOS)
+    /// tvOS and watchOS have no `volumeAvailableCapacityFor...UsageKey` resource values (Apple
+    /// documents them for iOS, iPadOS, Mac Catalyst, macOS and visionOS): ``VolumeCapacity``
+    /// uses Stowage's own definitions there, as on Linux.
+    static func systemUsageFigures(path: String) throws -> (important: Int64?, opportunistic: Int64?) {
+        (nil, nil)
+    }
+    #else
+    /// The `volumeAvailableCapacityForImportantUsage` and `...ForOpportunisticUsage` resource
+    /// values of the volume holding `path`. `nil` where the system gives none for this volume
+    /// (then ``VolumeCapacity`` uses Stowage's own definitions, as documented); a failed lookup
+    /// throws.
+    static func systemUsageFigures(path: String) throws -> (important: Int64?, opportunistic: Int64?) {
+        let values = try foundationCall("URL.resourceValues(volumeAvailableCapacityFor...UsageKey)") {
+            try URL(filePath: path).resourceValues(forKeys: [
+                .volumeAvailableCapacityForImportantUsageKey, .volumeAvailableCapacityForOpportunisticUsageKey,
+            ])
+        }
+        return (values.volumeAvailableCapacityForImportantUsage, values.volumeAvailableCapacityForOpportunisticUsage)
+    }
+    #endif
 }
 #endif

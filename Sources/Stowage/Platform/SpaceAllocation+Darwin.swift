@@ -1,0 +1,79 @@
+#if canImport(Darwin)
+import Darwin
+
+extension Sys {
+    /// `fstatfs(2)`: `f_bsize`, `f_blocks * f_bsize`, `f_bavail * f_bsize`. Not `fstatvfs`:
+    /// Darwin's emulates it from `fstatfs` and cuts the block counts to 32 bits (`fsblkcnt_t`),
+    /// wrong on a volume of more than 16 TiB of 4 KiB blocks.
+    static func platformSpaceFigures(_ fd: Int32) throws -> SpaceFigures {
+        var figures = statfs()
+        _ = try retrying("fstatfs") { fstatfs(fd, &figures) }
+        return SpaceFigures(figures)
+    }
+
+    /// `statfs(2)` of `path`.
+    static func platformSpaceFigures(atPath path: String) throws -> SpaceFigures {
+        var figures = statfs()
+        _ = try retrying("statfs") { path.withCString { statfs($0, &figures) } }
+        return SpaceFigures(figures)
+    }
+
+    /// Darwin has no `fallocate`. As Apple's `fcntl(2)` describes it, `F_PREALLOCATE` reserves
+    /// space from the file's physical end (`F_PEOFPOSMODE`: `fst_length` counts the new bytes),
+    /// contiguous if it can (`F_ALLOCATECONTIG`), else anywhere; `F_ALLOCATEALL` makes it all or
+    /// nothing, so a full volume allocates nothing and fails with `ENOSPC`. The file is then
+    /// extended over the space with `ftruncate` (space reserved past the end of a file is given
+    /// back when it is closed, and extending a file alone only makes it sparse on APFS).
+    ///
+    /// Then `fstat` must show the range allocated (`st_blocks`). Where the file system does not
+    /// preallocate (`ENOTSUP`; `EINVAL`, which APFS has returned for a file just created) or
+    /// leaves blocks out, the missing blocks are allocated by writing a zero byte in each, in
+    /// order, as glibc emulates `posix_fallocate`: the file grows block by block, so a volume
+    /// that fills up on the way stops it at the last block it holds, never with a sparse tail.
+    static func platformAllocate(_ fd: Int32, offset: Int64, length: Int64) throws {
+        guard length > 0 else { return }
+        let end = offset + length
+        let before = try fstat(fd)
+        var reserved = before.allocatedSize >= end
+        if !reserved {
+            var request = fstore_t(fst_flags: UInt32(F_ALLOCATECONTIG | F_ALLOCATEALL), fst_posmode: F_PEOFPOSMODE,
+                                   fst_offset: 0, fst_length: off_t(end - before.allocatedSize), fst_bytesalloc: 0)
+            if (try? retrying("fcntl(F_PREALLOCATE)") { fcntl(fd, F_PREALLOCATE, &request) }) != nil {
+                reserved = true
+            } else {
+                // No contiguous run that long, or no contiguous allocation here: anywhere.
+                request.fst_flags = UInt32(F_ALLOCATEALL)
+                do {
+                    _ = try retrying("fcntl(F_PREALLOCATE)") { fcntl(fd, F_PREALLOCATE, &request) }
+                    reserved = true
+                } catch Errno.notSupported, Errno.operationNotSupported, Errno.invalidArgument {
+                    reserved = false  // no preallocation on this file system: the blocks are written below
+                }
+            }
+        }
+        if reserved, before.size < end { try ftruncate(fd, end) }
+        let after = try fstat(fd)
+        guard after.allocatedSize < end else { return }
+        // Not all of it is allocated: cut the file back to what is (never below its old size)
+        // and write the rest block by block.
+        let block = max(512, try platformSpaceFigures(fd).blockSize)
+        let keep = max(before.size, min(end, after.allocatedSize / block * block))
+        if after.size > keep { try ftruncate(fd, keep) }
+        var zero: UInt8 = 0
+        var blockStart = keep / block * block
+        while blockStart < end {
+            let last = min(blockStart + block, end) - 1
+            if last >= keep { _ = try retrying("pwrite") { pwrite(fd, &zero, 1, off_t(last)) } }
+            blockStart += block
+        }
+    }
+}
+
+extension Sys.SpaceFigures {
+    init(_ figures: statfs) {
+        let unit = Int64(figures.f_bsize)
+        self.init(blockSize: max(1, unit), total: Int64(figures.f_blocks) * unit,
+                  available: Int64(figures.f_bavail) * unit, availableInodes: Int64(figures.f_ffree))
+    }
+}
+#endif

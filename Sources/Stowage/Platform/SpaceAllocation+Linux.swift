@@ -1,0 +1,42 @@
+#if canImport(Glibc) || canImport(Musl)
+#if canImport(Glibc)
+import Glibc
+#else
+import Musl
+#endif
+import CStowageShims
+
+extension Sys {
+    /// `fstatvfs(3)`: `f_frsize`, `f_blocks * f_frsize`, `f_bavail * f_frsize`.
+    static func platformSpaceFigures(_ fd: Int32) throws -> SpaceFigures {
+        var figures = statvfs()
+        _ = try retrying("fstatvfs") { fstatvfs(fd, &figures) }
+        return SpaceFigures(figures)
+    }
+
+    /// `statvfs(3)` of `path`.
+    static func platformSpaceFigures(atPath path: String) throws -> SpaceFigures {
+        var figures = statvfs()
+        _ = try retrying("statvfs") { path.withCString { statvfs($0, &figures) } }
+        return SpaceFigures(figures)
+    }
+
+    /// `fallocate(2)` (mode 0: allocate and extend), or where the file system does not implement
+    /// it, `posix_fallocate(3)` (which the C library emulates by writing a byte in every block).
+    static func platformAllocate(_ fd: Int32, offset: Int64, length: Int64) throws {
+        do {
+            _ = try retrying("fallocate") { cstowage_fallocate(fd, offset, length) }
+        } catch Errno.notSupported, Errno.operationNotSupported {
+            try retryingReturnedErrno("posix_fallocate") { cstowage_posix_fallocate(fd, offset, length) }
+        }
+    }
+}
+
+extension Sys.SpaceFigures {
+    init(_ figures: statvfs) {
+        let unit = Int64(figures.f_frsize)
+        self.init(blockSize: max(1, unit), total: Int64(figures.f_blocks) * unit,
+                  available: Int64(figures.f_bavail) * unit, availableInodes: Int64(figures.f_favail))
+    }
+}
+#endif
