@@ -23,7 +23,9 @@ let package = Package(
         .target(name: "CStowageShims"),
         .target(
             name: "Stowage",
-            dependencies: ["CStowageShims"]
+            dependencies: ["CStowageShims"],
+            // Apple's privacy manifest: the required-reason APIs Stowage calls, and why.
+            resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
         .executableTarget(
             name: "stowage",
