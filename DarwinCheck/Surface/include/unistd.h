@@ -1,0 +1,21 @@
+// Stand-in for <unistd.h> (Libc-1725.0.11: include/unistd.h; the *at calls from xnu
+// bsd/sys/unistd.h).
+#ifndef STOWAGE_STANDIN_UNISTD_H
+#define STOWAGE_STANDIN_UNISTD_H
+
+#include <sys/types.h>
+
+int close(int);
+int dup(int);
+uid_t geteuid(void);
+ssize_t read(int, void *, size_t);
+ssize_t write(int __fd, const void *__buf, size_t __nbyte);
+ssize_t pread(int __fd, void *__buf, size_t __nbyte, off_t __offset);
+ssize_t pwrite(int __fd, const void *__buf, size_t __nbyte, off_t __offset);
+int fsync(int);
+int ftruncate(int, off_t);
+ssize_t readlinkat(int, const char *, char *, size_t) __attribute__((availability(macos, introduced=10.10), availability(ios, introduced=8.0)));
+int symlinkat(const char *, int, const char *) __attribute__((availability(macos, introduced=10.10), availability(ios, introduced=8.0)));
+int unlinkat(int, const char *, int) __attribute__((availability(macos, introduced=10.10), availability(ios, introduced=8.0)));
+
+#endif
