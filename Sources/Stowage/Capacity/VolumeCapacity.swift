@@ -15,8 +15,12 @@ import Foundation
 ///   zero: leave min(15% of the volume, 4 GiB) free before doing anything optional, the keep-free
 ///   rule systemd-journald uses.
 ///
-/// On Apple platforms ``availableForImportantUsage`` and ``availableForOpportunisticUsage`` are
-/// the system's own resource values.
+/// On Apple platforms the figures come from `statfs` (`f_bsize` is the block size; `statvfs`
+/// counts blocks in 32 bits there). On macOS, iOS and visionOS ``availableForImportantUsage`` and
+/// ``availableForOpportunisticUsage`` are the system's own resource values
+/// (`volumeAvailableCapacityForImportantUsage`, `...ForOpportunisticUsage`); on tvOS and watchOS,
+/// which lack them, and for a volume the system gives none for, they are defined as on Linux. A
+/// failed lookup throws. See <doc:ApplePlatforms>.
 ///
 /// When ``SimulatedCapacity`` is on, ``available`` (and ``total``, if simulated) are the
 /// simulated figures, ``free`` equals ``available``, and the derived figures follow from them;

@@ -66,8 +66,10 @@ public struct FillPlan: Sendable, Hashable {
 
     /// How the space is taken.
     public enum Method: String, Sendable, Hashable, CaseIterable, Codable {
-        /// Allocated without writing (`fallocate`), the fastest; file systems without it get
-        /// `posix_fallocate`, which writes a byte per block.
+        /// Allocated without writing, the fastest: `fallocate` on Linux (file systems without it
+        /// get `posix_fallocate`, which writes a byte per block); on Apple platforms
+        /// `fcntl(F_PREALLOCATE)` and `ftruncate`, with a byte written in each block the file
+        /// system did not allocate (see <doc:ApplePlatforms>).
         case allocate
         /// Zero bytes written; a compressing or deduplicating file system may store far less.
         case zeros
