@@ -20,7 +20,14 @@ struct ExternalTool {
 
     /// Runs the tool with `arguments`, its standard output discarded; returns its exit status
     /// and what it wrote to standard error.
+    ///
+    /// - Throws: `ENOSYS` on iOS, tvOS, watchOS and visionOS, where apps cannot start other
+    ///   programs (Foundation's `Process` is macOS-only there): nothing calls it on those
+    ///   platforms, where rooms, its only user, are unsupported.
     func run(_ arguments: [String]) throws -> (status: Int32, errorOutput: String) {
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        throw SystemCallError(errno: .notImplemented, call: "posix_spawn")
+        #else
         let process = Process()
         process.executableURL = URL(filePath: path)
         process.arguments = arguments
@@ -33,5 +40,6 @@ struct ExternalTool {
         process.waitUntilExit()
         let status = process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
         return (status, String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        #endif
     }
 }

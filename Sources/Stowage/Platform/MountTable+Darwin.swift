@@ -11,7 +11,7 @@ extension MountTable {
         var table: UnsafeMutablePointer<statfs>?
         let count = getmntinfo_r_np(&table, MNT_NOWAIT)
         defer { free(table) }  // the caller owns the buffer of the `_r_np` variant
-        guard count > 0, let table else { throw SystemCallError(errno: Sys.currentErrno, call: "getmntinfo_r_np") }
+        guard count > 0, let table else { throw SystemCallError(errno: .current, call: "getmntinfo_r_np") }
         return (0..<Int(count)).map { index in
             var figures = table[index]
             let point = name(of: &figures.f_mntonname)
