@@ -15,7 +15,8 @@
 # with clang for the same target against the same headers.
 #
 # Then it checks itself: it breaks the code on purpose in a few ways (a wrong Darwin signature, an
-# undeclared symbol, an API a platform lacks) and fails unless every breakage is caught.
+# undeclared symbol, an API a platform lacks, an API newer than the deployment target) and fails
+# unless every breakage is caught.
 #
 # What this proves, and what not: see README, "What is verified where".
 #
@@ -57,13 +58,13 @@ make_sdk() {
     for header in $(cd "$surface/include" && find . -type f | sort); do
         write_if_changed "$sdk/usr/include/$header" < "$surface/include/$header"
     done
-    # The toolchain's own libraries, for the Apple target. Two edits to their Linux interfaces:
-    # the target, and `@backDeployed` attributes removed (they only change code generation, and
-    # the Linux interface omits the bodies they require). Availability checking is off inside
+    # The toolchain's own libraries, for the Apple target. Three edits to their Linux interfaces:
+    # the target; `@backDeployed` attributes removed (they only change code generation, and the
+    # Linux interface omits the bodies they require); Observation's `import Glibc` as Darwin. Availability checking is off inside
     # these modules only (the Linux interface lacks a few annotations Apple's carries).
-    for module in Swift _Concurrency _RegexParser _StringProcessing SwiftOnoneSupport; do
+    for module in Swift _Concurrency _RegexParser _StringProcessing SwiftOnoneSupport Observation; do
         sed -e "s/-target x86_64-unknown-linux-gnu/-target $target -disable-availability-checking/" \
-            -e '/^ *@backDeployed(.*)$/d' \
+            -e '/^ *@backDeployed(.*)$/d' -e 's/^import Glibc$/import Darwin/' \
             "$host_modules/$module.swiftmodule/x86_64-unknown-linux-gnu.swiftinterface" \
             | write_if_changed "$sdk/usr/lib/swift/$module.swiftmodule/$triple.swiftinterface"
     done
@@ -91,22 +92,25 @@ make_sdk() {
 # Type-checks the Stowage library (from the folder $4) for one platform.
 typecheck_swift() {
     local name=$1 target=$2 sdk=$3 sources=$4
-    printf 'module CStowageShims {\n    header "%s"\n    export *\n}\n' "$sources/Sources/CStowageShims/include/CStowageShims.h" \
+    # As SwiftPM makes it: every header of the include folder.
+    printf 'module CStowageShims {\n    umbrella "%s"\n    export *\n}\n' "$sources/Sources/CStowageShims/include" \
         | write_if_changed "$out/$name/CStowageShims.modulemap"
     # shellcheck disable=SC2046
     "$swiftc" -typecheck -target "$target" -sdk "$sdk" -module-cache-path "$out/$name/cache" \
-        -module-name Stowage -swift-version 6 -parse-as-library -warnings-as-errors \
+        -module-name Stowage -package-name stowage -swift-version 6 -parse-as-library -warnings-as-errors \
         -Xfrontend -disable-objc-interop \
         -Xcc -fmodule-map-file="$out/$name/CStowageShims.modulemap" \
         $(find "$sources/Sources/Stowage" -name '*.swift' | sort) 2>&1 \
         | grep -v "^warning: Could not read SDKSettings.json" || true
 }
 
-# Checks the C shim for one platform: clang, the Apple target, the stand-in headers.
+# Checks the C shim's files for one platform: clang, the Apple target, the stand-in headers.
 check_c() {
-    local target=$1 sdk=$2 sources=$3
-    "$clang" -fsyntax-only -target "$target" -isysroot "$sdk" -Werror -Wall \
-        -I "$sources/Sources/CStowageShims/include" "$sources/Sources/CStowageShims/shims.c" 2>&1
+    local target=$1 sdk=$2 sources=$3 file
+    for file in "$sources"/Sources/CStowageShims/*.c; do
+        "$clang" -fsyntax-only -target "$target" -isysroot "$sdk" -Werror -Wall \
+            -I "$sources/Sources/CStowageShims/include" "$file" 2>&1
+    done
 }
 
 check_platform() {
@@ -127,7 +131,8 @@ check_platform() {
 mutations='Sources/Stowage/Platform/ExtendedAttributes+Darwin.swift|fgetxattr(fd, $0, nil, 0, 0, 0)|fgetxattr(fd, $0, nil, 0)|iOS|missing arguments for parameters
 Sources/Stowage/Platform/VolumeStatistics+Darwin.swift|var figures = statfs()|var figures = statfs(); var vfs = statvfs()|iOS|cannot find '"'"'statvfs'"'"' in scope
 Sources/Stowage/Filling/FillEngine.swift|for path in ["/"] + ProtectedFolders.homeFolders() {|for path in ["/", FileManager.default.homeDirectoryForCurrentUser.path] {|iOS|is unavailable in iOS
-Sources/CStowageShims/shims.c|return close_keeping_errno(fd, flistxattr(fd, list, size, 0));|return close_keeping_errno(fd, flistxattr(fd, list, size));|iOS|too few arguments'
+Sources/CStowageShims/shims.c|return close_keeping_errno(fd, flistxattr(fd, list, size, 0));|return close_keeping_errno(fd, flistxattr(fd, list, size));|iOS|too few arguments
+Sources/Stowage/Overview/StorageOverview.swift|@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)||iOS|is only available in iOS 17.0 or newer'
 
 self_test() {
     local failures=0 line file text replacement platform expected target sdk copy log
@@ -146,9 +151,9 @@ self_test() {
         log=$out/self-test.log
         { typecheck_swift "$platform" "$target" "$sdk" "$copy"; check_c "$target" "$sdk" "$copy"; } > "$log" 2>&1
         if grep -q -- "$expected" "$log"; then
-            echo "darwin-check: self-test: rejected as it must be: $file: $replacement ($expected)"
+            echo "darwin-check: self-test: rejected as it must be: $file: '$text' -> '$replacement' ($expected)"
         else
-            echo "darwin-check: self-test FAILED: this breakage passed the check: $file: $replacement"
+            echo "darwin-check: self-test FAILED: this breakage passed the check: $file: '$text' -> '$replacement'"
             grep "error:" "$log" | head -5
             failures=$((failures + 1))
         fi

@@ -9,5 +9,6 @@ char *getenv(const char *);
 void *malloc(size_t __size);
 void *realloc(void *__ptr, size_t __size);
 void free(void *);
+char *realpath(const char *, char *);
 
 #endif

@@ -6,5 +6,6 @@
 
 int memcmp(const void *__s1, const void *__s2, size_t __n);
 char *strerror(int __errnum);
+char *strdup(const char *__s1);
 
 #endif

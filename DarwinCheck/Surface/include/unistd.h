@@ -5,9 +5,19 @@
 
 #include <sys/types.h>
 
+#define X_OK (1<<0)
+#define _SC_PAGESIZE 29
+
+int access(const char *, int);
+int pipe(int [2]);
+long sysconf(int);
 int close(int);
 int dup(int);
+int isatty(int);
 uid_t geteuid(void);
+gid_t getegid(void);
+pid_t getpid(void);
+char *getcwd(char *, size_t);
 ssize_t read(int, void *, size_t);
 ssize_t write(int __fd, const void *__buf, size_t __nbyte);
 ssize_t pread(int __fd, void *__buf, size_t __nbyte, off_t __offset);

@@ -11,6 +11,7 @@ extern int *__error(void);
 #define ENOENT          2
 #define EINTR           4
 #define EIO             5
+#define ESRCH           3
 #define ENXIO           6
 #define EACCES          13
 #define EEXIST          17
@@ -18,6 +19,8 @@ extern int *__error(void);
 #define ENOTDIR         20
 #define EISDIR          21
 #define EINVAL          22
+#define ECHILD          10
+#define ENODEV          19
 #define ENOSPC          28
 #define EROFS           30
 #define ERANGE          34

@@ -20,6 +20,8 @@
 #define AT_SYMLINK_NOFOLLOW 0x0020
 #define AT_REMOVEDIR        0x0080
 
+#define F_SETFD               2  // set the descriptor's flags
+#define FD_CLOEXEC            1  // close-on-exec
 #define F_PREALLOCATE        42  // preallocate storage (fstore_t)
 #define F_GETPATH            50  // the path of the descriptor, into a buffer of MAXPATHLEN bytes
 #define F_FULLFSYNC          51  // fsync, and ask the drive to flush its cache to the media

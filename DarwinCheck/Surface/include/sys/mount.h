@@ -29,7 +29,13 @@ struct statfs {
     uint32_t f_reserved[7];
 };
 
+#define MNT_NOWAIT 2  // what the kernel has, without asking each file system
+
 int fstatfs(int, struct statfs *);
 int statfs(const char *, struct statfs *);
+// The thread-safe getmntinfo: the caller frees the table.
+int getmntinfo_r_np(struct statfs **, int)
+    __attribute__((availability(macos, introduced=10.13), availability(ios, introduced=11.0),
+                   availability(tvos, introduced=11.0), availability(watchos, introduced=4.0)));
 
 #endif

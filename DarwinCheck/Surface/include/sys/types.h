@@ -29,6 +29,7 @@ typedef __int32_t blksize_t;             // bsd/sys/_types/_blksize_t.h
 typedef unsigned int fsblkcnt_t;         // bsd/sys/_types/_fsblkcnt_t.h (__darwin_fsblkcnt_t: 32 bits)
 typedef unsigned int fsfilcnt_t;         // bsd/sys/_types/_fsfilcnt_t.h
 typedef long time_t;                     // bsd/sys/_types/_time_t.h (__darwin_time_t: long)
+typedef __int32_t pid_t;                 // bsd/sys/_types/_pid_t.h (__darwin_pid_t)
 
 // bsd/sys/_types/_timespec.h
 struct timespec {

@@ -1,0 +1,13 @@
+// Stand-in for <signal.h> (Libc-1725.0.11: include/signal.h; xnu-11417.101.15: bsd/sys/signal.h).
+#ifndef STOWAGE_STANDIN_SIGNAL_H
+#define STOWAGE_STANDIN_SIGNAL_H
+
+#include <sys/types.h>
+
+#define SIGINT  2
+#define SIGKILL 9
+#define SIGTERM 15
+
+int kill(pid_t, int);
+
+#endif
