@@ -44,7 +44,13 @@ let package = Package(
         // the values the helper writes.
         .target(
             name: "StowageTestSupport",
+            dependencies: ["CStowageTestShims"],
             path: "Tests/StowageTestSupport"
+        ),
+        // posix_spawn with a working folder and closed descriptors, for the tests' child processes.
+        .target(
+            name: "CStowageTestShims",
+            path: "Tests/CStowageTestShims"
         ),
         .testTarget(
             name: "StowageTests",

@@ -30,6 +30,8 @@ final class CommandRunner: Sendable {
         var status: Int32
         var output: String
         var error: String
+        /// The signal that ended the command, or `nil` when it exited.
+        var signal: Int32? = nil
 
         func json() throws -> [String: Any] {
             try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
@@ -42,21 +44,14 @@ final class CommandRunner: Sendable {
 
     func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Result {
         let result = try runProcess(try Self.binary(), arguments, environment: environment.merging(extra) { $1 }, directory: folder)
-        return Result(status: result.status, output: result.output, error: result.error)
+        return Result(status: result.status, output: result.output, error: result.error, signal: result.signal)
     }
 
-    /// Starts the binary without waiting for it, its standard output on a pipe to read as it
-    /// runs, its errors discarded.
-    func start(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = try Self.binary()
-        process.arguments = arguments
-        process.environment = environment.merging(extra) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return (process, output)
+    /// Starts the binary without waiting for it; read its output as it runs with
+    /// ``ChildProcess/read(until:within:)``, and end it with ``ChildProcess/finish(within:)``
+    /// (every wait has a deadline; a child left running is killed with its last reference).
+    func start(_ arguments: [String], environment extra: [String: String] = [:]) throws -> ChildProcess {
+        try ChildProcess(try Self.binary(), arguments, environment: environment.merging(extra) { $1 }, directory: folder)
     }
 
     /// The `stowage` binary built beside this test bundle.
@@ -76,20 +71,6 @@ final class CommandRunner: Sendable {
             }
         }
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "stowage"])
-    }
-}
-
-extension Pipe {
-    /// What the process wrote until `marker` appeared or it closed its output; waits as long as
-    /// that takes, so a busy machine cannot make a test miss the line.
-    func read(until marker: String) -> String {
-        var text = ""
-        while !text.contains(marker) {
-            let chunk = fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        return text
     }
 }
 

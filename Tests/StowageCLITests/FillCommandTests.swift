@@ -74,15 +74,16 @@ struct FillCommandTests {
     @Test("a fill killed with SIGKILL is released by a new process, back to the original available bytes")
     func killedFill() throws {
         let runner = try CommandRunner()
-        // Filling 2 GiB of random data takes seconds: time enough to kill it mid-fill on a busy machine.
-        let volume = try ScratchVolume.mount(size: "2g", in: runner.folder)
+        let volume = try ScratchVolume.mount(size: "256m", in: runner.folder)
         let before = Self.available(volume.path)
-        let (process, _) = try runner.start(["fill", volume.path, "--leave", "0", "--method", "random", "--chunk", "64KB"])
-        while Self.available(volume.path) > before - 20_000_000, process.isRunning { Thread.sleep(forTimeInterval: 0.005) }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal, "killed mid-fill")
-        #expect(Self.available(volume.path) < before)
+        // Killed by a fault point (debug builds) right after its 20th step of 1 MB: mid-fill
+        // whatever the machine's speed, never after the fill ended by itself.
+        let killed = try runner.run(["fill", volume.path, "--leave", "0", "--method", "random", "--chunk", "1MB"],
+                                    environment: ["STOWAGE_TEST_FAULTS": "fill.step-written@20=kill"])
+        #expect(killed.signal == SIGKILL, "killed mid-fill: \(killed.status) \(killed.error)")
+        let step: Int64 = 1_000_000 / 4096 * 4096  // the chunk, in whole blocks
+        #expect(Self.available(volume.path) <= before - 20 * step, "20 steps filled")
+        #expect(Self.available(volume.path) > before - 21 * step - 65536, "and not a 21st")
         let release = try runner.run("release", volume.path, "--json")
         #expect(release.status == 0, "\(release.error)")
         #expect(Self.available(volume.path) == before)
@@ -95,16 +96,17 @@ struct FillCommandTests {
         let volume = try ScratchVolume.mount(size: "64m", in: runner.folder)
         let before = Self.available(volume.path)
         for signal in [SIGTERM, SIGKILL] {
-            let (process, output) = try runner.start(["fill", volume.path, "--leave", "5MB", "--hold", "--json-lines"])
-            let text = output.read(until: "\"holding\"")
+            let process = try runner.start(["fill", volume.path, "--leave", "5MB", "--hold", "--json-lines"])
+            let text = try process.read(until: "\"holding\"", within: .seconds(120))
             #expect(text.contains("\"holding\""), "\(text)")
             #expect(abs(Self.available(volume.path) - 5_000_000) < 4096)
-            kill(process.processIdentifier, signal)
-            process.waitUntilExit()
+            process.signal(signal)
+            let ended = try process.finish(within: .seconds(60))
             if signal == SIGTERM {
-                #expect(process.terminationReason == .exit && process.terminationStatus == 0)
-                let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                #expect(rest.contains("\"released\""))
+                #expect(ended.signal == nil && ended.status == 0)
+                #expect(ended.output.contains("\"released\""))
+            } else {
+                #expect(ended.signal == SIGKILL)
             }
             #expect(Self.available(volume.path) == before, "after \(signal == SIGTERM ? "SIGTERM" : "SIGKILL")")
         }

@@ -82,13 +82,13 @@ struct RefusalCommandTests {
     /// Runs a command that may not end by itself (a watch): stopped after a few seconds (and
     /// reported as `kept`) rather than left running.
     func run(_ arguments: [String], runner: CommandRunner) throws -> (result: ProcessResult, kept: Bool) {
-        let process = try RunningProcess(try CommandRunner.binary(), arguments, environment: runner.environment,
-                                         directory: runner.folder)
+        let process = try ChildProcess(try CommandRunner.binary(), arguments, environment: runner.environment,
+                                       directory: runner.folder)
         let deadline = ContinuousClock.now + .seconds(5)
-        while process.process.isRunning && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        let kept = process.process.isRunning
-        if kept { process.process.terminate() }
-        return (process.finish(), kept)
+        while process.isRunning && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let kept = process.isRunning
+        if kept { process.signal(SIGTERM) }
+        return (try process.finish(within: .seconds(60)), kept)
     }
 
     @Test("watch refuses intervals below 10 ms or above a year, naming the range", arguments: [

@@ -61,31 +61,21 @@ struct SafeDestructionCommandTests {
     func watchOnFullDisk() throws {
         let runner = try CommandRunner()
         let volume = try fullContainer(runner)
-        let process = Process()
-        process.executableURL = try CommandRunner.binary()
-        process.arguments = ["watch", "--available", "200kB", "--interval", "0.2s", "--root", volume.path]
-        process.environment = runner.environment
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let errorText = ErrorCollector(errors)  // read as it comes, so a chatty child never blocks
-        var text = output.read(until: "freed")
-        process.terminate()
-        process.waitUntilExit()
-        text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let errorOutput = errorText.finish()
-        #expect(process.terminationStatus == 0)
+        let process = try runner.start(["watch", "--available", "200kB", "--interval", "0.2s", "--root", volume.path])
+        _ = try process.read(until: "freed", within: .seconds(120))
+        process.signal(SIGTERM)
+        let ended = try process.finish(within: .seconds(60))
+        let (text, errorOutput) = (ended.output, ended.error)
+        #expect(ended.signal == nil && ended.status == 0)
         #expect(text.contains("from temporary, caches"), "\(text) \(errorOutput)")
         #expect(errorOutput.isEmpty, "\(errorOutput)")
         // As JSON lines: one short line per relief, with its date, not every file removed.
-        let (jsonWatch, jsonOutput) = try runner.start(["watch", "--available", "1GB", "--interval", "0.2s", "--root", volume.path, "--json-lines"],
-                                                       environment: ["STOWAGE_SIMULATED_AVAILABLE": "0"])
-        let started = jsonOutput.read(until: "\n")
-        let line = jsonOutput.read(until: "\n")
-        jsonWatch.terminate()
-        jsonWatch.waitUntilExit()
+        let jsonWatch = try runner.start(["watch", "--available", "1GB", "--interval", "0.2s", "--root", volume.path, "--json-lines"],
+                                         environment: ["STOWAGE_SIMULATED_AVAILABLE": "0"])
+        let lines = try jsonWatch.read(within: .seconds(120)) { $0.filter { $0 == "\n" }.count >= 2 }.split(separator: "\n")
+        let (started, line) = (String(lines[0]), String(lines[1]))
+        jsonWatch.signal(SIGTERM)
+        #expect(try jsonWatch.finish(within: .seconds(60)).status == 0)
         #expect(started.contains(#""event":"started""#), "\(started)")
         let event = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
         #expect(event["event"] as? String == "relief", "\(line)")
@@ -216,26 +206,5 @@ struct SafeDestructionCommandTests {
         var figures = statvfs()
         guard statvfs(path, &figures) == 0 else { return -1 }
         return Int64(figures.f_bavail) * Int64(figures.f_frsize)
-    }
-}
-
-/// Reads a pipe to its end on another thread.
-///
-/// `@unchecked Sendable`: `text` is written by the reading thread before `done` is signalled and
-/// read only after waiting for it.
-private final class ErrorCollector: @unchecked Sendable {
-    private var text = ""
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ pipe: Pipe) {
-        Thread.detachNewThread { [self] in
-            text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            done.signal()
-        }
-    }
-
-    func finish() -> String {
-        done.wait()
-        return text
     }
 }

@@ -10,10 +10,13 @@
 //                                       reading an earlier one back after each; exit 2 on wrong data
 //   stowage-test-helper crash-loop ROOT                     the CrashWorkload, forever; prints "ready"
 //                                                           once started, for a parent to kill it
+//                                                           (or STOWAGE_TEST_FAULTS kills it at a step)
 //   stowage-test-helper save-over ROOT PATH BYTES           saves BYTES bytes over the Documents file PATH,
 //                                                           then prints "saved" or "error CODE DISPLAY-PATH"
 //                                                           and the description, "unchanged N" or "changed N"
 //                                                           (the file read back), and the folder's entries
+//   stowage-test-helper fill VOLUME BYTES forced|unforced   fills BYTES of VOLUME with a safety floor above
+//                                                           anything; prints "filled N" or "error CODE" (exit 3)
 //
 // Sweeps print their reports' issues on standard output; errors go to standard error, exit 1.
 import Foundation
@@ -124,6 +127,15 @@ do {
         print(after == before ? "unchanged \(after.count)" : "changed \(after.count)")
         let folder = try store.url(for: path, in: .documents).deletingLastPathComponent()
         print("entries: " + (try FileManager.default.contentsOfDirectory(atPath: folder.path(percentEncoded: false))).sorted().joined(separator: " "))
+    case "fill":
+        let plan = FillPlan(volume: folderURL(1), goal: .consuming(Int64(number(2))), safetyFloor: .max,
+                            isForced: argument(3) == "forced")
+        do {
+            print("filled \(try Filler(plan: plan).fill().filledBytes)")
+        } catch let error as StowageError {
+            print("error \(error.code)")
+            exit(3)
+        }
     default:
         fail("unknown command \(argument(0))", status: 64)
     }

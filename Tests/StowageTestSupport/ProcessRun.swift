@@ -1,79 +1,242 @@
+import CStowageTestShims
 import Foundation
 
 /// What a finished process said.
 public struct ProcessResult: Sendable {
-    /// The exit status.
+    /// The exit status; for a process ended by a signal, 128 plus the signal's number, as shells say.
     public var status: Int32
     /// Everything written to standard output.
     public var output: String
     /// Everything written to standard error.
     public var error: String
+    /// The signal that ended the process, or `nil` when it exited.
+    public var signal: Int32? = nil
 }
 
-/// A child process started with its output collected, for tests that run several at once.
-public final class RunningProcess {
-    /// The process, for its identifier.
-    public let process: Process
-    private let output: PipeCollector
-    private let error: PipeCollector
+/// A child process waited for past its deadline: it was killed (with everything it started).
+public struct ChildProcessTimeout: Error, CustomStringConvertible {
+    public var command: String
+    public var waitedFor: String
+    public var limit: Duration
+    public var output: String
+    public var error: String
 
-    /// Starts `executable` with `arguments`.
+    public var description: String {
+        "\(command) did not \(waitedFor) within \(limit); killed. Standard output: \(output.suffix(2000).debugDescription); "
+            + "standard error: \(error.suffix(2000).debugDescription)"
+    }
+}
+
+/// A child process of a test, started with `posix_spawn` (not Foundation's `Process`, whose
+/// `run()` crashes now and then on Linux: swift-corelibs-foundation #5472), its standard output
+/// and error read as it writes them.
+///
+/// **Every wait has a deadline.** ``read(until:within:)`` and ``finish(within:)`` throw
+/// ``ChildProcessTimeout`` when it passes, after killing the child's whole process group; so a
+/// regression makes a test fail, never hang. A child still running when the last reference goes
+/// away is killed too, so no test leaves one behind (an orphaned `stowage watch`, say).
+public final class ChildProcess: Sendable {
+    /// The default deadline of a wait: long enough for any child of the suite on a loaded machine.
+    public static let defaultLimit: Duration = .seconds(300)
+
+    /// The child's process id (also its process group's).
+    public let identifier: pid_t
+    /// The command, for messages.
+    public let command: String
+    private let state = State()
+
+    /// What the reading and reaping threads share with the waiting one.
+    ///
+    /// `@unchecked Sendable`: every mutable field is read and written only while `condition` is held.
+    private final class State: @unchecked Sendable {
+        let condition = NSCondition()
+        var output = Data()
+        var error = Data()
+        var isOutputOpen = true
+        var isErrorOpen = true
+        var termination: Int32?  // the raw wait status
+
+        var isDone: Bool { termination != nil && !isOutputOpen && !isErrorOpen }
+    }
+
+    /// Starts `executable` with `arguments`, standard input from `/dev/null`.
     ///
     /// - Parameters:
     ///   - environment: The child's whole environment; `nil` inherits this process's.
     ///   - directory: The child's working folder; `nil` inherits this process's.
     public init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
                 directory: URL? = nil) throws {
-        process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        if let directory { process.currentDirectoryURL = directory }
-        let outputPipe = Pipe()
-        let errorPipe = Pipe()
-        process.standardOutput = outputPipe
-        process.standardError = errorPipe
-        try process.run()
-        // Both pipes are read as the child writes, so a child that fills one cannot block forever.
-        output = PipeCollector(outputPipe.fileHandleForReading)
-        error = PipeCollector(errorPipe.fileHandleForReading)
-    }
-
-    /// Waits for the process to end and returns its status and output.
-    public func finish() -> ProcessResult {
-        let outputData = output.finish()
-        let errorData = error.finish()
-        process.waitUntilExit()
-        return ProcessResult(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-                             error: String(decoding: errorData, as: UTF8.self))
-    }
-}
-
-/// Runs `executable` with `arguments` to the end and returns its status and output.
-public func runProcess(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
-                       directory: URL? = nil) throws -> ProcessResult {
-    try RunningProcess(executable, arguments, environment: environment, directory: directory).finish()
-}
-
-/// Reads a pipe to its end on another thread.
-///
-/// `@unchecked Sendable`: `data` is written by the reading thread before `done` is signalled
-/// and read only after waiting for it.
-public final class PipeCollector: @unchecked Sendable {
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    /// Starts reading `handle`.
-    public init(_ handle: FileHandle) {
-        Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
-            done.signal()
+        let path = executable.path(percentEncoded: false)
+        command = ([path] + arguments).joined(separator: " ")
+        var outputPipe: [Int32] = [-1, -1]
+        var errorPipe: [Int32] = [-1, -1]
+        guard cstowage_test_pipe(&outputPipe) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        guard cstowage_test_pipe(&errorPipe) == 0 else {
+            let code = errno
+            close(outputPipe[0])
+            close(outputPipe[1])
+            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+        }
+        let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let environmentList = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
+        var pid: pid_t = 0
+        let result = Self.withCStrings([path] + arguments) { argv in
+            Self.withCStrings(environmentList) { envp in
+                if let directory {
+                    return directory.path(percentEncoded: false).withCString { folder in
+                        cstowage_test_spawn(&pid, path, argv, envp, folder, input, outputPipe[1], errorPipe[1])
+                    }
+                }
+                return cstowage_test_spawn(&pid, path, argv, envp, nil, input, outputPipe[1], errorPipe[1])
+            }
+        }
+        close(input)
+        close(outputPipe[1])
+        close(errorPipe[1])
+        guard result == 0 else {
+            close(outputPipe[0])
+            close(errorPipe[0])
+            throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO, userInfo: [NSFilePathErrorKey: path])
+        }
+        identifier = pid
+        let child = pid
+        Self.startReading(outputPipe[0], into: state, isOutput: true)
+        Self.startReading(errorPipe[0], into: state, isOutput: false)
+        let state = state
+        Thread.detachNewThread {
+            var status: Int32 = 0
+            while waitpid(child, &status, 0) == -1 && errno == EINTR {}
+            state.condition.withLock {
+                state.termination = status
+                state.condition.broadcast()
+            }
         }
     }
 
-    /// Everything read, once the pipe is closed.
-    public func finish() -> Data {
-        done.wait()
-        return data
+    deinit {
+        // Never leave a child running: a test that forgot it (or failed before its wait) kills it here.
+        if isRunning { _ = killGroup() }
     }
+
+    private static func startReading(_ descriptor: Int32, into state: State, isOutput: Bool) {
+        Thread.detachNewThread {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                state.condition.withLock {
+                    if count > 0 {
+                        if isOutput {
+                            state.output.append(contentsOf: buffer[0..<count])
+                        } else {
+                            state.error.append(contentsOf: buffer[0..<count])
+                        }
+                    } else if isOutput {
+                        state.isOutputOpen = false
+                    } else {
+                        state.isErrorOpen = false
+                    }
+                    state.condition.broadcast()
+                }
+                if count <= 0 { break }
+            }
+            close(descriptor)
+        }
+    }
+
+    private static func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
+        let pointers = strings.map { strdup($0) } + [nil]
+        defer { pointers.forEach { free($0) } }
+        return body(pointers)
+    }
+
+    /// Whether the child has not ended yet.
+    public var isRunning: Bool { state.condition.withLock { state.termination == nil } }
+
+    /// Sends `signal` to the child.
+    public func signal(_ signal: Int32) { _ = Foundation.kill(identifier, signal) }
+
+    /// What the child wrote to standard output until `marker` appeared (included), waiting as
+    /// long as it takes within `limit`. Throws ``ChildProcessTimeout`` (the child killed) when
+    /// the marker has not appeared by then, and also when the child closed its output without it.
+    public func read(until marker: String, within limit: Duration = ChildProcess.defaultLimit) throws -> String {
+        try read(within: limit, waitingFor: "write \(marker.debugDescription)") { $0.contains(marker) }
+    }
+
+    /// What the child wrote to standard output once `isComplete` says it is complete (called
+    /// with all of it so far), within `limit`; throws ``ChildProcessTimeout`` as
+    /// ``read(until:within:)`` does.
+    public func read(within limit: Duration = ChildProcess.defaultLimit, waitingFor what: String = "write what was awaited",
+                     until isComplete: (String) -> Bool) throws -> String {
+        let deadline = Date.now.addingTimeInterval(Self.seconds(limit))
+        let (text, closed) = state.condition.withLock { () -> (String?, Bool) in
+            while true {
+                let text = String(decoding: state.output, as: UTF8.self)
+                if isComplete(text) { return (text, false) }
+                if !state.isOutputOpen { return (nil, true) }
+                if !state.condition.wait(until: deadline) { return (nil, false) }
+            }
+        }
+        if let text { return text }
+        throw timeout(what + (closed ? " before closing its output" : ""), limit)
+    }
+
+    /// Waits for the child to end and its output to close, within `limit`; throws
+    /// ``ChildProcessTimeout`` (the child killed) past it.
+    public func finish(within limit: Duration = ChildProcess.defaultLimit) throws -> ProcessResult {
+        let deadline = Date.now.addingTimeInterval(Self.seconds(limit))
+        let done = state.condition.withLock { () -> Bool in
+            while !state.isDone {
+                if !state.condition.wait(until: deadline) { return false }
+            }
+            return true
+        }
+        guard done else { throw timeout("end", limit) }
+        return result()
+    }
+
+    /// Kills the child and everything it started (its process group) with SIGKILL, and waits
+    /// for it to end.
+    @discardableResult
+    public func killGroup() -> ProcessResult {
+        if identifier > 1 {  // never -1 (every process) or 0 (this process's own group)
+            _ = Foundation.kill(-identifier, SIGKILL)
+            _ = Foundation.kill(identifier, SIGKILL)
+        }
+        let deadline = Date.now.addingTimeInterval(30)
+        state.condition.withLock {
+            while !state.isDone {
+                if !state.condition.wait(until: deadline) { break }
+            }
+        }
+        return result()
+    }
+
+    private func result() -> ProcessResult {
+        state.condition.withLock {
+            let status = state.termination ?? 0
+            let signal = status & 0x7f
+            let signalled = signal != 0 && signal != 0x7f
+            return ProcessResult(status: signalled ? 128 + signal : (status >> 8) & 0xff,
+                                 output: String(decoding: state.output, as: UTF8.self),
+                                 error: String(decoding: state.error, as: UTF8.self),
+                                 signal: signalled ? signal : nil)
+        }
+    }
+
+    private func timeout(_ waitedFor: String, _ limit: Duration) -> ChildProcessTimeout {
+        let ended = killGroup()
+        return ChildProcessTimeout(command: command, waitedFor: waitedFor, limit: limit, output: ended.output, error: ended.error)
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+/// Runs `executable` with `arguments` to the end, within `limit` (past it the child is killed
+/// and ``ChildProcessTimeout`` thrown), and returns its status and output.
+public func runProcess(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
+                       directory: URL? = nil, within limit: Duration = ChildProcess.defaultLimit) throws -> ProcessResult {
+    try ChildProcess(executable, arguments, environment: environment, directory: directory).finish(within: limit)
 }

@@ -29,7 +29,7 @@ enum LongRunningWork {
                                      cancel: @escaping @Sendable () -> Void,
                                      _ work: @escaping @Sendable (ProgressReporter) throws -> Value) async throws -> Value {
         #if DEBUG
-        IntervalProbe.current?.record(progressInterval)
+        TestProbe.record(interval: progressInterval)
         #endif
         let reporter = ProgressReporter(interval: progressInterval, progress: progress)
         // The caller's simulated figures (`SimulatedCapacity.withFigures`) are a task-local
@@ -130,30 +130,3 @@ final class CancellationFlag: @unchecked Sendable {
     func cancel() { lock.withLock { cancelled = true } }
     var isCancelled: Bool { lock.withLock { cancelled } }
 }
-
-#if DEBUG
-/// Records the progress intervals the bridge is given: a test seam, in debug builds only, for
-/// tests that state that scans, fills and sweeps share one default interval. A task-local
-/// value, so tests running in parallel do not see each other's work.
-///
-/// ```swift
-/// let probe = IntervalProbe()
-/// _ = try await IntervalProbe.$current.withValue(probe) { try await UsageScanner().scan([url]) }
-/// #expect(probe.intervals == [WorkProgress.defaultInterval])
-/// ```
-///
-/// `@unchecked Sendable`: `recorded` is read and written only while `lock` is held.
-final class IntervalProbe: @unchecked Sendable {
-    @TaskLocal static var current: IntervalProbe?
-
-    private let lock = NSLock()
-    private var recorded: [Duration] = []
-
-    init() {}
-
-    /// The intervals given, in order.
-    var intervals: [Duration] { lock.withLock { recorded } }
-
-    func record(_ interval: Duration) { lock.withLock { recorded.append(interval) } }
-}
-#endif

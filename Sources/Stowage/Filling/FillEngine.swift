@@ -203,6 +203,7 @@ final class FillEngine: @unchecked Sendable {
             if remaining <= 0 { break }
             let step = min(limit, remaining)
             if try fillStep(step) {
+                try FaultPoint.fillStepWritten.reach()
                 progress(available - step)
                 continue
             }

@@ -46,6 +46,9 @@ extension Sys {
     /// `statvfs` counts blocks freed by a removal or truncation (ext4 returns them to the free
     /// count only when the transaction that freed them commits, up to seconds later).
     static func syncVolume(_ fd: Int32) throws {
+        #if DEBUG
+        TestProbe.recordSync(.syncVolume, descriptor: fd)
+        #endif
         _ = try retrying("syncfs") { cstowage_syncfs(fd) }
     }
 

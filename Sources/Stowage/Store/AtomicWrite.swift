@@ -51,6 +51,7 @@ enum AtomicWrite {
             try write(file)
             if durable { try file.syncData() }
             try file.close()
+            try FaultPoint.atomicWriteBeforeRename.reach()
             if replacing {
                 try folder.rename(temporary, to: folder, as: name)
             } else {
@@ -60,6 +61,7 @@ enum AtomicWrite {
             try? folder.removeEntry(temporary, folder: false)  // best effort: the original error is what matters
             throw error
         }
+        try FaultPoint.atomicWriteRenamed.reach()
         if durable { try folder.syncFolder() }
     }
 

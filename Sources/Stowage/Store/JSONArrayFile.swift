@@ -62,6 +62,7 @@ enum JSONArrayFile {
             anchor: try AppendJournal.anchor(of: file, before: offset),
             newLength: offset + Int64(newBytes.count), checksum: AppendJournal.checksum(newBytes), oldTail: oldTail)
         try AppendJournal.begin(record, for: name, in: folder, durable: durable)
+        try FaultPoint.appendJournalWritten.reach()
         do {
             try file.writeAll(newBytes, at: offset)
             if size > record.newLength { try file.truncate(to: record.newLength) }
@@ -76,6 +77,7 @@ enum JSONArrayFile {
             } catch {}
             throw error
         }
+        try FaultPoint.appendBytesWritten.reach()
         try AppendJournal.end(for: name, in: folder)
         return .appended
     }

@@ -67,7 +67,7 @@ struct FileTreeWalk {
     func run(_ visit: (Entry) throws -> Bool, folderDone: (RawPath, Int) -> Void = { _, _ in },
              problem: (RawPath, Problem) -> Void) throws {
         #if DEBUG
-        TreeWalkCounter.recordFileTreeWalk()
+        TestProbe.record(.fileTreeWalk)
         #endif
         // A new open description of the root (not a dup, which would share the read offset).
         try visitFolder(Sys.openat(root.descriptor, ".", Sys.folderReadOnly), folder: .root, visit, folderDone, problem)

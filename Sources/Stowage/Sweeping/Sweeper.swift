@@ -155,6 +155,7 @@ public struct Sweeper: Sendable {
                                    issues: engine.issues, wasCancelled: true)
             }
             let expected = selection.victims.reduce(0) { $0 + $1.freedAllocated }
+            try FaultPoint.sweepChosen.reach()
             let removed = dryRun ? selection.victims : engine.remove(selection.victims, progress: !watched ? nil : { files, bytes in
                 reporter?.report(.removing, items: files, bytes: bytes, expectedBytes: expected, location: location)
                 return !(cancellation?.isCancelled ?? false)

@@ -51,11 +51,11 @@ final class ScanEngine: @unchecked Sendable {
     private var progressAllocated: Int64 = 0
 
     /// An engine for one scan. Created in the task that asks for the scan (which counts it,
-    /// in debug builds, see `TreeWalkCounter`), even when `run` then runs on another thread.
+    /// in debug builds, see `TestProbe`), even when `run` then runs on another thread.
     init(options: UsageOptions) {
         self.options = options
         #if DEBUG
-        TreeWalkCounter.recordUsageScan()
+        TestProbe.record(.usageScan)
         #endif
     }
 

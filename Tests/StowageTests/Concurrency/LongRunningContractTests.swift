@@ -194,8 +194,8 @@ struct LongRunningContractTests {
         let folder = TestFolder()
         let volume = try ScratchVolume.mount(size: "8m", in: folder)
         try Self.makeCache(folder.path + "/cache", count: 2)
-        let probe = IntervalProbe()
-        try await IntervalProbe.$current.withValue(probe) {
+        let probe = TestProbe()
+        try await TestProbe.$installed.withValue(probe) {
             _ = try await UsageScanner().scan([folder.file("cache")]) { _ in }
             _ = try await Filler(plan: FillPlan(volume: volume.url, goal: .consuming(1 << 20))).fill { _ in }
             _ = try await Sweeper(policy: SweepPolicy(maximumCount: 0)).sweep(folder.file("cache"), dryRun: true) { _ in }

@@ -277,19 +277,28 @@ struct FillerTests {
         #expect(error.path == folder.path)
         #expect(error.reason?.contains("safety floor") == true)
         #expect(!folder.exists(FillFolder.name))
-        // Forced, with a floor above anything the volume has, the fill runs and is given back.
-        // How much it allocates depends on what the other tests on / write and free meanwhile
-        // (the goal is an available figure; 256 MiB, allocated at once, so that tests writing a
-        // few megabytes to /tmp meanwhile cannot meet the goal for it); the exact amounts are
-        // tested on scratch volumes.
-        let forced = try Filler(plan: FillPlan(volume: folder.url, goal: .consuming(256 << 20), safetyFloor: .max, isForced: true)).fill()
-        #expect(forced.filledBytes > 0, "\(forced)")
-        #expect(folder.exists(FillFolder.name + "/fill-000001"))
-        try FillFolder(in: folder.url).release()
-        #expect(!folder.exists(FillFolder.name))
-        expectStowageError(.refused) {
-            _ = try Filler(plan: FillPlan(volume: folder.url, goal: .consuming(1 << 20), safetyFloor: .max)).fill()
-        }
+    }
+
+    @Test("a system volume is filled below the safety floor only when forced, then exactly (the home folder's volume, in a child)")
+    func forcedFillOfASystemVolume() throws {
+        // Forcing a fill of the volume holding / would depend on what the other tests write
+        // there meanwhile: the volume here is the child process's home folder's (HOME points at
+        // a tmpfs of the test's own), which the same rule protects.
+        let folder = TestFolder()
+        let volume = try Self.mount(.tmpfs, in: folder, megabytes: 32)
+        let helper = try builtProduct("stowage-test-helper")
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = volume.path
+        let before = try Self.figures(volume)
+        let refused = try runProcess(helper, ["fill", volume.path, "8000000", "unforced"], environment: environment)
+        #expect(refused.status == 3 && refused.output == "error refused\n", "\(refused.output) \(refused.error)")
+        #expect(try Self.figures(volume).available == before.available, "nothing written")
+        let forced = try runProcess(helper, ["fill", volume.path, "8000000", "forced"], environment: environment)
+        let consumed = (8_000_000 + before.blockSize - 1) / before.blockSize * before.blockSize
+        #expect(forced.status == 0 && forced.output.hasPrefix("filled "), "\(forced.output) \(forced.error)")
+        #expect(abs(try Self.figures(volume).available - (before.available - consumed)) < before.blockSize)
+        try FillFolder(in: volume.url).release()
+        #expect(try Self.available(volume, settlingAt: before.available) == before.available)
     }
 
     @Test("a fill's progress carries its goal: FillProgress reads the target, also when another writer takes the volume below it")

@@ -45,6 +45,20 @@ struct RelativePathTests {
         #expect(try RelativePath(name).name == name)
     }
 
+    @Test("accepts a path of exactly 3072 bytes and rejects one of 3073, however its names are cut")
+    func longestPath() throws {
+        // 11 names of 255 bytes, one of 254 and one of 1, with their 12 slashes: 3072 bytes.
+        let longest = Array(repeating: String(repeating: "n", count: 255), count: 11).joined(separator: "/") + "/"
+            + String(repeating: "e", count: 254) + "/a"
+        #expect(longest.utf8.count == 3072)
+        #expect(try RelativePath(longest).components.count == 13)
+        for tooLong in [longest + "x", String(repeating: "a/", count: 1536) + "b", String(repeating: "é/", count: 1025)] {
+            #expect(tooLong.utf8.count > 3072)
+            let error = expectStowageError(.invalidPath) { try RelativePath(tooLong) }
+            #expect(error?.reason?.contains("longer than 3072 bytes") == true, "\(String(describing: error?.reason))")
+        }
+    }
+
     @Test("names its parts")
     func parts() throws {
         let path = try RelativePath("a/b/c.json")

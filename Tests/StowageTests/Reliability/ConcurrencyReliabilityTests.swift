@@ -44,11 +44,11 @@ struct ConcurrencyReliabilityTests {
         let started = Date()
         let processes = try (0..<Self.writers).flatMap { index in
             try [("append-values", "shared.json"), ("append-data", "shared-folder")].map { command, path in
-                try RunningProcess(helper, [command, root, path, String(Self.appends), "p\(index)"])
+                try ChildProcess(helper, [command, root, path, String(Self.appends), "p\(index)"])
             }
         }
         for process in processes {
-            let result = process.finish()
+            let result = try process.finish()
             #expect(result.status == 0, "\(result.error)")
         }
         let seconds = Date().timeIntervalSince(started)
@@ -75,15 +75,15 @@ struct ConcurrencyReliabilityTests {
         // The sweepers stop when this file appears, also when the test fails on the way.
         defer { _ = FileManager.default.createFile(atPath: stop, contents: nil) }
         let sweepers = try (0..<2).map { _ in
-            try RunningProcess(helper, ["sweep-until", cache.fileSystemPath, String(limit), stop])
+            try ChildProcess(helper, ["sweep-until", cache.fileSystemPath, String(limit), stop])
         }
         let writerCount = 1500
-        let writer = try RunningProcess(helper, ["cache-write", cache.fileSystemPath, String(limit), String(writerCount), "w"])
-        let written = writer.finish()
+        let writer = try ChildProcess(helper, ["cache-write", cache.fileSystemPath, String(limit), String(writerCount), "w"])
+        let written = try writer.finish()
         try Data().write(to: URL(filePath: stop))
         #expect(written.status == 0, "the writer: \(written.error)")
         for sweeper in sweepers {
-            let result = sweeper.finish()
+            let result = try sweeper.finish()
             #expect(result.status == 0, "a sweeper: \(result.error)")
             #expect(result.output.isEmpty, "a sweeper met issues: \(result.output)")
         }

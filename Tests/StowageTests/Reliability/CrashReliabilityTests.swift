@@ -2,12 +2,19 @@ import Foundation
 import Testing
 @testable import Stowage
 
-/// Kills a writer with SIGKILL at random moments, hundreds of times, and checks after every kill
-/// what a crash may leave: the old file or the new one, never a torn one.
-@Suite("Reliability: SIGKILL at random moments")
+/// Kills a writer with SIGKILL at every fault point of its writes, and at random moments, and
+/// checks after every kill what a crash may leave: the old file or the new one, never a torn one.
+@Suite("Reliability: SIGKILL at every step and at random moments")
 struct CrashReliabilityTests {
-    static let kills = 240
-    /// Each kill comes this long (uniformly at random) after the child said it was writing.
+    /// The child kills itself (a fault point, debug builds) the `hit`-th time it reaches each of
+    /// these: deterministic kills inside every window of an atomic write and of an append.
+    static let faultPoints: [FaultPoint] = [.atomicWriteBeforeRename, .atomicWriteRenamed, .appendJournalWritten,
+                                            .appendBytesWritten]
+    static let hits = [1, 2, 3, 4, 6, 9]
+    /// Then kills at random moments, as extra stress: the seed is printed, and replayed with
+    /// `STOWAGE_TEST_SEED`.
+    static let randomKills = 120
+    /// Each random kill comes this long (uniformly at random) after the child said it was writing.
     static let delays = 0.0 ... 0.02
 
     /// What the parent knows between kills, to check that nothing goes backwards.
@@ -20,23 +27,40 @@ struct CrashReliabilityTests {
         var temporaryFiles: Set<String> = []
     }
 
-    @Test("a writer killed 240 times leaves every file whole, arrays prefix-complete, renamed files under one name")
+    @Test("a writer killed at every step of its writes and at random moments leaves every file whole, arrays prefix-complete, renamed files under one name")
     func killedWriter() throws {
         let folder = TestFolder("crash")
         let root = folder.path + "/container"
         let helper = try builtProduct("stowage-test-helper")
         let store = folder.store()
         var progress = Progress()
-        for kill in 0..<Self.kills {
-            try runAndKill(helper, root: root, delay: Double.random(in: Self.delays))
+        var random = SeededRandom(for: "killedWriter")
+        var kills: [(label: String, kill: () throws -> Void)] = []
+        for point in Self.faultPoints {
+            for hit in Self.hits {
+                kills.append(("\(point)@\(hit)", { try self.runToFault(helper, root: root, point: point, hit: hit) }))
+            }
+        }
+        for index in 0..<Self.randomKills {
+            let delay = Double.random(in: Self.delays, using: &random)
+            kills.append(("random kill \(index) after \(Int(delay * 1000)) ms", { try self.runAndKill(helper, root: root, delay: delay) }))
+        }
+        for (number, (label, kill)) in kills.enumerated() {
+            try kill()
             let journals = folder.leftoverTemporaryItems(in: "container/Documents", prefixes: [".stowage-append-"])
             if !journals.isEmpty { progress.killsDuringAppend += 1 }
             let temporary = Set(folder.leftoverTemporaryItems(in: "container/Documents", prefixes: [TemporaryItem.prefix]))
             if !temporary.isSubset(of: progress.temporaryFiles) { progress.killsLeavingTemporaryFiles += 1 }
             progress.temporaryFiles = temporary
+            if label.hasPrefix(FaultPoint.appendJournalWritten.name) || label.hasPrefix(FaultPoint.appendBytesWritten.name) {
+                #expect(!journals.isEmpty, "\(label): killed inside an append, its journal is left")
+            }
+            if label.hasPrefix(FaultPoint.atomicWriteBeforeRename.name) {
+                #expect(!temporary.isEmpty, "\(label): killed before the rename, its temporary file is left")
+            }
             // Every other time the parent settles an interrupted append by reading; otherwise the
             // next child's append does.
-            try check(folder, store, &progress, settle: journals.isEmpty || kill % 2 == 0, label: "after kill \(kill)")
+            try check(folder, store, &progress, settle: journals.isEmpty || number % 2 == 0, label: "after \(label)")
         }
         try check(folder, store, &progress, settle: true, label: "at the end")
         #expect(folder.leftoverTemporaryItems(prefixes: [".stowage-append-"]).isEmpty, "reads settled every journal")
@@ -60,39 +84,30 @@ struct CrashReliabilityTests {
         #expect(sweep.issues.isEmpty, "\(sweep.issues)")
         #expect(folder.leftoverTemporaryItems(prefixes: [TemporaryItem.prefix, ".stowage-append-"]).isEmpty)
         try check(folder, store, &progress, settle: true, label: "after the sweep")
-        print("crash consistency: \(Self.kills) SIGKILLs survived; \(progress.killsDuringAppend) landed during an append "
+        print("crash consistency: \(kills.count) SIGKILLs survived (\(Self.faultPoints.count * Self.hits.count) at fault points, "
+            + "\(Self.randomKills) at random); \(progress.killsDuringAppend) landed during an append "
             + "(journal left), \(progress.killsLeavingTemporaryFiles) left temporary files, \(leftovers.count) leftovers "
             + "reclaimed by one sweep; reached value generation \(progress.generation), \(progress.sequence) appended "
             + "numbers, \(progress.frames) appended files")
-        #expect(progress.killsLeavingTemporaryFiles > 0 && progress.killsDuringAppend > 0,
-                "kills landed in the middle of writes")
+    }
+
+    /// Runs the crash loop until it kills itself the `hit`-th time it reaches `point`.
+    func runToFault(_ helper: URL, root: String, point: FaultPoint, hit: Int) throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["STOWAGE_TEST_FAULTS"] = "\(point)@\(hit)=kill"
+        let child = try ChildProcess(helper, ["crash-loop", root], environment: environment)
+        let ended = try child.finish(within: .seconds(120))
+        #expect(ended.signal == SIGKILL, "the crash loop was to kill itself at \(point)@\(hit); it ended with \(ended.status): \(ended.error)")
     }
 
     /// Starts the crash loop, waits until it says it is writing, lets it write for `delay`
     /// seconds and kills it with SIGKILL.
     func runAndKill(_ helper: URL, root: String, delay: Double) throws {
-        let process = Process()
-        process.executableURL = helper
-        process.arguments = ["crash-loop", root]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let ready = output.fileHandleForReading.availableData  // blocks until "ready" or the end
-        if ready.isEmpty {
-            process.waitUntilExit()
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            Issue.record("the crash loop ended by itself (\(process.terminationStatus)): \(message)")
-            return
-        }
+        let child = try ChildProcess(helper, ["crash-loop", root])
+        _ = try child.read(until: "ready\n", within: .seconds(120))
         usleep(useconds_t(delay * 1_000_000))
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        if process.terminationReason != .uncaughtSignal || process.terminationStatus != SIGKILL {
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            Issue.record("the crash loop ended by itself (\(process.terminationStatus)): \(message)")
-        }
+        let ended = child.killGroup()
+        #expect(ended.signal == SIGKILL, "the crash loop ended by itself (\(ended.status)): \(ended.error)")
     }
 
     /// What a crash may leave, checked on the raw files and through the store.

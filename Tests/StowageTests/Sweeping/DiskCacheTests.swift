@@ -53,6 +53,18 @@ struct DiskCacheTests {
         #expect(try cache.data(for: "key-0") == nil)
     }
 
+    @Test("a count limit holds: at the limit nothing goes; the write that takes the cache over it sweeps down to the low watermark")
+    func countLimit() throws {
+        let folder = TestFolder()
+        let cache = try DiskCache(folder: folder.file("cache"), limits: DiskCache.Limits(maximumCount: 10, lowWatermark: 0.5))
+        for index in 0..<10 { try cache.set(Data(count: 100), for: "k\(index)") }
+        #expect(cache.count == 10 && cache.sweepCount == 0, "at the limit is within it")
+        try cache.set(Data(count: 100), for: "k10")
+        #expect(cache.sweepCount == 1)
+        #expect(cache.count == 5)
+        #expect(try entryFiles(in: folder.file("cache")).count == 5, "5 entry files on disk, as the index says")
+    }
+
     @Test("entries deleted behind its back are misses, and a reopened cache rebuilds its index by a scan")
     func toleratesOutsideChanges() throws {
         let folder = TestFolder()

@@ -21,22 +21,22 @@ struct PressureWatcherTests {
         let (volume, store) = try Self.populatedStore(in: folder)
         let real = try VolumeCapacity.forVolume(containing: volume.url).available
         let watcher = PressureWatcher(container: store.container, threshold: 1, interval: .seconds(1))
-        let counter = TreeWalkCounter()
-        let events = try TreeWalkCounter.$current.withValue(counter) {
+        let counter = TestProbe()
+        let events = try TestProbe.$installed.withValue(counter) {
             try (0..<100).map { _ in try watcher.check() }
         }
-        #expect(counter.usageScans == 0)
-        #expect(counter.fileTreeWalks == 0)
+        #expect(counter.count(.usageScan) == 0)
+        #expect(counter.count(.fileTreeWalk) == 0)
         #expect(events.allSatisfy { $0.relief == nil && $0.availableBytes == real })
 
         // Simulated figures are honoured the same way, still without a scan.
         let simulated = try SimulatedCapacity.withFigures(available: 5_000_000) {
-            try TreeWalkCounter.$current.withValue(counter) {
+            try TestProbe.$installed.withValue(counter) {
                 try PressureWatcher(container: store.container, threshold: 4_000_000, interval: .seconds(1)).check()
             }
         }
         #expect(simulated.availableBytes == 5_000_000 && simulated.relief == nil)
-        #expect(counter.total == 0)
+        #expect(counter.count(.usageScan) + counter.count(.fileTreeWalk) == 0)
     }
 
     @Test("a check that relieves walks only the locations it relieves, each once")
@@ -45,10 +45,10 @@ struct PressureWatcherTests {
         let (volume, store) = try Self.populatedStore(in: folder)
         defer { withExtendedLifetime(volume) {} }
         let watcher = PressureWatcher(container: store.container, threshold: 4096 + 16_384, interval: .seconds(1))
-        let counter = TreeWalkCounter()
+        let counter = TestProbe()
         // Pretend 4 KiB are available: 16 KiB must go, tmp's 8 KiB and then two caches.
         let event = try SimulatedCapacity.withFigures(available: 4096) {
-            try TreeWalkCounter.$current.withValue(counter) { try watcher.check() }
+            try TestProbe.$installed.withValue(counter) { try watcher.check() }
         }
         let relief = try #require(event.relief)
         #expect(event.availableBytes == 4096)
@@ -58,8 +58,8 @@ struct PressureWatcherTests {
         #expect(try store.exists("precious.doc", in: .documents))
         // Measuring is one statvfs: the only walks are the removal walks of the two locations
         // relieved, one each.
-        #expect(counter.usageScans == 0)
-        #expect(counter.fileTreeWalks == relief.steps.count)
+        #expect(counter.count(.usageScan) == 0)
+        #expect(counter.count(.fileTreeWalk) == relief.steps.count)
     }
 
     @Test("available space is what capacity(of:) reports, real or simulated, without its scan")
@@ -67,9 +67,9 @@ struct PressureWatcherTests {
         let folder = TestFolder()
         let (volume, store) = try Self.populatedStore(in: folder)
         let container = store.container
-        let counter = TreeWalkCounter()
-        let space = try TreeWalkCounter.$current.withValue(counter) { try container.availableSpace(of: .documents) }
-        #expect(counter.total == 0)
+        let counter = TestProbe()
+        let space = try TestProbe.$installed.withValue(counter) { try container.availableSpace(of: .documents) }
+        #expect(counter.count(.usageScan) + counter.count(.fileTreeWalk) == 0)
         let capacity = try container.capacity(of: .documents)
         #expect(space == AvailableSpace(available: capacity.available, isSimulated: false))
         #expect(space.available == (16 << 20) - 4096 * 9, "tmp, five caches, the document and CACHEDIR.TAG")
@@ -94,11 +94,11 @@ struct PressureWatcherTests {
         let folder = TestFolder()
         let (volume, store) = try Self.populatedStore(in: folder)
         defer { withExtendedLifetime(volume) {} }
-        let counter = TreeWalkCounter()
+        let counter = TestProbe()
         let report = try SimulatedCapacity.withFigures(available: 1_000_000) {
-            try TreeWalkCounter.$current.withValue(counter) { try store.container.relieve(toAvailable: 1000) }
+            try TestProbe.$installed.withValue(counter) { try store.container.relieve(toAvailable: 1000) }
         }
         #expect(report.neededBytes == 0 && report.steps.isEmpty && report.isSimulated)
-        #expect(counter.total == 0)
+        #expect(counter.count(.usageScan) + counter.count(.fileTreeWalk) == 0)
     }
 }

@@ -156,18 +156,12 @@ struct SweeperTests {
         let cache = try makeCache(folder, sizes: Array(repeating: 1, count: 300))
         let helper = try builtProduct("stowage-test-helper")
         let processes = try (0..<2).map { _ in
-            let process = Process()
-            process.executableURL = helper
-            process.arguments = ["sweep", cache.fileSystemPath, String(100 * Self.block), "3"]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            return (process, output)
+            try ChildProcess(helper, ["sweep", cache.fileSystemPath, String(100 * Self.block), "3"])
         }
-        for (process, output) in processes {
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
-            #expect(output.fileHandleForReading.readDataToEndOfFile().isEmpty, "no issues reported")
+        for process in processes {
+            let result = try process.finish()
+            #expect(result.status == 0, "\(result.error)")
+            #expect(result.output.isEmpty, "no issues reported")
         }
         let left = try FileManager.default.contentsOfDirectory(atPath: cache.fileSystemPath).filter { $0.hasPrefix("f") }
         #expect(left.count == 100)

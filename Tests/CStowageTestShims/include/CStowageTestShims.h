@@ -1,0 +1,20 @@
+#ifndef CSTOWAGE_TEST_SHIMS_H
+#define CSTOWAGE_TEST_SHIMS_H
+
+#include <sys/types.h>
+
+/// Starts `path` with `argv` and `envp` through posix_spawn(3), for the tests' child processes:
+/// standard input, output and error on the descriptors given, the working folder `directory`
+/// (when not NULL), every other descriptor closed, the signal mask empty and every signal's
+/// action the default, in a process group of its own (so that a timeout can kill what it
+/// started too). Returns 0 or an errno value; the child's id goes to `pid`.
+///
+/// Foundation's Process is not used: on Linux its run() reads past a buffer while listing
+/// /proc/self/fd and crashes now and then (swift-corelibs-foundation #5472, Swift 6.3).
+int cstowage_test_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[],
+                        const char *directory, int input, int output, int error);
+
+/// pipe2(2) with O_CLOEXEC (not imported by Swift's Glibc module): both ends close on exec.
+int cstowage_test_pipe(int descriptors[2]);
+
+#endif

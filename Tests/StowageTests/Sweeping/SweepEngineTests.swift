@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+@testable import Stowage
+
+/// The removal walk's selection at its edges, and its re-check of every victim before removal,
+/// made deterministic by the fault point between choosing and removing.
+@Suite("SweepEngine: selection edges and the re-check before removal")
+struct SweepEngineTests {
+    let base = Date(timeIntervalSince1970: 1_700_000_000)
+
+    /// Files `f0` ... `fN-1` in the container's Caches, one block of data each, accessed at
+    /// base + i hours and modified at base - i hours.
+    func makeCaches(_ folder: TestFolder, count: Int) throws -> (Store, URL) {
+        let store = folder.store()
+        for index in 0..<count { try store.save(Data(repeating: UInt8(index), count: 4096), to: "f\(index)", in: .caches) }
+        let caches = folder.file("container/Library/Caches")
+        let parent = try OpenFile.openFolder(atPath: caches.fileSystemPath, followingLinks: false)
+        for index in 0..<count {
+            try Sys.setTimes(parent.descriptor, "f\(index)", access: base.timeIntervalSince1970 + Double(index) * 3600,
+                             modification: base.timeIntervalSince1970 - Double(index) * 3600)
+        }
+        return (store, caches)
+    }
+
+    /// The allocated bytes of the files `f*` in `folder`, by `lstat` (not Stowage's code).
+    func allocated(_ folder: URL) throws -> Int64 {
+        try FileManager.default.contentsOfDirectory(atPath: folder.fileSystemPath).filter { $0.hasPrefix("f") }.reduce(0) {
+            var status = stat()
+            lstat(folder.fileSystemPath + "/" + $1, &status)
+            return $0 + Int64(status.st_blocks) * 512
+        }
+    }
+
+    func names(_ report: SweepReport) -> [String] { report.removed.map(\.path).sorted() }
+
+    @Test("an age limit never removes a pinned file, however old")
+    func ageLimitKeepsPins() throws {
+        let folder = TestFolder()
+        let (store, caches) = try makeCaches(folder, count: 5)
+        try store.mark("f0", in: .caches, .pinned)
+        try store.mark("f1", in: .caches, .pinned)
+        // Accessed at base + 0...4 h; now is base + 10 h; older than 7 h: f0, f1 (pinned) and f2.
+        let report = try Sweeper(policy: SweepPolicy(maximumAge: 7 * 3600)).sweep(caches, now: base.addingTimeInterval(10 * 3600))
+        #expect(names(report) == ["f2"])
+        #expect(report.removed.allSatisfy { $0.reason == .age })
+        #expect(report.pinnedFiles == 2)
+        #expect(try store.exists("f0", in: .caches) && store.exists("f1", in: .caches))
+    }
+
+    @Test("a total exactly at the size or count limit is within it: nothing goes, even with a low watermark below 1")
+    func exactlyAtTheLimit() throws {
+        let folder = TestFolder()
+        let (_, caches) = try makeCaches(folder, count: 4)
+        let total = try allocated(caches)
+        let atSize = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: total, lowWatermark: 0.5)).sweep(caches, dryRun: true)
+        #expect(atSize.removed.isEmpty, "\(names(atSize))")
+        let atCount = try Sweeper(policy: SweepPolicy(maximumCount: 4, lowWatermark: 0.5)).sweep(caches, dryRun: true)
+        #expect(atCount.removed.isEmpty, "\(names(atCount))")
+        // One byte or one file over: down to the watermark (half of a byte less than 4 files: 1 file).
+        let overSize = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: total - 1, lowWatermark: 0.5)).sweep(caches, dryRun: true)
+        #expect(names(overSize) == ["f0", "f1", "f2"])
+        let overCount = try Sweeper(policy: SweepPolicy(maximumCount: 3, lowWatermark: 0.5)).sweep(caches, dryRun: true)
+        #expect(names(overCount) == ["f0", "f1", "f2"], "3 files x 0.5 rounds down to 1 kept")
+    }
+
+    @Test("a victim replaced or changed after it was chosen is kept and reported, not removed")
+    func changedAfterChoosing() throws {
+        let folder = TestFolder()
+        let (_, caches) = try makeCaches(folder, count: 4)
+        let probe = TestProbe()
+        // Between choosing f0 and f1 (the least recently used) and removing them: f0 replaced by
+        // a new file (another inode), f1 rewritten in place (same inode, a new modification time).
+        probe.on(.sweepChosen) { _ in
+            try Data("new f0".utf8).write(to: caches.appending(path: "f0"), options: .atomic)
+            let handle = try FileHandle(forWritingTo: caches.appending(path: "f1"))
+            try handle.write(contentsOf: Data("changed".utf8))
+            try handle.close()
+            let parent = try OpenFile.openFolder(atPath: caches.fileSystemPath, followingLinks: false)
+            try Sys.setTimes(parent.descriptor, "f1", access: 0, modification: base.timeIntervalSince1970 + 99)
+        }
+        let report = try TestProbe.$installed.withValue(probe) {
+            try Sweeper(policy: SweepPolicy(maximumCount: 2, lowWatermark: 1)).sweep(caches)
+        }
+        #expect(probe.hits(of: .sweepChosen) == 1)
+        #expect(report.removed.isEmpty, "\(names(report))")
+        #expect(try Data(contentsOf: caches.appending(path: "f0")) == Data("new f0".utf8))
+        #expect(try Data(contentsOf: caches.appending(path: "f1")).prefix(7) == Data("changed".utf8))
+        let kept = report.issues.filter { $0.message.contains("changed since it was chosen; kept") }.map(\.path).sorted()
+        #expect(kept == [caches.fileSystemPath + "/f0", caches.fileSystemPath + "/f1"], "\(report.issues)")
+        #expect(report.keptFiles == 4)
+    }
+
+    @Test("a victim removed by someone else after it was chosen is neither an error nor reported removed")
+    func removedAfterChoosing() throws {
+        let folder = TestFolder()
+        let (_, caches) = try makeCaches(folder, count: 3)
+        let probe = TestProbe()
+        probe.on(.sweepChosen) { _ in try FileManager.default.removeItem(at: caches.appending(path: "f0")) }
+        let report = try TestProbe.$installed.withValue(probe) {
+            try Sweeper(policy: SweepPolicy(maximumCount: 1, lowWatermark: 1)).sweep(caches)
+        }
+        #expect(names(report) == ["f1"])
+        #expect(report.issues.isEmpty, "\(report.issues)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: caches.fileSystemPath).filter { $0.hasPrefix("f") } == ["f2"])
+    }
+}
