@@ -13,7 +13,7 @@ final class CommandRunner: Sendable {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
 
-    deinit { try? FileManager.default.removeItem(at: folder) }
+    deinit { removeTestFolder(folderPath) }
 
     var environment: [String: String] {
         var environment = ProcessInfo.processInfo.environment

@@ -85,3 +85,47 @@ public final class ScratchVolume: Sendable {
         try Test.cancel(Comment(rawValue: reason), sourceLocation: sourceLocation)
     }
 }
+
+/// Removes a test's folder: first unmounts whatever is still mounted below it (deepest first: a
+/// volume released after its folder, or left by a test that failed), then makes everything
+/// removable (tests take permissions away) and removes it, never across into another mount.
+///
+/// Without the unmounting, a folder released before its volume kept the mount point, and so
+/// itself, behind after every run.
+public func removeTestFolder(_ path: String) {
+    let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
+    guard folder.hasPrefix("/"), folder.count > 1 else { return }
+    for mountPoint in mountPoints(below: folder).sorted(by: { $0.count > $1.count }) {
+        if (try? runProcess(URL(filePath: "/bin/umount"), [mountPoint], within: .seconds(60)))?.status != 0 {
+            _ = try? runProcess(URL(filePath: "/bin/umount"), ["-l", mountPoint], within: .seconds(60))
+        }
+    }
+    let script = "chmod -R u+rwx \"$1\" 2>/dev/null; rm -rf --one-file-system \"$1\""
+    _ = try? runProcess(URL(filePath: "/bin/sh"), ["-c", script, "sh", folder], within: .seconds(120))
+}
+
+/// The mount points strictly below `folder`, from `/proc/self/mountinfo` (empty where it cannot be read).
+func mountPoints(below folder: String) -> [String] {
+    guard let table = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return [] }
+    return table.split(separator: "\n").compactMap { line in
+        let fields = line.split(separator: " ")
+        guard fields.count > 4 else { return nil }
+        let mountPoint = unescapeMountField(String(fields[4]))
+        return mountPoint.hasPrefix(folder + "/") ? mountPoint : nil
+    }
+}
+
+/// A mountinfo field with its octal escapes (`\040` for a space) decoded.
+private func unescapeMountField(_ field: String) -> String {
+    var bytes: [UInt8] = []
+    var utf8 = Array(field.utf8)[...]
+    while let byte = utf8.popFirst() {
+        if byte == UInt8(ascii: "\\"), utf8.count >= 3, let code = UInt8(String(decoding: utf8.prefix(3), as: UTF8.self), radix: 8) {
+            bytes.append(code)
+            utf8 = utf8.dropFirst(3)
+        } else {
+            bytes.append(byte)
+        }
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}

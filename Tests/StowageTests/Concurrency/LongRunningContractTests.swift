@@ -221,7 +221,7 @@ final class FirstCallGate: @unchecked Sendable {
         }
         guard first else { return }
         reached.signal()
-        resumed.wait()
+        _ = resumed.wait(timeout: .now() + 60)  // a test that failed before opening does not hang
     }
 
     /// Whether the first call came (within a minute: a hung test fails rather than hangs).

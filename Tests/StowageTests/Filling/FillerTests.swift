@@ -143,7 +143,7 @@ struct FillerTests {
                 calls.record(Int(progress.bytes))
                 if calls.count == 1 {
                     reached.signal()
-                    cancelled.wait()
+                    _ = cancelled.wait(timeout: .now() + 60)  // a failed test never hangs here
                 }
             }
         }

@@ -182,11 +182,14 @@ final class SweepTally: @unchecked Sendable {
         }
     }
 
-    /// Asks the thread to stop and waits until it has.
+    /// Asks the thread to stop and waits until it has (at most a minute: a test fails, never hangs).
     func stopAndWait() {
-        lock.withLock {
+        let deadline = Date() + 60
+        let done = lock.withLock { () -> Bool in
             stopped = true
-            while !finished { lock.wait() }
+            while !finished { if !lock.wait(until: deadline) { return false } }
+            return true
         }
+        #expect(done, "the sweeping thread stopped within a minute")
     }
 }

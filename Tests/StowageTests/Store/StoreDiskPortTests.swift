@@ -505,7 +505,8 @@ struct DiskReadmePortTests {
 struct StoreCollectionAppendTests {
     @Test("a Set and a ContiguousArray add their elements, on a new file and an existing one")
     func collections() throws {
-        let store = TestFolder().store()
+        let folder = TestFolder()  // bound, so it lives as long as the test
+        let store = folder.store()
         try store.append(Set([1, 2]), to: "set.json", in: .documents)
         #expect(try store.retrieve([Int].self, from: "set.json", in: .documents).sorted() == [1, 2])
         try store.append(ContiguousArray([3, 4]), to: "set.json", in: .documents)

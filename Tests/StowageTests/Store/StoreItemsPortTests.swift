@@ -85,7 +85,8 @@ struct StoreItemsPortTests {
 
     @Test("moving a file below itself, or a missing item, says so: not 'a folder moved into itself'")
     func renameMessages() throws {
-        let store = TestFolder().store()
+        let folder = TestFolder()  // bound, so it lives as long as the test
+        let store = folder.store()
         try store.save(Data("x".utf8), to: "g.bin", in: .documents)
         let file = expectStowageError(.invalidPath) { try store.rename("g.bin", to: "g.bin/x", in: .documents) }
         #expect(file?.reason?.contains("below a file") == true, "\(String(describing: file))")

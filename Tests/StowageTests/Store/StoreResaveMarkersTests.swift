@@ -80,7 +80,8 @@ struct StoreResaveMarkersTests {
 
     @Test("a folder of data saved over, with replacement, keeps its markers too")
     func folderKeepsMarkers() throws {
-        let store = TestFolder().store()
+        let folder = TestFolder()  // bound, so it lives as long as the test
+        let store = folder.store()
         try store.save([Data("1".utf8)], to: "album", in: .documents)
         try store.mark("album", in: .documents, .pinned)
         try store.excludeFromBackup("album", in: .documents)

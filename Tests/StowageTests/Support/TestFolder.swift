@@ -4,7 +4,9 @@ import Testing
 @_exported import StowageTestSupport
 @testable import Stowage
 
-/// A fresh temporary folder for one test, removed when the test's reference goes away.
+/// A fresh temporary folder for one test, removed when the test's reference goes away (bind it
+/// to a name: `TestFolder().store()` removes the folder while the store still uses it), with
+/// whatever is still mounted in it unmounted first (see `removeTestFolder`).
 ///
 /// Created under the system's temporary folder with `mkdtemp`, so tests never touch `$HOME`
 /// or another test's files.
@@ -22,12 +24,7 @@ final class TestFolder: Sendable {
                   directoryHint: .isDirectory)
     }
 
-    deinit {
-        // Make everything removable (tests chmod some folders away), then remove; never across
-        // into a volume a test mounted here and has not unmounted yet.
-        let script = "chmod -R u+rwx \"$1\" 2>/dev/null; rm -rf --one-file-system \"$1\""
-        _ = try? runProcess(URL(filePath: "/bin/sh"), ["-c", script, "sh", path])
-    }
+    deinit { removeTestFolder(path) }
 
     /// A container rooted in a sub-folder, so a sibling folder can hold sentinel files.
     func container(_ name: String = "container") -> Container {
