@@ -58,11 +58,25 @@ struct DiskCacheTests {
         let folder = TestFolder()
         let cache = try DiskCache(folder: folder.file("cache"), limits: DiskCache.Limits(maximumCount: 10, lowWatermark: 0.5))
         for index in 0..<10 { try cache.set(Data(count: 100), for: "k\(index)") }
+        try cache.set(Data(count: 200), for: "k3")  // replacing an entry adds none
         #expect(cache.count == 10 && cache.sweepCount == 0, "at the limit is within it")
         try cache.set(Data(count: 100), for: "k10")
         #expect(cache.sweepCount == 1)
         #expect(cache.count == 5)
         #expect(try entryFiles(in: folder.file("cache")).count == 5, "5 entry files on disk, as the index says")
+    }
+
+    @Test("an entry under another key's file name (a hash collision) reads as a miss, never as that key's data")
+    func collisionIsAMiss() throws {
+        let folder = TestFolder()
+        let cache = try DiskCache(folder: folder.file("cache"))
+        try cache.set(Data("a's data".utf8), for: "a")
+        let (fanOutA, nameA) = DiskCache.fileName(for: "a")
+        let (fanOutB, nameB) = DiskCache.fileName(for: "b")
+        try FileManager.default.createDirectory(at: folder.file("cache/\(fanOutB)"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: folder.path + "/cache/\(fanOutA)/\(nameA)", toPath: folder.path + "/cache/\(fanOutB)/\(nameB)")
+        #expect(try cache.data(for: "b") == nil)
+        #expect(try cache.data(for: "a") == Data("a's data".utf8))
     }
 
     @Test("entries deleted behind its back are misses, and a reopened cache rebuilds its index by a scan")
