@@ -63,6 +63,28 @@ struct SweepEngineTests {
         #expect(names(overCount) == ["f0", "f1", "f2"], "3 files x 0.5 rounds down to 1 kept")
     }
 
+    @Test("each order chooses its victims among all the files, whatever order the folder lists them in", arguments: [
+        (SweepOrder.leastRecentlyUsed, ["f0", "f1", "f2"]), (.oldestModified, ["f197", "f198", "f199"]),
+        (.largestFirst, ["f197", "f198", "f199"]),
+    ])
+    func victimsAmongAll(order: SweepOrder, expected: [String]) throws {
+        // 200 files, 3 must go: once the victims found first cover the need, each later file
+        // must still displace one that deserves removal less (the folder's listing order is
+        // the file system's, unrelated to the names).
+        let folder = TestFolder()
+        let (store, caches) = try makeCaches(folder, count: 200)
+        for (index, blocks) in [(197, 2), (198, 3), (199, 4)] {
+            try store.save(Data(repeating: 1, count: 4096 * blocks), to: "f\(index)", in: .caches)
+        }
+        let parent = try OpenFile.openFolder(atPath: caches.fileSystemPath, followingLinks: false)
+        for index in 197..<200 {
+            try Sys.setTimes(parent.descriptor, "f\(index)", access: base.timeIntervalSince1970 + Double(index) * 3600,
+                             modification: base.timeIntervalSince1970 - Double(index) * 3600)
+        }
+        let report = try Sweeper(policy: SweepPolicy(maximumCount: 197, order: order, lowWatermark: 1)).sweep(caches, dryRun: true)
+        #expect(names(report) == expected)
+    }
+
     @Test("a victim replaced or changed after it was chosen is kept and reported, not removed")
     func changedAfterChoosing() throws {
         let folder = TestFolder()
