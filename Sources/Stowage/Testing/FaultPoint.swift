@@ -11,8 +11,8 @@ struct FaultPoint: Hashable, Sendable, CustomStringConvertible {
 
     private init(_ name: String) { self.name = name }
 
-    /// The removal walk chose its victims and removes nothing yet (``Sweeper`` and every
-    /// operation built on it: clear, relief, DiskCache limits, release of fill files excepted).
+    /// The removal walk chose its victims and removes nothing yet (every operation that goes
+    /// through `Sweeper.run`: sweeps, clear, relief, `DiskCache` limits and `removeAll`).
     static let sweepChosen = FaultPoint("sweep.chosen")
     /// An append to a JSON array wrote its journal and not yet its bytes.
     static let appendJournalWritten = FaultPoint("append.journal-written")
