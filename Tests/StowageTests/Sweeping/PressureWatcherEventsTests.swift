@@ -3,7 +3,7 @@ import Testing
 @testable import Stowage
 
 /// `PressureWatcher.events`: the checks as an `AsyncSequence`, with simulated capacity.
-@Suite("PressureWatcher events")
+@Suite("PressureWatcher events", .timeLimit(.minutes(2)))  // a sequence that never yields fails
 struct PressureWatcherEventsTests {
     @Test("the checks arrive as an AsyncSequence: a short check relieves, then the watch goes on")
     func eventsAsAsyncSequence() async throws {

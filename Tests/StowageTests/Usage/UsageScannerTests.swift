@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Stowage
 
-@Suite("UsageScanner")
+@Suite("UsageScanner", .timeLimit(.minutes(5)))  // an await that never ends fails
 struct UsageScannerTests {
     /// `du -s` of `path` with `flags`, in bytes.
     static func du(_ flags: [String], _ path: String) throws -> Int64 {
