@@ -101,7 +101,13 @@ public func removeTestFolder(_ path: String) {
         }
     }
     let script = "chmod -R u+rwx \"$1\" 2>/dev/null; rm -rf --one-file-system \"$1\""
-    _ = try? runProcess(URL(filePath: "/bin/sh"), ["-c", script, "sh", folder], within: .seconds(120))
+    // Again after a moment, a few times, if something was still writing (a child killed at a
+    // deadline, whose own children die a moment later).
+    for attempt in 0..<4 {
+        if attempt > 0 { Thread.sleep(forTimeInterval: 0.5) }
+        _ = try? runProcess(URL(filePath: "/bin/sh"), ["-c", script, "sh", folder], within: .seconds(120))
+        if !FileManager.default.fileExists(atPath: folder) { return }
+    }
 }
 
 /// The mount points strictly below `folder`, from `/proc/self/mountinfo` (empty where it cannot be read).

@@ -58,7 +58,8 @@ struct FuzzReliabilityTests {
         let scratch = folder.path + "/build"
         let build = try runProcess(URL(filePath: "/usr/bin/env"),
                                    ["swift", "build", "-c", "release", "--package-path", Self.fuzz.fileSystemPath, "--scratch-path", scratch,
-                                    "--toolset", Self.fuzz.appending(path: "toolset.json").fileSystemPath], environment: environment)
+                                    "--toolset", Self.fuzz.appending(path: "toolset.json").fileSystemPath], environment: environment,
+                                   within: .seconds(1800))  // a release build of the package: minutes on a loaded machine
         try #require(build.status == 0, "building the fuzz targets failed:\n\(build.output.suffix(3000))\n\(build.error.suffix(2000))")
         for target in Self.targets {
             let corpus = folder.path + "/corpus-" + target
