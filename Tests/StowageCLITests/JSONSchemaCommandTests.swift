@@ -119,13 +119,13 @@ struct JSONSchemaCommandTests {
         let runner = try CommandRunner()
         let root = runner.folderPath + "/root"
         try Self.write(4000, to: root + "/Library/Caches/c.bin")
-        let (watch, output) = try runner.start(["watch", "--available", "1GB", "--interval", "0.2s", "--root", root, "--json-lines"],
-                                               environment: ["STOWAGE_SIMULATED_AVAILABLE": "0"])
-        let text = output.read(until: #""event":"relief""#) + output.read(until: "\n")
-        watch.terminate()
-        watch.waitUntilExit()
-        let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let lines = (text + rest).split(separator: "\n").map(String.init)
+        let watch = try runner.start(["watch", "--available", "1GB", "--interval", "0.2s", "--root", root, "--json-lines"],
+                                     environment: ["STOWAGE_SIMULATED_AVAILABLE": "0"])
+        _ = try watch.read(within: .seconds(120), waitingFor: "write a whole relief line") { text in
+            text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().contains { $0.contains(#""event":"relief""#) }
+        }
+        watch.signal(SIGTERM)
+        let lines = try watch.finish(within: .seconds(60)).output.split(separator: "\n").map(String.init)
         #expect(lines.first?.contains(#""event":"started""#) == true, "\(lines)")
         #expect(lines.contains { $0.contains(#""event":"relief""#) }, "\(lines)")
         #expect(lines.last?.contains(#""event":"stopped""#) == true, "\(lines)")
