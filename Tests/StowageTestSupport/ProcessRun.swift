@@ -64,8 +64,13 @@ public final class ChildProcess: Sendable {
     /// - Parameters:
     ///   - environment: The child's whole environment; `nil` inherits this process's.
     ///   - directory: The child's working folder; `nil` inherits this process's.
+    ///   - standardOutput: A descriptor for the child's standard output (a terminal, say)
+    ///     instead of a pipe read here; its output then reads as empty.
+    ///   - standardError: The same for standard error.
+    ///   - standardInput: A descriptor for the child's standard input instead of `/dev/null`.
     public init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
-                directory: URL? = nil) throws {
+                directory: URL? = nil, standardOutput: Int32? = nil, standardError: Int32? = nil,
+                standardInput: Int32? = nil) throws {
         let path = executable.path(percentEncoded: false)
         command = ([path] + arguments).joined(separator: " ")
         var outputPipe: [Int32] = [-1, -1]
@@ -77,21 +82,22 @@ public final class ChildProcess: Sendable {
             close(outputPipe[1])
             throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
         }
-        let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let input = standardInput.map { dup($0) } ?? open("/dev/null", O_RDONLY | O_CLOEXEC)
         let environmentList = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
         var pid: pid_t = 0
+        let (output, error) = (standardOutput ?? outputPipe[1], standardError ?? errorPipe[1])
         let result = Self.withCStrings([path] + arguments) { argv in
             Self.withCStrings(environmentList) { envp in
                 if let directory {
                     return directory.path(percentEncoded: false).withCString { folder in
-                        cstowage_test_spawn(&pid, path, argv, envp, folder, input, outputPipe[1], errorPipe[1])
+                        cstowage_test_spawn(&pid, path, argv, envp, folder, input, output, error)
                     }
                 }
-                return cstowage_test_spawn(&pid, path, argv, envp, nil, input, outputPipe[1], errorPipe[1])
+                return cstowage_test_spawn(&pid, path, argv, envp, nil, input, output, error)
             }
         }
         close(input)
-        close(outputPipe[1])
+        close(outputPipe[1])  // a descriptor given instead stays the caller's; the unused pipe reads as empty
         close(errorPipe[1])
         guard result == 0 else {
             close(outputPipe[0])
