@@ -53,32 +53,18 @@ final class PseudoTerminal {
     func run(_ executable: URL, _ arguments: [String], environment: [String: String], directory: URL,
              outputOnTerminal: Bool = false, deadline: Duration = .seconds(120),
              sourceLocation: SourceLocation = #_sourceLocation) throws -> Run {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        process.currentDirectoryURL = directory
-        let output = Pipe()
-        let terminalHandle = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
-        process.standardOutput = outputOnTerminal ? terminalHandle : output
-        process.standardInput = FileHandle.nullDevice
-        process.standardError = terminalHandle
-        try process.run()
+        let process = try ChildProcess(executable, arguments, environment: environment, directory: directory,
+                                       standardOutput: outputOnTerminal ? slave : nil, standardError: slave)
         close(slave)  // the child holds it now: once the child is gone, reads of the master end
         let terminal = MasterReader(master)
-        let standardOutput = outputOnTerminal ? nil : PipeCollector(output.fileHandleForReading)
-
-        let clock = ContinuousClock()
-        let giveUp = clock.now + deadline
-        while process.isRunning && clock.now < giveUp { usleep(10_000) }
-        if process.isRunning {
-            Issue.record("stowage \(arguments.joined(separator: " ")) did not end within \(deadline); killed",
-                         sourceLocation: sourceLocation)
-            kill(process.processIdentifier, SIGKILL)
+        let ended: ProcessResult
+        do {
+            ended = try process.finish(within: deadline)
+        } catch {
+            Issue.record("\(error)", sourceLocation: sourceLocation)  // killed at the deadline
+            ended = ProcessResult(status: -1, output: "", error: "")
         }
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, terminal: String(decoding: terminal.finish(), as: UTF8.self),
-                   output: String(decoding: standardOutput?.finish() ?? Data(), as: UTF8.self))
+        return Run(status: ended.status, terminal: String(decoding: terminal.finish(), as: UTF8.self), output: ended.output)
     }
 }
 

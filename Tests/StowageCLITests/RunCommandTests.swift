@@ -37,17 +37,6 @@ struct RunCommandTests {
         }
     }
 
-    /// Waits for `process`, ending it with SIGKILL after `seconds` (then the test fails): a
-    /// stowage that missed a signal must not hang the suite.
-    static func finish(_ process: Process, within seconds: Double = 60, sourceLocation: SourceLocation = #_sourceLocation) {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning {
-            Issue.record("stowage still ran after \(seconds) s", sourceLocation: sourceLocation)
-            kill(process.processIdentifier, SIGKILL)
-        }
-        process.waitUntilExit()
-    }
 
     @Test("the command's output and exit status are its own; the room is what --available says")
     func outputAndStatus() throws {
@@ -64,23 +53,22 @@ struct RunCommandTests {
     @Test("a signal that ends the command ends stowage the same way")
     func signalPassesThrough() throws {
         let runner = try Self.runner()
-        let (process, _) = try runner.start(["run", "--available", "1MB", "--over", runner.folderPath + "/real", "--",
-                                             "/bin/sh", "-c", "kill -TERM $$"])
-        Self.finish(process)
-        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM,
-                "reason \(process.terminationReason.rawValue), status \(process.terminationStatus)")
+        let process = try runner.start(["run", "--available", "1MB", "--over", runner.folderPath + "/real", "--",
+                                        "/bin/sh", "-c", "kill -TERM $$"])
+        let ended = try process.finish(within: .seconds(60))
+        #expect(ended.signal == SIGTERM, "status \(ended.status), signal \(String(describing: ended.signal))")
     }
 
     @Test("SIGTERM sent to stowage goes to the command, whose status stowage then exits with")
     func signalsAreForwarded() throws {
         let runner = try Self.runner()
-        let (process, output) = try runner.start(["run", "--available", "1MB", "--over", runner.folderPath + "/real", "--",
-                                                  "/bin/sh", "-c", "trap 'echo got TERM; exit 42' TERM; echo ready; while :; do sleep 0.05; done"])
-        #expect(output.read(until: "ready").contains("ready"))
-        kill(process.processIdentifier, SIGTERM)
-        Self.finish(process)
-        #expect(process.terminationReason == .exit && process.terminationStatus == 42, "status \(process.terminationStatus)")
-        #expect(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("got TERM"))
+        let process = try runner.start(["run", "--available", "1MB", "--over", runner.folderPath + "/real", "--",
+                                        "/bin/sh", "-c", "trap 'echo got TERM; exit 42' TERM; echo ready; while :; do sleep 0.05; done"])
+        #expect(try process.read(until: "ready", within: .seconds(120)).contains("ready"))
+        process.signal(SIGTERM)
+        let ended = try process.finish(within: .seconds(60))
+        #expect(ended.signal == nil && ended.status == 42, "status \(ended.status)")
+        #expect(ended.output.contains("got TERM"))
     }
 
     @Test("Ctrl-C at a terminal reaches the command, and stowage exits as the command does")
@@ -94,23 +82,16 @@ struct RunCommandTests {
         let inner = "\(binary) run --available 1MB --over \(runner.folderPath)/real -- /bin/sh -c "
             + "'trap \"echo INT caught; caught=1\" INT; echo ready; "
             + "while :; do sleep 0.05; if [ -n \"$caught\" ]; then sleep 0.5; exit 5; fi; done'"
-        let process = Process()
-        process.executableURL = URL(filePath: "/usr/bin/script")
-        process.arguments = ["-q", "-f", "-e", "-c", inner, "/dev/null"]
-        process.environment = runner.environment
         let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        #expect(output.read(until: "ready").contains("ready"))
+        let process = try ChildProcess(URL(filePath: "/usr/bin/script"), ["-q", "-f", "-e", "-c", inner, "/dev/null"],
+                                       environment: runner.environment, standardInput: input.fileHandleForReading.fileDescriptor)
+        #expect(try process.read(until: "ready", within: .seconds(120)).contains("ready"))
         input.fileHandleForWriting.write(Data([0x03]))  // the terminal's interrupt character: SIGINT to its foreground group
-        Self.finish(process)
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let ended = try process.finish(within: .seconds(60))
+        let text = ended.output
         // (Whether stowage also forwarded it cannot be seen here: two SIGINTs pending at once merge.)
         #expect(text.contains("INT caught"), "\(text)")
-        #expect(process.terminationStatus == 5, "the command's status, through stowage and script")
+        #expect(ended.status == 5, "the command's status, through stowage and script")
     }
 
     @Test("a Store write from the test helper inside stowage run --root is noSpace naming its path, and loses nothing")
@@ -145,14 +126,14 @@ struct RunCommandTests {
         let real = runner.folderPath + "/real"
         let script = "readlink /proc/self/ns/mnt; grep \" $0 \" /proc/self/mountinfo | grep -o '/dev/loop[0-9]*' | head -1; "
             + "echo ready; exec sleep 60"
-        let (process, output) = try runner.start(["run", "--available", "1MB", "--fs", fileSystem, "--over", real, "--",
-                                                  "/bin/sh", "-c", script, real])
-        let lines = output.read(until: "ready").split(separator: "\n").map(String.init)
+        let process = try runner.start(["run", "--available", "1MB", "--fs", fileSystem, "--over", real, "--",
+                                        "/bin/sh", "-c", script, real])
+        let lines = try process.read(until: "ready", within: .seconds(120)).split(separator: "\n").map(String.init)
         let namespace = try #require(lines.first { $0.hasPrefix("mnt:[") }, "\(lines)")
         #expect(!Self.processes(in: namespace).isEmpty, "the command runs in its namespace")
         #expect(namespace != (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/mnt")))
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.signal(SIGKILL)
+        _ = try process.finish(within: .seconds(60))
         var left = Self.processes(in: namespace)
         for _ in 0..<200 where !left.isEmpty {  // the parent-death signal ends the command at once
             Thread.sleep(forTimeInterval: 0.05)

@@ -11,6 +11,13 @@ public struct ProcessResult: Sendable {
     public var error: String
     /// The signal that ended the process, or `nil` when it exited.
     public var signal: Int32? = nil
+
+    public init(status: Int32, output: String, error: String, signal: Int32? = nil) {
+        self.status = status
+        self.output = output
+        self.error = error
+        self.signal = signal
+    }
 }
 
 /// A child process waited for past its deadline: it was killed (with everything it started).
