@@ -199,6 +199,7 @@ public final class StorageOverview {
             figures.append(LocationFigures(location: location, path: path, exists: true, totals: scan.total, issues: scan.issues))
         }
         if Task.isCancelled { return nil }
+        try FaultPoint.overviewMeasured.reach()
         return Measurement(locations: figures, capacity: try container.capacity(of: .documents))
     }
 }

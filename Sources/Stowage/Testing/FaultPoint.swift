@@ -26,9 +26,12 @@ struct FaultPoint: Hashable, Sendable, CustomStringConvertible {
     /// A fill wrote or allocated one more step and measures the volume again next.
     static let fillStepWritten = FaultPoint("fill.step-written")
 
+    /// A `StorageOverview` measured its locations and has not yet measured the volume.
+    static let overviewMeasured = FaultPoint("overview.measured")
+
     /// Every point, for names given in the environment.
     static let all: [FaultPoint] = [.sweepChosen, .appendJournalWritten, .appendBytesWritten, .atomicWriteBeforeRename,
-                                    .atomicWriteRenamed, .fillStepWritten]
+                                    .atomicWriteRenamed, .fillStepWritten, .overviewMeasured]
 
     /// The point named `name`, or `nil`.
     init?(named name: String) {

@@ -57,26 +57,34 @@ struct StorageOverviewTests {
     @Test("a clear that ends while a refresh measures: the refresh measures again, and never shows what the clear removed")
     @MainActor func clearDuringRefresh() async throws {
         let folder = TestFolder()
-        // tmp is measured after caches, and holds many files: a refresh spends its time there
-        // (and in the capacity walk after it) once the caches are measured.
-        for index in 0..<4000 { try folder.write("t", to: "container/tmp/many/\(index)") }
+        try populate(folder, caches: 60)
         let model = StorageOverview(container: folder.container())
-        var overlapped = 0
-        for round in 0..<5 {
-            try populate(folder, caches: 60)
-            let refresh = Task { @MainActor in try await model.refresh() }
-            let deadline = ContinuousClock.now + .seconds(30)
-            while model.progress?.location != .temporary, model.isRefreshing || model.refreshed == nil, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(1))
+        // The refresh stops once it has measured the locations (the caches with their 60 files),
+        // until the clear has ended: the order a slow refresh and a quick clear can take.
+        let probe = TestProbe()
+        let reached = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        probe.on(.overviewMeasured) { hit in
+            if hit == 1 {
+                reached.signal()
+                _ = proceed.wait(timeout: .now() + 60)
             }
-            let inTime = model.isRefreshing && model.progress?.location == .temporary
-            let report = try await model.clear(.caches)
-            if inTime && model.isRefreshing { overlapped += 1 }
-            try await refresh.value
-            #expect(report.removed.count == 60, "round \(round)")
-            #expect(model.figures(of: .caches)?.totals.files == 0, "round \(round): \(String(describing: model.figures(of: .caches)))")
         }
-        #expect(overlapped > 0, "no clear ended while a refresh was measuring: the test proved nothing")
+        try await TestProbe.$installed.withValue(probe) { @MainActor in
+            let refresh = Task { @MainActor in try await model.refresh() }
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global().async {
+                    _ = reached.wait(timeout: .now() + 60)
+                    done.resume()
+                }
+            }
+            let report = try await model.clear(.caches)
+            proceed.signal()
+            try await refresh.value
+            #expect(report.removed.count == 60)
+        }
+        #expect(probe.hits(of: .overviewMeasured) == 3, "the refresh, the clear's own measurement, the refresh again")
+        #expect(model.figures(of: .caches)?.totals.files == 0, "\(String(describing: model.figures(of: .caches)))")
     }
 
     @Test("a cancelled refresh keeps the figures from before")

@@ -12,7 +12,7 @@ struct AtomicWriteTests {
         let probe = TestProbe()
         probe.on(.atomicWriteBeforeRename) { _ in try Data("theirs".utf8).write(to: folder.file("a.json")) }
         let parent = try OpenFile.openFolder(atPath: folder.path, followingLinks: false)
-        #expect(throws: SystemCallError(errno: Sys.exists, call: "renameat2")) {
+        #expect(throws: SystemCallError(errno: .fileExists, call: "renameat2")) {
             try TestProbe.$installed.withValue(probe) {
                 try AtomicWrite.write(Data("mine".utf8), into: parent, name: "a.json", durable: false, protection: nil, replacing: false)
             }
