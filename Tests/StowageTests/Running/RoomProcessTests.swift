@@ -312,9 +312,10 @@ struct RoomProcessTests {
         expectStowageError(.invalidArgument) { try RoomProcess.start(RoomPlan(available: .bytes(1), over: []), command: ["/bin/true"]) }
         expectStowageError(.invalidArgument) { try RoomProcess.start(RoomPlan(available: .bytes(-1), over: [fixture.real]), command: ["/bin/true"]) }
         for percent in [-1, 101, Double.nan, .infinity] {
-            expectStowageError(.invalidArgument) {
+            let error = expectStowageError(.invalidArgument) {
                 try RoomProcess.start(RoomPlan(available: .percentOfVolume(percent), over: [fixture.real]), command: ["/bin/true"])
             }
+            #expect(error?.reason?.contains("between 0 and 100") == true, "refused as a percentage: \(String(describing: error))")
         }
         expectStowageError(.invalidArgument) {
             try RoomProcess.start(RoomPlan(available: .bytes(1000), over: [fixture.real], drop: RoomPlan.Drop(to: .bytes(1000), after: .zero)),
