@@ -57,6 +57,16 @@ build_stowage() {
     fi
 }
 
+# require_stowage SUBCOMMAND: build_stowage, and end the script with its reason when stowage is
+# not available (for benchmarks that measure nothing without it).
+require_stowage() {
+    build_stowage "$1"
+    if [[ -z "$stowage" ]]; then
+        echo "error: $stowage_missing" >&2
+        exit 1
+    fi
+}
+
 # ext4_scratch NAME: makes `scratch` (Benchmarks/.scratch-NAME-<random>, gitignored) and sets
 # `volume` to a folder in it; on any exit, unmounts `volume` if mounted and removes `scratch`.
 ext4_scratch() {

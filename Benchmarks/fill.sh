@@ -40,11 +40,7 @@ require_tools hyperfine jq mkfs.ext4 fallocate dd mount umount
 ext4_scratch fill
 
 build_products MakeCache  # any product: sets `bin`; stowage itself comes next
-build_stowage fill
-if [[ -z "$stowage" ]]; then
-    echo "error: $stowage_missing" >&2
-    exit 1
-fi
+require_stowage fill
 
 mount_ext4_volume "$size_gib"
 sync -f "$volume"

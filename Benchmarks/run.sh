@@ -33,11 +33,7 @@ require_tools hyperfine jq mkfs.ext4 unshare mount umount df
 ext4_scratch run
 
 build_products MakeCache  # any product: sets `bin`; stowage itself comes next
-build_stowage run
-if [[ -z "$stowage" ]]; then
-    echo "error: $stowage_missing" >&2
-    exit 1
-fi
+require_stowage run
 
 mount_ext4_volume 4
 data="$volume/data"
