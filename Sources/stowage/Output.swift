@@ -46,6 +46,8 @@ struct OutputOptions: ParsableArguments {
 
     func report(_ error: StowageError) {
         Terminal.standardError.write("stowage: \(DisplayPath.escaped(error.description))\n")
+        // The error is on standard error already; its JSON form only fails to encode if a
+        // message cannot be a JSON string, and then there is nothing better to print.
         if json, let text = try? JSONOutput.encode(ErrorJSON(error)) { print(text) }
     }
 }
@@ -71,8 +73,13 @@ struct StreamOutputOptions: ParsableArguments {
 
     /// Prints `event` as one line of JSON: `{"event": name, "date": now, ...payload}`.
     func emit(_ event: String, _ payload: some Encodable = EmptyPayload()) {
-        guard let text = try? JSONOutput.line(EventLine(event: event, date: Date(), payload: payload)) else { return }
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        do {
+            let text = try JSONOutput.line(EventLine(event: event, date: Date(), payload: payload))
+            FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        } catch {
+            // Called from progress callbacks, which cannot throw: said on standard error, not lost.
+            Terminal.standardError.problem("the \(event) event could not be written as JSON: \(error)")
+        }
     }
 
     /// Reports `error` on standard error and, with `--json-lines`, as an `error` event (with

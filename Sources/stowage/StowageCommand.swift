@@ -55,6 +55,7 @@ struct StowageCommand: AsyncParsableCommand {
             if exitCode(for: error).rawValue == ExitStatus.usage, arguments.contains("--json") || arguments.contains("--json-lines") {
                 let body = ErrorJSON(error: .init(code: "usage", operation: "parse arguments", location: nil, path: nil,
                                                   errno: nil, message: message(for: error)))
+                // Best effort: the usage message goes to standard error below in any case.
                 if arguments.contains("--json-lines") {
                     if let text = try? JSONOutput.line(EventLine(event: "error", date: Date(), payload: body)) { print(text) }
                 } else if let text = try? JSONOutput.encode(body) {

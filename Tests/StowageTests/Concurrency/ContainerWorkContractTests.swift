@@ -34,7 +34,9 @@ struct ContainerWorkContractTests {
             let last = try #require(values.last { $0.location == location && $0.phase == .removing })
             #expect(last.items == step.report.removed.count && last.bytes == step.report.freedAllocatedBytes)
         }
-        #expect(values.firstIndex { $0.location == .caches }! > values.lastIndex { $0.location == .temporary }!)
+        let firstCaches = try #require(values.firstIndex { $0.location == .caches })
+        let lastTemporary = try #require(values.lastIndex { $0.location == .temporary })
+        #expect(firstCaches > lastTemporary, "the temporary folder is relieved before the caches")
         #expect(!report.wasCancelled)
     }
 

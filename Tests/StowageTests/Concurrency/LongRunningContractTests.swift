@@ -178,7 +178,9 @@ struct LongRunningContractTests {
         let scanning = values.filter { $0.phase == .scanning }
         let removing = values.filter { $0.phase == .removing }
         #expect(!scanning.isEmpty && !removing.isEmpty)
-        #expect(values.firstIndex { $0.phase == .removing }! > values.lastIndex { $0.phase == .scanning }!)
+        let firstRemoving = try #require(values.firstIndex { $0.phase == .removing })
+        let lastScanning = try #require(values.lastIndex { $0.phase == .scanning })
+        #expect(firstRemoving > lastScanning, "every choice is made before the first removal")
         #expect(scanning.last?.items == 80, "40 files, read twice: once to total them, once to choose")
         let last = try #require(removing.last)
         #expect(report.removed.count == 32 && !report.wasCancelled)

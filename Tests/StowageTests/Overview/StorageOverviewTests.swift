@@ -35,7 +35,8 @@ struct StorageOverviewTests {
         #expect(model.figures(of: .caches)?.totals.files == 40)
         #expect(model.figures(of: .preferences)?.exists == false)
         #expect(model.reclaimableBytes == (try container.capacity(of: .documents)).reclaimable && model.reclaimableBytes > 0)
-        #expect(model.formattedSize(of: .documents) == ByteCount(model.figures(of: .documents)!.totals.allocatedBytes).formatted(.decimal))
+        let documents = try #require(model.figures(of: .documents))
+        #expect(model.formattedSize(of: .documents) == ByteCount(documents.totals.allocatedBytes).formatted(.decimal))
         #expect(!model.isRefreshing && model.progress == nil && model.refreshed != nil)
     }
 
