@@ -325,102 +325,6 @@ int cstowage_loop_attach(int backing, int *number) {
     return -1;
 }
 
-// ---- Forwarding signals to the command. ----
-// Two ways in, one forwarded delivery either way: a handler, for threads that leave the signals
-// unblocked; and a thread waiting in sigtimedwait, for processes whose threads all block them
-// (a Swift program with an async main: dispatch_main blocks every signal in the main thread,
-// and the threads it starts inherit that), where a signal otherwise stays pending for ever.
-
-static const int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
-#define FORWARDED_COUNT ((int)(sizeof forwarded_signals / sizeof forwarded_signals[0]))
-static volatile sig_atomic_t forward_target = 0;
-static volatile sig_atomic_t forward_waiting = 0;
-static struct sigaction forward_previous[FORWARDED_COUNT];
-static int forward_installed = 0;
-static pthread_t forward_thread;
-
-static void room_forward(int number, siginfo_t *info, void *context) {
-    (void)context;
-    pid_t target = (pid_t)forward_target;
-    if (target <= 0) return;
-    // A terminal sends SIGINT, SIGQUIT and SIGHUP to its whole foreground process group, the
-    // command included: forwarding those would deliver them twice.
-    if (info != NULL && info->si_code == SI_KERNEL) return;
-    int saved = errno;
-    kill(target, number);
-    errno = saved;
-}
-
-static void forwarded_set(sigset_t *set) {
-    sigemptyset(set);
-    for (int index = 0; index < FORWARDED_COUNT; index++) sigaddset(set, forwarded_signals[index]);
-}
-
-/// The value `cstowage_forward_signals(0)` queues to the waiting thread to wake it at once.
-#define FORWARD_WAKE_VALUE 0x53544f57
-
-static void *forward_main(void *unused) {
-    (void)unused;
-    sigset_t set;
-    forwarded_set(&set);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
-    while (forward_waiting) {
-        struct timespec tick = {1, 0};
-        siginfo_t info;
-        int number = sigtimedwait(&set, &info, &tick);
-        if (number <= 0) continue;
-        if (info.si_code == SI_QUEUE && info.si_pid == getpid() && info.si_value.sival_int == FORWARD_WAKE_VALUE) continue;
-        room_forward(number, &info, NULL);
-    }
-    return NULL;
-}
-
-int cstowage_forward_signals(pid_t child) {
-    if (child > 0) {
-        forward_target = child;
-        if (forward_installed) return 0;
-        for (int index = 0; index < FORWARDED_COUNT; index++) {
-            struct sigaction action;
-            memset(&action, 0, sizeof action);
-            action.sa_sigaction = room_forward;
-            action.sa_flags = SA_SIGINFO | SA_RESTART;
-            sigemptyset(&action.sa_mask);
-            if (sigaction(forwarded_signals[index], &action, &forward_previous[index]) != 0) {
-                int saved = errno;
-                for (int undo = 0; undo < index; undo++) sigaction(forwarded_signals[undo], &forward_previous[undo], NULL);
-                forward_target = 0;
-                errno = saved;
-                return -1;
-            }
-        }
-        forward_waiting = 1;
-        sigset_t set, old;
-        forwarded_set(&set);
-        pthread_sigmask(SIG_BLOCK, &set, &old);  // the waiting thread starts with them blocked
-        int failed = pthread_create(&forward_thread, NULL, forward_main, NULL);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-        if (failed != 0) {
-            forward_waiting = 0;
-            for (int index = 0; index < FORWARDED_COUNT; index++) sigaction(forwarded_signals[index], &forward_previous[index], NULL);
-            forward_target = 0;
-            errno = failed;
-            return -1;
-        }
-        forward_installed = 1;
-        return 0;
-    }
-    forward_target = 0;
-    if (!forward_installed) return 0;
-    forward_waiting = 0;
-    union sigval wake;
-    wake.sival_int = FORWARD_WAKE_VALUE;
-    pthread_sigqueue(forward_thread, SIGUSR2, wake);  // if it fails, the thread sees the flag within a second
-    pthread_join(forward_thread, NULL);
-    for (int index = 0; index < FORWARDED_COUNT; index++) sigaction(forwarded_signals[index], &forward_previous[index], NULL);
-    forward_installed = 0;
-    return 0;
-}
-
 #else
 
 pid_t cstowage_room_spawn(const cstowage_room_spec *spec) {
@@ -431,12 +335,6 @@ pid_t cstowage_room_spawn(const cstowage_room_spec *spec) {
 
 int cstowage_loop_attach(int backing, int *number) {
     (void)backing; (void)number;
-    errno = ENOSYS;
-    return -1;
-}
-
-int cstowage_forward_signals(pid_t child) {
-    (void)child;
     errno = ENOSYS;
     return -1;
 }

@@ -90,15 +90,15 @@ struct WatchCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data("\(stamp) \(line)\n".utf8))
         }
         let folder = DisplayPath.of(try container.url(for: .documents))
+        // The trap is set before the first line is written, so a SIGTERM sent as soon as a line
+        // appears stops the watch cleanly instead of killing it.
+        let stopping = Cancellation()
+        let stop = try SignalTrap(signals: [SIGINT, SIGTERM]) { stopping.cancel() }
         if lines {
             output.emit("started", WatchStartedJSON(folder: folder, targetAvailableBytes: available.bytes, intervalSeconds: interval.seconds))
         } else {
             log("watching \(DisplayPath.escaped(folder)): keeping \(ByteCount(available.bytes).formatted()) available")
         }
-        // The trap is set before the first check can log anything, so a SIGTERM sent as soon as
-        // a line appears stops the watch cleanly instead of killing it.
-        let stopping = Cancellation()
-        let stop = SignalTrap(signals: [SIGINT, SIGTERM]) { stopping.cancel() }
         let task = Task {
             try await watcher.run(onEvent: { event in
                 guard let relief = event.relief else { return }
@@ -196,21 +196,4 @@ final class Cancellation: @unchecked Sendable {
             if isCancelled { task.cancel() }
         }
     }
-}
-
-/// Runs a handler when one of `signals` arrives, instead of the default action (termination).
-final class SignalTrap {
-    private let sources: [any DispatchSourceSignal]
-
-    init(signals: [Int32], handler: @escaping @Sendable () -> Void) {
-        sources = signals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler(handler: handler)
-            source.resume()
-            return source
-        }
-    }
-
-    func cancel() { sources.forEach { $0.cancel() } }
 }

@@ -110,7 +110,7 @@ struct FillCommand: AsyncParsableCommand {
             } else {
                 let filler = Filler(plan: plan)
                 let stopping = Cancellation()  // set up before the fill starts, so no signal is missed
-                let stop = SignalTrap(signals: [SIGINT, SIGTERM]) { stopping.cancel() }
+                let stop = try SignalTrap(signals: [SIGINT, SIGTERM]) { stopping.cancel() }
                 defer { stop.cancel() }
                 let task = Task {
                     try await filler.fill(progressInterval: ProgressLine.interval) { progress in
@@ -119,7 +119,7 @@ struct FillCommand: AsyncParsableCommand {
                 }
                 stopping.attach(task)
                 let report = try await task.value
-                events.filled(report, holding: false)
+                try events.filled(report, holding: false)
                 // Stopped by a signal, or the volume full before the goal: ran, goal not met.
                 if report.ending == .cancelled || report.ending == .volumeFull { throw ExitCode(ExitStatus.goalNotMet) }
             }
@@ -133,10 +133,10 @@ struct FillCommand: AsyncParsableCommand {
     /// Fills with unnamed files, waits for Ctrl-C or SIGTERM, then gives the space back.
     private func runHolding(_ plan: FillPlan, events: FillEvents) async throws {
         let stopped = AsyncStream<Void>.makeStream()
-        let trap = SignalTrap(signals: [SIGINT, SIGTERM]) { stopped.continuation.finish() }
+        let trap = try SignalTrap(signals: [SIGINT, SIGTERM]) { stopped.continuation.finish() }
         defer { trap.cancel() }
         let hold = try Filler(plan: plan).hold { events.progress($0) }
-        events.filled(hold.report, holding: true)
+        try events.filled(hold.report, holding: true)
         for await _ in stopped.stream {}
         _ = try hold.release()  // the command reports the volume's available bytes, not the files
         events.released(availableAfter: try VolumeCapacity.forVolume(containing: plan.volume).available)
@@ -228,12 +228,12 @@ final class FillEvents: @unchecked Sendable {
         output.emit("progress", progress)
     }
 
-    func filled(_ report: FillReport, holding: Bool) {
+    func filled(_ report: FillReport, holding: Bool) throws {
         clearProgress()
         if output.jsonLines {
             output.emit(holding ? "holding" : "filled", report)
         } else if output.json {
-            if let text = try? JSONOutput.encode(report) { print(text) }
+            print(try JSONOutput.encode(report))
         } else {
             print(FillView.render(report, style: style), terminator: "")
             if holding { print("Holding the space: press Ctrl-C (or send SIGTERM) to give it back.") }

@@ -89,4 +89,21 @@ struct SweepCommandTests {
         // Relief writes nothing into the folders it frees (it must work on a full disk).
         #expect(try FileManager.default.contentsOfDirectory(atPath: runner.folderPath + "/app/tmp") == [])
     }
+
+    @Test("a SIGTERM sent as soon as watch's first line appears stops it cleanly", arguments: [false, true])
+    func watchStoppedAtOnce(jsonLines: Bool) throws {
+        let runner = try CommandRunner()
+        try FileManager.default.createDirectory(atPath: runner.folderPath + "/app", withIntermediateDirectories: true)
+        // Ten times: the trap used to leave a moment after the first line in which a signal was
+        // lost (a watch that never stopped, about one start in twenty).
+        for round in 0..<10 {
+            let process = try runner.start(["watch", "--available", "0", "--interval", "1h", "--root", runner.folderPath + "/app"]
+                                           + (jsonLines ? ["--json-lines"] : []))
+            _ = try process.read(until: "\n", within: .seconds(120))
+            process.signal(SIGTERM)
+            let ended = try process.finish(within: .seconds(60))
+            #expect(ended.signal == nil && ended.status == 0, "round \(round): status \(ended.status), signal \(String(describing: ended.signal))")
+            #expect(ended.output.hasSuffix(jsonLines ? "\"event\":\"stopped\"}\n" : "stopped\n"), "round \(round): \(ended.output)")
+        }
+    }
 }

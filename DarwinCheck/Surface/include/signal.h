@@ -10,4 +10,10 @@
 
 int kill(pid_t, int);
 
+/// xnu bsd/sys/signal.h: the type of a signal handler (under !_POSIX_C_SOURCE || _DARWIN_C_SOURCE).
+typedef void (*sig_t)(int);
+
+/// xnu bsd/sys/signal.h: signal(3), which sets a signal's action and returns the earlier one.
+void (*signal(int, void (*)(int)))(int);
+
 #endif

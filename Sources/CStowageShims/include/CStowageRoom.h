@@ -97,14 +97,6 @@ pid_t cstowage_room_spawn(const cstowage_room_spec *spec);
 /// writes its number to `number`; -1 with errno (ENOSYS off Linux).
 int cstowage_loop_attach(int backing, int *number);
 
-/// Forwards the signals a person or a program sends to this process (SIGINT, SIGTERM, SIGHUP,
-/// SIGQUIT, SIGUSR1, SIGUSR2 from `kill`, not those a terminal sends to the whole foreground
-/// process group, which reach `child` directly) to `child`, through a handler and a thread
-/// waiting for them (for processes whose threads all block signals); 0 stops forwarding,
-/// ends the thread and restores the earlier handlers. Not thread-safe: callers serialise.
-/// Returns 0, or -1 with errno.
-int cstowage_forward_signals(pid_t child);
-
 /// `waitpid(pid, &status, 0)` retried on EINTR; returns 0 and the raw status, or -1 with errno.
 int cstowage_wait(pid_t pid, int *status);
 

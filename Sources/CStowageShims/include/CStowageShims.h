@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "CStowageRoom.h"
+#include "CStowageSignals.h"
 
 #ifdef __cplusplus
 extern "C" {

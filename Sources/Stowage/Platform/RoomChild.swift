@@ -210,13 +210,10 @@ final class RoomChild {
     /// Forwards the signals sent to this process (not those a terminal sends to the whole
     /// process group) to `child`, or stops forwarding with `nil`.
     static func forwardSignals(to child: Int32?) throws {
-        try forwarding.withLock {
+        try SignalRelay.lock.withLock {
             _ = try Sys.retrying("sigaction") { cstowage_forward_signals(child ?? 0) }
         }
     }
-
-    /// Serialises ``forwardSignals(to:)``: the C side keeps one target and one thread.
-    private static let forwarding = NSLock()
 
     /// Reads one report record, or `nil` at the end of the pipe.
     private static func readReport(_ fd: Int32) throws -> cstowage_room_report? {

@@ -1,0 +1,34 @@
+// Signals a person or a program sends to this process, caught without a gap: forwarded to the
+// command `stowage run` runs, or turned into bytes on a pipe for the `stowage` command to read.
+// Used by the Platform layer only.
+#ifndef CSTOWAGE_SIGNALS_H
+#define CSTOWAGE_SIGNALS_H
+
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Forwards the signals a person or a program sends to this process (SIGINT, SIGTERM, SIGHUP,
+/// SIGQUIT, SIGUSR1, SIGUSR2 from `kill`, not those a terminal sends to the whole foreground
+/// process group, which reach `child` directly) to `child`; 0 stops forwarding and restores the
+/// earlier handlers. EBUSY while the signals are being written to a pipe
+/// (`cstowage_notify_signals`). Not thread-safe: callers serialise. Returns 0, or -1 with errno
+/// (ENOSYS off Linux).
+int cstowage_forward_signals(pid_t child);
+
+/// Catches the `count` signals in `numbers` (at most 8) and writes each one that arrives, as
+/// one byte holding its number, to `fd` (the write end of a pipe, non-blocking: when the pipe
+/// is full, the signals already in it say enough). -1 as `fd` stops, restores the earlier
+/// handlers and writes a 0 byte, for a reader to end on. The fd stays in use by a handler that
+/// was running as the signals were given back: close it only when the process ends. EBUSY while
+/// signals are forwarded or written elsewhere. Not thread-safe: callers serialise. Returns 0, or
+/// -1 with errno (ENOSYS off Linux).
+int cstowage_notify_signals(const int *numbers, int count, int fd);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,48 @@
+#if !canImport(Darwin)
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CStowageShims
+import Foundation
+
+/// Linux: the C relay's handler, and its thread waiting in `sigtimedwait` for a process whose
+/// threads all block the signals, write each signal's number to a pipe, which a thread reads.
+/// (Dispatch's signal sources lose a signal that arrives before they are registered, which
+/// happens later on another thread: seen as a `watch` that ignored a SIGTERM sent as soon as it
+/// printed its first line.)
+struct SignalTrapBackend {
+    init(signals: [Int32], handler: @escaping @Sendable () -> Void) throws {
+        var ends: [Int32] = [-1, -1]
+        _ = try Sys.retrying("pipe2") { cstowage_pipe(&ends) }
+        do {
+            try SignalRelay.lock.withLock {
+                _ = try Sys.retrying("sigaction") {
+                    signals.withUnsafeBufferPointer { cstowage_notify_signals($0.baseAddress, Int32($0.count), ends[1]) }
+                }
+            }
+        } catch {
+            ends.forEach { try? Sys.close($0) }  // best effort: the relay's error is the one to report
+            throw error
+        }
+        // Both ends stay open for the life of the process: a handler that was running as the
+        // trap was cancelled may still write its byte.
+        let readEnd = ends[0]
+        let reader = Thread {
+            var byte: UInt8 = 0
+            // A 0 byte is the end (cancel); a failed read too, as nothing more can come.
+            while (try? Sys.read(readEnd, &byte, 1)) == 1, byte != 0 { handler() }
+        }
+        reader.name = "Stowage signal trap"
+        reader.start()
+    }
+
+    func cancel() {
+        SignalRelay.lock.withLock {
+            // Stopping only joins a thread and restores handlers saved when it started: no error.
+            _ = cstowage_notify_signals(nil, 0, -1)
+        }
+    }
+}
+#endif
