@@ -15,6 +15,9 @@
 //                                                           then prints "saved" or "error CODE DISPLAY-PATH"
 //                                                           and the description, "unchanged N" or "changed N"
 //                                                           (the file read back), and the folder's entries
+//   stowage-test-helper trap-blocked                        blocks SIGTERM in every thread, sets a SignalTrap for it,
+//                                                           prints "ready"; prints "caught" and exits 0 when the
+//                                                           trap's handler runs, "not caught" (exit 4) after 2 min
 //   stowage-test-helper fill VOLUME BYTES forced|unforced   fills BYTES of VOLUME with a safety floor above
 //                                                           anything; prints "filled N" or "error CODE" (exit 3)
 //
@@ -82,6 +85,29 @@ func crashLoop(_ store: Store) throws -> Never {
         try store.rename(current, to: other, in: .documents)
         swap(&current, &other)
     }
+}
+
+/// The main thread blocks SIGTERM before any other thread starts (none has at the top of
+/// `main`), and the threads started later inherit the mask: a signal can then reach the trap only
+/// through its waiting thread.
+func trapWithEveryThreadBlocking() throws -> Never {
+    var blocked = sigset_t()
+    sigemptyset(&blocked)
+    sigaddset(&blocked, SIGTERM)
+    pthread_sigmask(SIG_BLOCK, &blocked, nil)
+    let trap = try SignalTrap(signals: [SIGTERM]) {
+        FileHandle.standardOutput.write(Data("caught\n".utf8))
+        exit(0)
+    }
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    Thread.sleep(forTimeInterval: 120)
+    trap.cancel()
+    FileHandle.standardOutput.write(Data("not caught\n".utf8))
+    exit(4)
+}
+
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "trap-blocked" {
+    do { try trapWithEveryThreadBlocking() } catch { fail("\(error)", status: 1) }
 }
 
 do {

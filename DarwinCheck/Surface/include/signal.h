@@ -10,10 +10,31 @@
 
 int kill(pid_t, int);
 
-/// xnu bsd/sys/signal.h: the type of a signal handler (under !_POSIX_C_SOURCE || _DARWIN_C_SOURCE).
-typedef void (*sig_t)(int);
+// bsd/sys/_types/_sigset_t.h: a signal set is 32 bits on Darwin (__darwin_sigset_t).
+typedef __uint32_t sigset_t;
 
-/// xnu bsd/sys/signal.h: signal(3), which sets a signal's action and returns the earlier one.
-void (*signal(int, void (*)(int)))(int);
+struct __siginfo;
+
+// bsd/sys/signal.h: the handler of a sigaction, and sigaction itself.
+union __sigaction_u {
+    void (*__sa_handler)(int);
+    void (*__sa_sigaction)(int, struct __siginfo *, void *);
+};
+
+struct sigaction {
+    union __sigaction_u __sigaction_u;  // signal handler
+    sigset_t sa_mask;                   // signal mask to apply
+    int sa_flags;                       // see signal options
+};
+
+#define sa_handler __sigaction_u.__sa_handler
+#define sa_sigaction __sigaction_u.__sa_sigaction
+
+// bsd/sys/signal.h: the "ignore" action.
+#define SIG_IGN (void (*)(int))1
+
+// include/signal.h (Libc): sigaction(2) and sigemptyset(3).
+int sigaction(int, const struct sigaction *, struct sigaction *);
+int sigemptyset(sigset_t *);
 
 #endif

@@ -1,32 +1,50 @@
 #if canImport(Darwin)
+import CStowageShims
 import Darwin
 import Dispatch
 
 /// Apple platforms: Dispatch signal sources (kqueue's `EVFILT_SIGNAL`, which sees a signal
-/// however the process's threads block it), with the signals' own action set to ignore once the
-/// sources are registered, as Apple's Dispatch documentation prescribes for
-/// `makeSignalSource(signal:queue:)`. Until then a signal has its earlier action (it ends the
-/// process), so none is lost unseen. Cancelling gives the signals their earlier actions back.
+/// however the process's threads block it). A source "does not install a signal handler"
+/// (Apple), so the signals are then set to be ignored, once the sources are registered: until
+/// then a signal has its earlier action (it ends the process), so none is lost unseen. The
+/// earlier actions are saved and restored with `sigaction` (flags and mask included).
 struct SignalTrapBackend {
     private let sources: [any DispatchSourceSignal]
-    private let previous: [(signal: Int32, action: sig_t?)]
+
+    /// How long the sources may take to register before the trap gives up.
+    static let registrationLimit = 10.0
 
     init(signals: [Int32], handler: @escaping @Sendable () -> Void) throws {
         let registered = DispatchSemaphore(value: 0)
-        sources = signals.map { number in
+        let sources = signals.map { number in
             let source = DispatchSource.makeSignalSource(signal: number)
             source.setEventHandler(handler: handler)
             source.setRegistrationHandler(handler: { registered.signal() })
             source.activate()
             return source
         }
-        for _ in signals { registered.wait() }
-        previous = signals.map { (signal: $0, action: signal($0, SIG_IGN)) }
+        for _ in signals where registered.wait(timeout: .now() + Self.registrationLimit) == .timedOut {
+            sources.forEach { $0.cancel() }
+            throw SystemCallError(errno: .timedOut, call: "dispatch_source registration")
+        }
+        do {
+            _ = try Sys.retrying("sigaction") {
+                signals.withUnsafeBufferPointer { cstowage_ignore_signals($0.baseAddress, Int32($0.count)) }
+            }
+        } catch {
+            sources.forEach { $0.cancel() }
+            throw error
+        }
+        self.sources = sources
     }
 
-    func cancel() {
+    /// Gives the signals their earlier actions back, then ends the sources.
+    func stop() {
+        _ = cstowage_ignore_signals(nil, 0)  // restoring saved actions: nothing to fail
         sources.forEach { $0.cancel() }
-        for (number, action) in previous { _ = signal(number, action) }
     }
+
+    /// Dispatch runs the handlers on its queues; a handler already under way may still finish.
+    func waitForHandlers() {}
 }
 #endif

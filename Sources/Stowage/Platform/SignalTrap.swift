@@ -1,40 +1,54 @@
 import Foundation
 
 /// Runs a handler when one of a few signals (SIGINT, SIGTERM) arrives, instead of their action
-/// (ending the process), from the moment the initializer returns: a signal sent after that is
-/// never lost, whichever thread the system gives it to and whichever threads block it. For the
-/// `stowage` command (`package`), not part of the library's API: a library never takes over a
-/// process's signals.
+/// (ending the process), from the moment the initializer returns until ``cancel()`` returns: a
+/// signal sent in between is never lost, whichever thread the system gives it to and whichever
+/// threads block it. For the `stowage` command (`package`), not part of the library's API: a
+/// library never takes over a process's signals.
 ///
-/// One trap at a time (and not while `stowage run` forwards signals): a second one throws.
-/// The handler runs on a thread of the trap's own, and may run more than once for one signal on
-/// Apple platforms; make it idempotent (cancelling a task is).
+/// One trap at a time (and not while `stowage run` forwards signals): a second one throws
+/// `EBUSY`. The handler runs on a thread of the trap's own; on Apple platforms it may run more
+/// than once for one signal, so make it idempotent (cancelling a task is).
 package final class SignalTrap: @unchecked Sendable {
-    private let backend: SignalTrapBackend
+    private var backend: SignalTrapBackend?
     private let lock = NSLock()
-    private var isCancelled = false
 
-    /// Catches `signals` (at most 8) until ``cancel()``.
+    /// Catches `signals` until ``cancel()``.
     ///
-    /// - Throws: A `SystemCallError` when the signals cannot be caught (`EBUSY` while another
-    ///   trap, or `stowage run`'s forwarding, holds them).
+    /// - Throws: A `SystemCallError`: `EINVAL` for an empty list, more than 8 signals or one
+    ///   named twice; `EBUSY` while another trap, or `stowage run`'s forwarding, holds signals.
     package init(signals: [Int32], handler: @escaping @Sendable () -> Void) throws {
-        backend = try SignalTrapBackend(signals: signals, handler: handler)
+        guard !signals.isEmpty, signals.count <= 8, Set(signals).count == signals.count, signals.allSatisfy({ $0 > 0 }) else {
+            throw SystemCallError(errno: .invalidArgument, call: "sigaction")
+        }
+        try SignalRelay.lock.withLock {
+            guard !SignalRelay.isTrapped else { throw SystemCallError(errno: .busy, call: "sigaction") }
+            backend = try SignalTrapBackend(signals: signals, handler: handler)
+            SignalRelay.isTrapped = true
+        }
     }
 
-    /// Gives the signals their earlier actions back. Calling it again does nothing.
+    /// Gives the signals their earlier actions back, once the handler has run for every signal
+    /// that arrived before. Calling it again does nothing. Not from within the handler.
     package func cancel() {
-        let first = lock.withLock {
-            defer { isCancelled = true }
-            return !isCancelled
+        guard let backend = lock.withLock({ () -> SignalTrapBackend? in
+            defer { self.backend = nil }
+            return self.backend
+        }) else { return }
+        SignalRelay.lock.withLock {
+            backend.stop()
+            SignalRelay.isTrapped = false
         }
-        if first { backend.cancel() }
+        backend.waitForHandlers()
     }
 
     deinit { cancel() }
 }
 
-/// Serialises the C side's one signal relay (``SignalTrap`` and `stowage run`'s forwarding).
+/// Serialises the process's signal handling (``SignalTrap`` and `stowage run`'s forwarding,
+/// which share one relay on Linux).
 enum SignalRelay {
     static let lock = NSLock()
+    /// Whether a ``SignalTrap`` holds signals (guarded by ``lock``).
+    nonisolated(unsafe) static var isTrapped = false
 }

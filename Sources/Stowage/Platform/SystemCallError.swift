@@ -93,6 +93,10 @@ struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     static let notSupported = Errno(rawValue: ENOTSUP)
     /// `EOPNOTSUPP`: the operation is not supported by this file system or object.
     static let operationNotSupported = Errno(rawValue: EOPNOTSUPP)
+    /// `EBUSY`: held by someone else (the signals another trap holds, for one).
+    static let busy = Errno(rawValue: EBUSY)
+    /// `ETIMEDOUT`: what was waited for did not happen in time.
+    static let timedOut = Errno(rawValue: ETIMEDOUT)
     /// `ESRCH`: no such process (it ended, and was waited for).
     static let noSuchProcess = Errno(rawValue: ESRCH)
     /// `ENODEV`: no such device (a file system type the kernel does not have).

@@ -21,6 +21,7 @@ extern int *__error(void);
 #define EINVAL          22
 #define ECHILD          10
 #define ENODEV          19
+#define EBUSY           16
 #define ENOSPC          28
 #define EROFS           30
 #define ERANGE          34
@@ -34,5 +35,6 @@ extern int *__error(void);
 #define EDQUOT          69
 #define ENOSYS          78
 #define ENOATTR         93
+#define ETIMEDOUT       60
 
 #endif
