@@ -350,6 +350,21 @@ int cstowage_wait(pid_t pid, int *status) {
     }
 }
 
+int cstowage_wait_ended(pid_t pid) {
+#if defined(__linux__)
+    for (;;) {
+        siginfo_t info;
+        memset(&info, 0, sizeof info);
+        if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) == 0) return 0;
+        if (errno != EINTR) return -1;
+    }
+#else
+    (void)pid;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
 int cstowage_wait_status(int status, int *value) {
     if (WIFEXITED(status)) {
         *value = WEXITSTATUS(status);

@@ -100,6 +100,11 @@ int cstowage_loop_attach(int backing, int *number);
 /// `waitpid(pid, &status, 0)` retried on EINTR; returns 0 and the raw status, or -1 with errno.
 int cstowage_wait(pid_t pid, int *status);
 
+/// Waits, retrying on EINTR, until `pid` has ended, without reaping it (`waitid` with
+/// `WNOWAIT`): its process identifier cannot be reused until `cstowage_wait`. Returns 0, or -1
+/// with errno (ENOSYS off Linux).
+int cstowage_wait_ended(pid_t pid);
+
 /// The parts of a raw wait status: 1 and the exit code when the process exited, 2 and the signal
 /// when a signal ended it, 0 otherwise.
 int cstowage_wait_status(int status, int *value);

@@ -183,8 +183,10 @@ final class RoomChild {
                       isUserNamespace: record.is_user_namespace != 0)
     }
 
-    /// Sends `signal` to the child.
+    /// Sends `signal` to the child; `ESRCH` once it has been reaped (its number may be another
+    /// process's by then). Callers serialise it with ``wait()``.
     func send(_ signal: Int32) throws {
+        guard !isReaped else { throw SystemCallError(errno: .noSuchProcess, call: "kill") }
         _ = try Sys.retrying("kill") { systemKill(processIdentifier, signal) }
     }
 
@@ -194,7 +196,13 @@ final class RoomChild {
         case signalled(Int32)
     }
 
-    /// Waits for the child to end (`waitpid`).
+    /// Waits for the child to end without reaping it (`waitid` with `WNOWAIT`): until
+    /// ``wait()``, its process identifier is still the child's, so signals sent to it go nowhere else.
+    func waitUntilEnded() throws {
+        _ = try Sys.retrying("waitid") { cstowage_wait_ended(processIdentifier) }
+    }
+
+    /// Waits for the child to end and reaps it (`waitpid`).
     func wait() throws -> Ending {
         var status: Int32 = 0
         _ = try Sys.retrying("waitpid") { cstowage_wait(processIdentifier, &status) }

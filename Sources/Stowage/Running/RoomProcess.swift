@@ -115,8 +115,10 @@ public final class RoomProcess: @unchecked Sendable {
                         hiddenMounts: setup.folders.indices.filter { skipped.contains($0) }.map { setup.folders[$0].path },
                         availableBytes: figures.available, totalBytes: figures.total, blockSize: figures.blockSize,
                         availableInodeCount: figures.availableInodes, isUserNamespace: child.isUserNamespace)
-        if forwardsSignals { try? RoomChild.forwardSignals(to: child.processIdentifier) }  // before the command runs, so no signal is missed
         do {
+            // Before the command runs, so no signal is missed; a room whose signals would not
+            // reach the command is not started (the child ends with its room, in its deinit).
+            if forwardsSignals { try RoomChild.forwardSignals(to: child.processIdentifier) }
             try child.start()
         } catch let failure as RoomChild.Failure {
             if forwardsSignals { try? RoomChild.forwardSignals(to: nil) }
@@ -160,11 +162,14 @@ public final class RoomProcess: @unchecked Sendable {
         if let finished = lock.withLock({ report }) { return finished }
         let ending: RoomChild.Ending
         do {
-            ending = try child.wait()
+            try child.waitUntilEnded()
+            // Stopped while the child is ended but not reaped, so that neither a forwarded signal
+            // nor send(signal:) can reach another process that took its number.
+            if forwardsSignals { try? RoomChild.forwardSignals(to: nil) }  // stopping cannot fail
+            ending = try lock.withLock { try child.wait() }
         } catch let error as SystemCallError {
             throw StowageError(error, operation: .run)
         }
-        if forwardsSignals { try? RoomChild.forwardSignals(to: nil) }  // best effort: the handler ignores an ended target
         ended.signal()
         if dropBytes != nil { dropFinished.wait() }
         var result = RoomReport(room: room, ending: ending.reportEnding)
