@@ -233,7 +233,12 @@ final class FillEvents: @unchecked Sendable {
         if output.jsonLines {
             output.emit(holding ? "holding" : "filled", report)
         } else if output.json {
-            print(try JSONOutput.encode(report))
+            do {
+                print(try JSONOutput.encode(report))
+            } catch {
+                // Reported as any error is: on stderr and as the JSON error document.
+                throw StowageError(.encodingFailed, operation: .fill, underlying: error, reason: "the fill's report could not be written as JSON")
+            }
         } else {
             print(FillView.render(report, style: style), terminator: "")
             if holding { print("Holding the space: press Ctrl-C (or send SIGTERM) to give it back.") }
