@@ -91,6 +91,29 @@ struct StorageOverviewTests {
         #expect(model.figures(of: .caches)?.totals.files == 0, "\(String(describing: model.figures(of: .caches)))")
     }
 
+    @Test("a second clear while one runs is busy, names the one under way, and removes nothing")
+    @MainActor func secondClearIsBusy() async throws {
+        let folder = TestFolder()
+        try populate(folder)
+        let model = StorageOverview(container: folder.container())
+        // The first clear runs on the main actor until its removal is under way (its first
+        // suspension); the yield resumes this test right after that, the clear still running.
+        // Nothing is held, so no thread of the cooperative pool waits.
+        let first = Task { @MainActor in try await model.clear(.caches) }
+        await Task.yield()
+        #expect(model.clearing == .caches)
+        await #expect {
+            try await model.clear(.temporary)
+        } throws: { error in
+            let error = error as? StowageError
+            return error?.code == .busy && error?.description.contains("Caches is being cleared") == true
+        }
+        let report = try await first.value
+        #expect(report.removed.count == 40)
+        #expect(folder.exists("container/tmp/scratch"), "the refused clear removed nothing")
+        #expect(model.clearing == nil)
+    }
+
     @Test("a cancelled refresh keeps the figures from before")
     @MainActor func cancelledRefresh() async throws {
         let folder = TestFolder()
