@@ -13,9 +13,9 @@ extern "C" {
 /// Forwards the signals a person or a program sends to this process (SIGINT, SIGTERM, SIGHUP,
 /// SIGQUIT, SIGUSR1, SIGUSR2 from `kill`, not those a terminal sends to the whole foreground
 /// process group, which reach `child` directly) to `child`; 0 stops forwarding (what is pending
-/// still goes to `child`: stop before reaping it) and restores the earlier handlers. EBUSY while the signals are being written to a pipe
-/// (`cstowage_notify_signals`). Not thread-safe: callers serialise. Returns 0, or -1 with errno
-/// (ENOSYS off Linux).
+/// still goes to `child`: stop before reaping it) and restores the earlier handlers. EBUSY while
+/// the signals are being written to a pipe (`cstowage_notify_signals`). Not thread-safe: callers
+/// serialise. Returns 0, or -1 with errno (ENOSYS off Linux).
 int cstowage_forward_signals(pid_t child);
 
 /// Sets the `count` signals in `numbers` (at most 8, none twice) to be ignored, saving their
@@ -25,9 +25,10 @@ int cstowage_forward_signals(pid_t child);
 /// -1 with errno.
 int cstowage_ignore_signals(const int *numbers, int count);
 
-/// Catches the `count` signals in `numbers` (at most 8, none twice) and writes each one that arrives, as
-/// one byte holding its number, to `fd` (the write end of a pipe, non-blocking: when the pipe
-/// is full, the signals already in it say enough). -1 as `fd` stops, restores the earlier
+/// Catches the `count` signals in `numbers` (at most 8, none twice) and writes each one that
+/// arrives, as one byte holding its number, to `fd` (the write end of a pipe, made non-blocking:
+/// when the pipe is full, the signals already in it say enough). Signals still pending when it
+/// stops are written too. -1 as `fd` stops, restores the earlier
 /// handlers and writes a 0 byte, for a reader to end on. The fd stays in use by a handler that
 /// was running as the signals were given back: close it only when the process ends. EBUSY while
 /// signals are forwarded or written elsewhere. Not thread-safe: callers serialise. Returns 0, or
