@@ -214,8 +214,13 @@ int cstowage_forward_signals(pid_t child) {
         }
         return 0;
     }
-    if (relay_installed && relay_target <= 0) return 0;  // not forwarding: nothing of ours to stop
-    if (relay_installed) relay_stop();  // what is pending still goes to the child, which has not been reaped
+    return cstowage_forward_signals_stop(0);
+}
+
+int cstowage_forward_signals_stop(pid_t only) {
+    if (!relay_installed || relay_target <= 0) return 0;  // not forwarding: nothing of ours to stop
+    if (only > 0 && relay_target != only) return 0;       // forwarding to another room's command
+    relay_stop();  // what is pending still goes to the child, which has not been reaped
     relay_target = 0;
     return 0;
 }
@@ -253,6 +258,11 @@ int cstowage_forward_signals(pid_t child) {
     (void)child;
     errno = ENOSYS;
     return -1;
+}
+
+int cstowage_forward_signals_stop(pid_t only) {
+    (void)only;
+    return 0;
 }
 
 int cstowage_notify_signals(const int *numbers, int count, int fd) {

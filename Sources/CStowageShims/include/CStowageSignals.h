@@ -18,6 +18,10 @@ extern "C" {
 /// serialise. Returns 0, or -1 with errno (ENOSYS off Linux).
 int cstowage_forward_signals(pid_t child);
 
+/// Stops forwarding, as `cstowage_forward_signals(0)`, but only while the signals go to `only`
+/// (0: to whichever process): a room that ends never stops another room's forwarding.
+int cstowage_forward_signals_stop(pid_t only);
+
 /// Sets the `count` signals in `numbers` (at most 8, none twice) to be ignored, saving their
 /// earlier actions (flags and mask included); NULL as `numbers` restores those. For Dispatch
 /// signal sources on Apple platforms, which see a signal without a handler. EBUSY while signals

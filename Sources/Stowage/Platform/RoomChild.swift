@@ -216,10 +216,18 @@ final class RoomChild {
     }
 
     /// Forwards the signals sent to this process (not those a terminal sends to the whole
-    /// process group) to `child`, or stops forwarding with `nil`.
-    static func forwardSignals(to child: Int32?) throws {
+    /// process group) to `child`; the latest call wins.
+    static func forwardSignals(to child: Int32) throws {
         try SignalRelay.lock.withLock {
-            _ = try Sys.retrying("sigaction") { cstowage_forward_signals(child ?? 0) }
+            _ = try Sys.retrying("sigaction") { cstowage_forward_signals(child) }
+        }
+    }
+
+    /// Stops forwarding signals, if they still go to `child` (not another room's command since).
+    /// Signals pending still reach `child`: call it before reaping `child`.
+    static func stopForwardingSignals(to child: Int32) {
+        SignalRelay.lock.withLock {
+            _ = cstowage_forward_signals_stop(child)  // joins a thread and restores saved actions: nothing to fail
         }
     }
 

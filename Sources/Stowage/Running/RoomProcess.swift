@@ -67,6 +67,12 @@ public final class RoomProcess: @unchecked Sendable {
         processIdentifier = child.processIdentifier
     }
 
+    /// Released without ``wait()``: the child ends with its room (`RoomChild`'s deinit, SIGKILL),
+    /// so forwarding to it stops first, before its number can be another process's.
+    deinit {
+        if forwardsSignals, report == nil { RoomChild.stopForwardingSignals(to: processIdentifier) }
+    }
+
     /// Makes the room of `plan` and starts `command` in it.
     ///
     /// - Parameters:
@@ -121,10 +127,10 @@ public final class RoomProcess: @unchecked Sendable {
             if forwardsSignals { try RoomChild.forwardSignals(to: child.processIdentifier) }
             try child.start()
         } catch let failure as RoomChild.Failure {
-            if forwardsSignals { try? RoomChild.forwardSignals(to: nil) }
+            if forwardsSignals { RoomChild.stopForwardingSignals(to: child.processIdentifier) }
             throw setup.error(for: failure, layer: layer, command: command)
         } catch let error as SystemCallError {
-            if forwardsSignals { try? RoomChild.forwardSignals(to: nil) }
+            if forwardsSignals { RoomChild.stopForwardingSignals(to: child.processIdentifier) }
             throw StowageError(error, operation: .run)
         }
         let covered = setup.folders.indices.filter { !skipped.contains($0) }.map { (path: setup.folders[$0].path, index: $0) }
@@ -165,9 +171,10 @@ public final class RoomProcess: @unchecked Sendable {
             try child.waitUntilEnded()
             // Stopped while the child is ended but not reaped, so that neither a forwarded signal
             // nor send(signal:) can reach another process that took its number.
-            if forwardsSignals { try? RoomChild.forwardSignals(to: nil) }  // stopping cannot fail
+            if forwardsSignals { RoomChild.stopForwardingSignals(to: child.processIdentifier) }
             ending = try lock.withLock { try child.wait() }
         } catch let error as SystemCallError {
+            if forwardsSignals { RoomChild.stopForwardingSignals(to: child.processIdentifier) }
             throw StowageError(error, operation: .run)
         }
         ended.signal()
