@@ -128,11 +128,10 @@ struct RoomProcessTests {
 
     @Test("--inodes makes file creation fail while bytes remain", arguments: ["tmpfs", "ext4"])
     func inodeLimit(fileSystem: String) throws {
-        try requireRooms()
-        if fileSystem == "ext4" { _ = try requireTool("mkfs.ext4") }
+        let layer = try #require(RoomPlan.FileSystem(name: fileSystem))
+        try requireRooms(fileSystem: layer)
         let fixture = try RoomFixture()
-        let plan = RoomPlan(available: .bytes(1 << 20), over: [fixture.real], fileSystem: try #require(RoomPlan.FileSystem(name: fileSystem)),
-                            availableInodes: 3)
+        let plan = RoomPlan(available: .bytes(1 << 20), over: [fixture.real], fileSystem: layer, availableInodes: 3)
         let (report, output) = try fixture.run(plan, RoomFixture.availableFunction + """
             echo inodes=$(df --output=iavail "$1" | tail -1 | tr -d ' ')
             touch "$1/a" "$1/b" "$1/c" && echo three=made
@@ -275,8 +274,7 @@ struct RoomProcessTests {
 
     @Test("an ext4 layer: the room within a block, ENOSPC past it, the loop device gone afterwards")
     func ext4Layer() throws {
-        try requireRooms()
-        _ = try requireTool("mkfs.ext4")
+        try requireRooms(fileSystem: .ext4)
         let fixture = try RoomFixture()
         let plan = RoomPlan(available: .bytes(20_000_000), over: [fixture.real], fileSystem: .ext4)
         let (report, output) = try fixture.run(plan, RoomFixture.availableFunction + """

@@ -35,10 +35,14 @@ struct RoomFixture {
 
 /// Rooms need mount namespaces and overlayfs: where making one is refused (no root, no user
 /// namespaces, no overlay), the test is skipped with the reason, never passed silently.
-func requireRooms(sourceLocation: SourceLocation = #_sourceLocation) throws {
+/// The probe's room is of `fileSystem` (an ext4 layer needs root and `mkfs.ext4`, a tmpfs one
+/// only a user namespace).
+func requireRooms(fileSystem: RoomPlan.FileSystem = .tmpfs, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    if fileSystem == .ext4 { _ = try requireTool("mkfs.ext4", sourceLocation: sourceLocation) }
     let probe = TestFolder("room-probe")
     do {
-        let process = try RoomProcess.start(RoomPlan(available: .bytes(4096), over: [probe.url]), command: ["/bin/true"])
+        let plan = RoomPlan(available: .bytes(fileSystem == .ext4 ? 1 << 20 : 4096), over: [probe.url], fileSystem: fileSystem)
+        let process = try RoomProcess.start(plan, command: ["/bin/true"])
         _ = try process.wait()
     } catch let error as StowageError where error.code == .unsupported || error.code == .permissionDenied {
         let reason = "a room cannot be made here (\(error.description))"
