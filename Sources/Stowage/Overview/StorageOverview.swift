@@ -138,8 +138,9 @@ public final class StorageOverview {
     /// screen should offer only Caches and tmp, or ask first.
     ///
     /// - Returns: What was removed.
-    /// - Throws: ``StowageError/Code/busy`` while another clear of this model runs, and the
-    ///   errors of ``Store/clear(_:dryRun:)``.
+    /// - Throws: ``StowageError/Code/busy`` while another clear of this model runs, the errors
+    ///   of ``Store/clear(_:dryRun:)``, and those of measuring again (``Container/url(for:)``,
+    ///   ``Container/capacity(of:)``).
     @discardableResult
     public func clear(_ location: Location) async throws -> SweepReport {
         if let clearing {
@@ -154,7 +155,11 @@ public final class StorageOverview {
         let store = Store(container: container)
         let report = try await store.clear(location) { [weak self] in self?.report($0) }
         generation += 1  // a refresh measuring meanwhile measures again
-        if let measured = try await Self.measure(container, locations: [location], report: { _ in }) {
+        // In a task of its own, which a cancelled clear's cancellation does not reach: what it
+        // removed before it stopped must not stay in the figures.
+        let container = container
+        let measuring = Task { try await Self.measure(container, locations: [location], report: { _ in }) }
+        if let measured = try await measuring.value {
             if let index = locations.firstIndex(where: { $0.location == location }), let figures = measured.locations.first {
                 locations[index] = figures
             }

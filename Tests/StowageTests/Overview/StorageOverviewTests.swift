@@ -114,6 +114,20 @@ struct StorageOverviewTests {
         #expect(model.clearing == nil)
     }
 
+    @Test("a cancelled clear keeps what it did not reach, and the figures are measured again all the same")
+    @MainActor func cancelledClearMeasuresAgain() async throws {
+        let folder = TestFolder()
+        try populate(folder)
+        let model = StorageOverview(container: folder.container())
+        try await model.refresh()
+        for index in 0..<5 { try folder.write("new", to: "container/Library/Caches/new/\(index).bin") }
+        let clearing = Task { @MainActor in try await model.clear(.caches) }
+        clearing.cancel()  // before it starts: the clear removes nothing
+        let report = try await clearing.value
+        #expect(report.wasCancelled && report.removed.isEmpty)
+        #expect(model.figures(of: .caches)?.totals.files == 45, "the caches as they are now, not as the refresh saw them")
+    }
+
     @Test("a cancelled refresh keeps the figures from before")
     @MainActor func cancelledRefresh() async throws {
         let folder = TestFolder()
