@@ -20,7 +20,8 @@
 /// removed (while removing) and their allocated bytes for a sweep, a relief and a clear (see
 /// ``phase``); files examined and their allocated bytes for an audit; fill files removed and
 /// the bytes they gave back for a release. Work that goes through a container's locations one
-/// after another (relief, audit) counts each location afresh and names it in ``location``.
+/// after another names the one it is in now in ``location``: a relief counts each location
+/// afresh, an audit counts across all its walks.
 ///
 /// ```swift
 /// let report = try await UsageScanner().scan([cachesURL]) { progress in
@@ -61,8 +62,9 @@ public struct WorkProgress: Sendable, Hashable {
     public var availableBytes: Int64?
     /// The available bytes the work aims for: a fill's goal; `nil` for other work.
     public var targetAvailableBytes: Int64?
-    /// The location of a container the work is in now (relief, clear, audit); ``items`` and
-    /// ``bytes`` count within it. `nil` for work on a folder named by path.
+    /// The location of a container the work is in now (relief, clear, audit); for a relief and a
+    /// clear ``items`` and ``bytes`` count within it, for an audit across its walks so far. `nil`
+    /// for work on a folder named by path.
     public var location: Location?
     /// Time since the work began.
     public var elapsed: Duration
