@@ -43,6 +43,10 @@ echo "Copying the sources to $src"
         cp -p "$repo/$file" "$src/$file"
     fi
 done
+# A file removed or renamed in the working tree goes from the copy too (it would still be built).
+(cd "$repo" && git ls-files --cached --others --exclude-standard) | sort > "$work/files.txt"
+(cd "$src" && find . -type f ! -path ./Package.resolved | sed 's|^\./||' | sort) | comm -23 - "$work/files.txt" \
+    | while IFS= read -r stale; do echo "Removing from the copy: $stale"; rm -f -- "$src/$stale"; done
 [ -f "$repo/Package.resolved" ] && cp -p "$repo/Package.resolved" "$src/Package.resolved"
 
 # Put the mutated file back, whatever happens.
