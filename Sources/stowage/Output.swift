@@ -221,13 +221,15 @@ struct TextTable {
     var header: [String]
     var rows: [[String]] = []
 
+    /// Columns padded to the widest cell in terminal columns (a wide character takes two).
     func render() -> String {
         let widths = header.indices.map { column in
-            ([header] + rows).map { $0[column].count }.max() ?? 0
+            ([header] + rows).map { TerminalText.width(of: $0[column]) }.max() ?? 0
         }
         func line(_ cells: [String]) -> String {
             zip(cells, widths).enumerated().map { index, pair in
-                index == cells.count - 1 ? pair.0 : pair.0.padding(toLength: pair.1, withPad: " ", startingAt: 0)
+                let (cell, width) = pair
+                return index == cells.count - 1 ? cell : cell + String(repeating: " ", count: max(0, width - TerminalText.width(of: cell)))
             }.joined(separator: "  ")
         }
         return ([line(header)] + rows.map(line)).joined(separator: "\n") + "\n"

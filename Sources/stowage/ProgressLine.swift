@@ -172,7 +172,10 @@ final class ProgressLine: @unchecked Sendable {
         while true {
             figures = kept.map(\.text).joined(separator: separator)
             subjectRoom = subject.isEmpty ? 0 : width - TerminalText.width(of: figures) - separator.count
-            if subjectRoom >= min(12, TerminalText.width(of: subject)) { break }
+            // Without a subject, the figures alone must fit; with one, it must get 12 columns (or all it needs).
+            if subject.isEmpty ? TerminalText.width(of: figures) <= width : subjectRoom >= min(12, TerminalText.width(of: subject)) {
+                break
+            }
             subjectRoom = 0
             // No room for the subject: leave out the least important figure, or the subject.
             if let worst = kept.indices.filter({ kept[$0].rank > 3 }).max(by: { kept[$0].rank < kept[$1].rank }) {
@@ -194,7 +197,6 @@ final class ProgressLine: @unchecked Sendable {
             // ASCII, so that it takes one column a character on every terminal; never full before the end.
             let bar = Bar.render(fraction: fraction, width: min(16, spare - 4), filled: "#", empty: "-", rounding: .down)
             line = kept[0].text + separator + bar + String(figures.dropFirst(kept[0].text.count))
-            spare -= TerminalText.width(of: bar) + separator.count
         }
         guard subjectRoom > 0 else { return line }
         let room = width - TerminalText.width(of: line) - separator.count
