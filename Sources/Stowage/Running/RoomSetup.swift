@@ -39,15 +39,23 @@ struct RoomSetup {
             named.append(path)
         }
         // A folder inside another is covered by the outer one already.
-        named.sort { ($0.split(separator: "/").count, $0) < ($1.split(separator: "/").count, $1) }
+        named = named.sortedParentsFirst()
         var outer: [String] = []
         for path in named where !outer.contains(where: { path == $0 || path.hasBytePrefix($0 + "/") }) {
             outer.append(path)
         }
+        // The mounts inside the folders are covered too: a table that cannot be read is an
+        // error, not "no mounts" (which would hide them from the command without a word).
+        let mounts: [MountTable.Entry]
+        do {
+            mounts = try MountTable.entries()
+        } catch let error as SystemCallError {
+            throw StowageError(error, operation: .run, path: MountTable.description)
+        }
         var folders: [RoomChild.Folder] = []
         for path in outer {
             folders.append(try Self.folder(path, isOptional: false))
-            for mount in MountTable.mountPoints(below: path) {
+            for mount in MountTable.mountPoints(below: path, in: mounts) {
                 folders.append((try? Self.folder(mount, isOptional: true))  // unreadable: the child skips it too
                                ?? RoomChild.Folder(path: mount, mode: 0o755, owner: 0, group: 0, isOptional: true))
             }
