@@ -127,9 +127,7 @@ public struct FillFolder: Sendable, Hashable {
             var cancelled = false
             var expected: Int64?
             if reporter?.isActive == true {
-                let held = try manifest.files.reduce(Int64(0)) { sum, entry in
-                    sum + ((try verifiedStatus(of: entry, in: folder, ofFill: manifest.id))?.allocatedSize ?? 0)
-                }
+                let held = try heldBytes(of: manifest, in: folder)
                 expected = amount.map { min($0, held) } ?? held
                 reporter?.report(.removing, items: 0, bytes: 0, expectedBytes: expected)
             }
@@ -172,9 +170,7 @@ public struct FillFolder: Sendable, Hashable {
             }
             try folder.syncVolume()  // so that the volume's figures count what was freed, now
             let availableAfter = try openParent().spaceFigures().available
-            let remaining = try manifest.files.reduce(Int64(0)) { sum, entry in
-                sum + ((try verifiedStatus(of: entry, in: folder, ofFill: manifest.id))?.allocatedSize ?? 0)
-            }
+            let remaining = try heldBytes(of: manifest, in: folder)
             return FillReleaseReport(folder: path, removedFiles: removed, shrunkFiles: shrunk, releasedBytes: released,
                                      availableBefore: availableBefore, availableAfter: availableAfter, remainingBytes: remaining,
                                      wasCancelled: cancelled)
@@ -328,6 +324,13 @@ public struct FillFolder: Sendable, Hashable {
             return nil
         }
         return try verifiedStatus(of: file, as: entry, ofFill: id)
+    }
+
+    /// The allocated bytes of the manifest's files that are still the fill's own.
+    private func heldBytes(of manifest: FillManifest, in folder: OpenFile) throws -> Int64 {
+        try manifest.files.reduce(Int64(0)) { sum, entry in
+            sum + ((try verifiedStatus(of: entry, in: folder, ofFill: manifest.id))?.allocatedSize ?? 0)
+        }
     }
 
     /// The status of the open `file` if it is the entry's file of the fill `id` (see above).
