@@ -10,12 +10,8 @@ struct ExternalTool {
     /// `/usr/sbin`, which an ordinary user's `PATH` often lacks), or `nil`.
     static func find(_ name: String) -> ExternalTool? {
         let path = Sys.environmentVariable("PATH") ?? ""
-        let folders = path.split(separator: ":").map(String.init) + ["/usr/local/sbin", "/usr/sbin", "/sbin"]
-        for folder in folders where folder.hasPrefix("/") {
-            let candidate = folder + "/" + name
-            if Sys.isExecutableFile(candidate) { return ExternalTool(path: candidate) }
-        }
-        return nil
+        let folders = path.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") } + ["/usr/local/sbin", "/usr/sbin", "/sbin"]
+        return Sys.firstExecutable(named: name, in: folders).map(ExternalTool.init(path:))
     }
 
     /// Runs the tool with `arguments`, its standard output discarded; returns its exit status

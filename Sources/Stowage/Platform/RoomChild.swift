@@ -317,13 +317,10 @@ extension Sys {
         return path.withCString { access($0, X_OK) } == 0
     }
 
-    /// `realpath(3)`: the absolute path of `path` without links, `.` or `..`.
-    static func resolvedPath(_ path: String) throws -> String {
-        guard let resolved = path.withCString({ realpath($0, nil) }) else {
-            throw SystemCallError(errno: .current, call: "realpath")
-        }
-        defer { free(resolved) }
-        return String(cString: resolved)
+    /// The first executable file named `name` in `folders`, in order (`""` is the working
+    /// folder, as in `PATH`), or `nil`.
+    static func firstExecutable(named name: String, in folders: [String]) -> String? {
+        folders.lazy.map { ($0.isEmpty ? "." : $0) + "/" + name }.first(where: isExecutableFile)
     }
 
     /// `getcwd(3)`: the working folder, or `nil` when it cannot be named (removed, or too long).

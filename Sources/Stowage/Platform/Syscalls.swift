@@ -204,12 +204,19 @@ enum Sys {
         return FileStatus(status)
     }
 
-    /// `realpath(3)`: `path` with links, `.` and `..` resolved, or `path` itself when it
-    /// cannot be resolved.
-    static func canonicalPath(_ path: String) -> String {
-        guard let resolved = realpath(path, nil) else { return path }
+    /// `realpath(3)`: the absolute path of `path` without links, `.` or `..`.
+    static func resolvedPath(_ path: String) throws -> String {
+        guard let resolved = path.withCString({ realpath($0, nil) }) else {
+            throw SystemCallError(errno: .current, call: "realpath")
+        }
         defer { free(resolved) }
         return String(cString: resolved)
+    }
+
+    /// ``resolvedPath(_:)``, or `path` itself when it cannot be resolved (for a lookup that
+    /// falls back to the path as given).
+    static func canonicalPath(_ path: String) -> String {
+        (try? resolvedPath(path)) ?? path
     }
 
     /// `fchmod(2)`.

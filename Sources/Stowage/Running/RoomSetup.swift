@@ -136,10 +136,7 @@ struct RoomSetup {
         }
         if name.contains("/") { return name }
         let folders = (searchPath ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":", omittingEmptySubsequences: false)
-        for folder in folders {
-            let candidate = (folder.isEmpty ? "." : String(folder)) + "/" + name
-            if Sys.isExecutableFile(candidate) { return candidate }
-        }
+        if let found = Sys.firstExecutable(named: name, in: folders.map(String.init)) { return found }
         throw StowageError(.notFound, operation: .run, path: name, errno: Errno.noSuchEntry.rawValue, systemCall: "execve",
                            reason: "'\(name)' is not a program in PATH")
     }
