@@ -41,25 +41,34 @@ extension Container {
         return try platformDefault(appIdentifier: appIdentifier, environment: environment)
     }
 
+    /// The home folder: `HOME` when it is an absolute path, else the user's home folder in the
+    /// password database.
+    ///
+    /// - Throws: ``StowageError/Code/invalidArgument`` (for `operation`) when there is neither.
+    static func homeFolder(environment: [String: String], operation: StowageError.Operation) throws -> String {
+        if let value = environment["HOME"], value.hasBytePrefix("/") { return value }
+        if let fallback = Self.homeFromPasswordDatabase() { return fallback }
+        throw StowageError(.invalidArgument, operation: operation,
+                           reason: "HOME is not set to an absolute path and the user has no home folder")
+    }
+
+    /// The folder temporary files go in: `TMPDIR` when it is an absolute path, else `/tmp`.
+    static func temporaryBase(environment: [String: String]) -> String {
+        environment["TMPDIR"].flatMap { $0.hasBytePrefix("/") ? $0 : nil } ?? "/tmp"
+    }
+
     /// The XDG layout, used on Linux and available everywhere for tools that want it.
     static func xdg(appIdentifier: String, environment: [String: String]) throws -> Container {
         func absolute(_ name: String) -> URL? {
             guard let value = environment[name], value.hasBytePrefix("/") else { return nil }
             return URL(filePath: value, directoryHint: .isDirectory).standardizedFileURL
         }
-        let home: URL
-        if let value = absolute("HOME") {
-            home = value
-        } else if let fallback = Self.homeFromPasswordDatabase() {
-            home = URL(filePath: fallback, directoryHint: .isDirectory)
-        } else {
-            throw StowageError(.invalidArgument, operation: .locate,
-                               reason: "HOME is not set to an absolute path and the user has no home folder")
-        }
+        let home = URL(filePath: try homeFolder(environment: environment, operation: .locate), directoryHint: .isDirectory)
+            .standardizedFileURL
         let dataHome = absolute("XDG_DATA_HOME") ?? home.appending(path: ".local/share", directoryHint: .isDirectory)
         let cacheHome = absolute("XDG_CACHE_HOME") ?? home.appending(path: ".cache", directoryHint: .isDirectory)
         let configHome = absolute("XDG_CONFIG_HOME") ?? home.appending(path: ".config", directoryHint: .isDirectory)
-        let temporaryBase = absolute("TMPDIR") ?? URL(filePath: "/tmp", directoryHint: .isDirectory)
+        let temporaryBase = URL(filePath: Self.temporaryBase(environment: environment), directoryHint: .isDirectory).standardizedFileURL
         let appData = dataHome.appending(path: appIdentifier, directoryHint: .isDirectory)
         return Container(
             kind: .xdg, root: nil, appIdentifier: appIdentifier,

@@ -158,13 +158,8 @@ public struct RoomPlan: Sendable, Hashable {
     public static func defaultFolders(for container: Container?,
                                       environment: [String: String] = ProcessInfo.processInfo.environment) throws -> [URL] {
         guard let container else {
-            func absolute(_ name: String) -> String? { environment[name].flatMap { $0.hasBytePrefix("/") ? $0 : nil } }
-            guard let home = absolute("HOME") ?? Container.homeFromPasswordDatabase() else {
-                throw StowageError(.invalidArgument, operation: .run,
-                                   reason: "HOME is not set to an absolute path and the user has no home folder")
-            }
-            return [URL(filePath: home, directoryHint: .isDirectory),
-                    URL(filePath: absolute("TMPDIR") ?? "/tmp", directoryHint: .isDirectory)]
+            return [URL(filePath: try Container.homeFolder(environment: environment, operation: .run), directoryHint: .isDirectory),
+                    URL(filePath: Container.temporaryBase(environment: environment), directoryHint: .isDirectory)]
         }
         var folders: [URL] = []
         for location in [Location.documents, .applicationSupport, .caches, .preferences, .temporary] {
