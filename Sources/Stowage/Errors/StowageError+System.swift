@@ -1,10 +1,5 @@
 extension StowageError.Code {
     /// The code for an `errno` value.
-    init(errno: Int32) {
-        self.init(errno: Errno(rawValue: errno))
-    }
-
-    /// The code for an `errno` value.
     init(errno: Errno) {
         switch errno {
         case .noSuchEntry: self = .notFound

@@ -26,7 +26,7 @@ struct RoomKeeper {
             let destination = try OpenFile.openFolder(atPath: destinationPath, followingLinks: false)
             for name in names {
                 try TreeOperations.copy(name, in: source, to: destination, as: name, durable: false, protection: nil,
-                                        visit: { relative, status in kept.count(path + "/" + relative, status) })
+                                        skippingSpecialItems: true, visit: { relative, status in kept.count(path + "/" + relative, status) })
             }
         }
         return kept

@@ -144,7 +144,7 @@ extension Store {
         if Date().timeIntervalSince1970 - status.accessTime > accessRecordingInterval {
             do {
                 try Sys.touchAccessTime(file.descriptor)
-            } catch Errno.permissionDenied, Errno.notPermitted, Errno.readOnlyFileSystem {
+            } catch let error as SystemCallError where StowageError.Code(errno: error.errno) == .permissionDenied {
                 return  // a read-only file or volume: reading still succeeds, the time stays as it was
             }
         }

@@ -77,13 +77,15 @@ enum TreeOperations {
     /// recursively, links as links. Fails with `EEXIST` when the destination exists.
     ///
     /// - Parameters:
+    ///   - skippingSpecialItems: Whether a device, socket, pipe or whiteout is passed over;
+    ///     by default such an item fails the copy.
     ///   - visit: Given every item before it is copied (its path below `name`'s parent and its
-    ///     status). With it, a device, socket, pipe or whiteout is passed over; without it such
-    ///     an item fails the copy.
+    ///     status).
     ///   - path: `name`'s path for `visit` (`name` itself by default).
     static func copy(_ name: String, in source: OpenFile, to destination: OpenFile,
                      as destinationName: String, durable: Bool, protection: FileProtection?,
-                     followingLink: Bool = false, visit: ((_ path: String, _ status: FileStatus) -> Void)? = nil,
+                     followingLink: Bool = false, skippingSpecialItems: Bool = false,
+                     visit: ((_ path: String, _ status: FileStatus) -> Void)? = nil,
                      path: String? = nil) throws {
         let status = followingLink ? try Sys.fstatat(source.descriptor, name, followingLinks: true)
                                    : try source.status(of: name)
@@ -101,13 +103,13 @@ enum TreeOperations {
             let output = try destination.openFolder(destinationName)
             for child in try input.entryNames() {
                 try copy(child, in: input, to: output, as: child, durable: durable, protection: protection,
-                         visit: visit, path: (path ?? name) + "/" + child)
+                         skippingSpecialItems: skippingSpecialItems, visit: visit, path: (path ?? name) + "/" + child)
             }
             if durable { try output.syncFolder() }
         case .symbolicLink:
             try destination.createLink(destinationName, to: try source.linkTarget(of: name))
         case .other:
-            if visit != nil { return }
+            if skippingSpecialItems { return }
             throw StowageError(.unsupported, operation: .move, path: name,
                                reason: "'\(name)' is a device, socket or pipe, which Stowage does not copy")
         }

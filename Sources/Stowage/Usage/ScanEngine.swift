@@ -207,8 +207,7 @@ final class ScanEngine: @unchecked Sendable {
                 stream = try DirectoryStream(path: work.path, followingLinks: follow || work.depth == 0)
             }
         } catch let error as SystemCallError {
-            record(UsageIssue(path: work.path, errno: error.errno.rawValue,
-                              message: error.errno.description + "; its contents were skipped"))
+            record(UsageIssue(path: work.path, problem: .unreadable(error)))
             return
         } catch {
             return

@@ -35,15 +35,15 @@ struct StowageErrorTests {
 
     @Test("maps errno values to codes")
     func errnoCodes() {
-        #expect(StowageError.Code(errno: ENOENT) == .notFound)
-        #expect(StowageError.Code(errno: ENOSPC) == .noSpace)
-        #expect(StowageError.Code(errno: EDQUOT) == .noSpace)
-        #expect(StowageError.Code(errno: EACCES) == .permissionDenied)
-        #expect(StowageError.Code(errno: EROFS) == .permissionDenied)
-        #expect(StowageError.Code(errno: EEXIST) == .alreadyExists)
-        #expect(StowageError.Code(errno: ENOTSUP) == .unsupported)
-        #expect(StowageError.Code(errno: ELOOP) == .invalidPath)
-        #expect(StowageError.Code(errno: EIO) == .ioFailure)
+        #expect(StowageError.Code(errno: Errno(rawValue: ENOENT)) == .notFound)
+        #expect(StowageError.Code(errno: Errno(rawValue: ENOSPC)) == .noSpace)
+        #expect(StowageError.Code(errno: Errno(rawValue: EDQUOT)) == .noSpace)
+        #expect(StowageError.Code(errno: Errno(rawValue: EACCES)) == .permissionDenied)
+        #expect(StowageError.Code(errno: Errno(rawValue: EROFS)) == .permissionDenied)
+        #expect(StowageError.Code(errno: Errno(rawValue: EEXIST)) == .alreadyExists)
+        #expect(StowageError.Code(errno: Errno(rawValue: ENOTSUP)) == .unsupported)
+        #expect(StowageError.Code(errno: Errno(rawValue: ELOOP)) == .invalidPath)
+        #expect(StowageError.Code(errno: Errno(rawValue: EIO)) == .ioFailure)
     }
 
     @Test("decoding errors name the coding path")
