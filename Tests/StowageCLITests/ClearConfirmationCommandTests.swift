@@ -1,4 +1,5 @@
 import Foundation
+import StowageTestSupport
 import Testing
 
 /// `clear` of a location that holds user data (backed up) asks first, or needs `--yes`.
@@ -35,16 +36,13 @@ struct ClearConfirmationCommandTests {
 
     @Test("on a terminal it asks, and only 'y' or 'yes' clears", arguments: [("n\n", false), ("\n", false), ("y\n", true)])
     func asksOnATerminal(answer: String, clears: Bool) throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
-            print("SKIPPED: /usr/bin/script (util-linux) is missing; it gives the command a terminal")
-            try Test.cancel("needs script(1) for a pseudo-terminal")
-        }
+        let script = try requireTool("script")  // util-linux: gives the command a terminal
         let runner = try CommandRunner()
         try makeDocuments(runner)
         let binary = try CommandRunner.binary().path(percentEncoded: false)
         // script gives the command a pseudo-terminal and passes it the answer typed on its input.
         // (script runs its command in a shell of its own: the binary's path goes in as text.)
-        let command = "printf '\(answer.replacingOccurrences(of: "\n", with: "\\n"))' | /usr/bin/script -qec "
+        let command = "printf '\(answer.replacingOccurrences(of: "\n", with: "\\n"))' | \(script) -qec "
             + "\"'\(binary)' clear documents --root app\" /dev/null"
         let result = try runProcess(URL(filePath: "/bin/sh"), ["-c", command],
                                     environment: runner.environment, directory: runner.folder)

@@ -1,27 +1,16 @@
 import Foundation
+import StowageTestSupport
 import Testing
 
 /// `stowage info --all`: every mounted volume, as `df` and `duf` list them.
 @Suite("stowage info --all")
 struct InfoAllCommandTests {
-    /// Mounts `arguments` (a bind mount) on `path` for the test; skips, saying why, when refused.
-    static func bind(_ source: String, at path: String) throws -> () -> Void {
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let result = try runProcess(URL(filePath: "/bin/mount"), ["--bind", source, path])
-        if result.status != 0 {
-            let reason = "mount --bind was refused (\(result.error)); this test needs root"
-            print("SKIPPED: \(reason)")
-            try Test.cancel(Comment(rawValue: reason))
-        }
-        return { _ = try? runProcess(URL(filePath: "/bin/umount"), [path]) }
-    }
-
     @Test("a tmpfs mounted twice is one volume in JSON, with its other mount point; proc is left out")
     func json() throws {
         let runner = try CommandRunner()
         let volume = try ScratchVolume.mount(size: "8m", in: runner.folder, named: "scratch volume")
-        let unbind = try Self.bind(volume.path, at: runner.folderPath + "/bound")
-        defer { unbind() }
+        let bound = try ExtraMount(["--bind", volume.path], at: runner.folderPath + "/bound")
+        defer { withExtendedLifetime(bound) {} }
         let result = try runner.run("info", "--all", "--json")
         #expect(result.status == 0, "\(result.error)")
         let volumes = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]])

@@ -53,8 +53,14 @@ final class PseudoTerminal {
     func run(_ executable: URL, _ arguments: [String], environment: [String: String], directory: URL,
              outputOnTerminal: Bool = false, deadline: Duration = .seconds(120),
              sourceLocation: SourceLocation = #_sourceLocation) throws -> Run {
-        let process = try ChildProcess(executable, arguments, environment: environment, directory: directory,
+        let process: ChildProcess
+        do {
+            process = try ChildProcess(executable, arguments, environment: environment, directory: directory,
                                        standardOutput: outputOnTerminal ? slave : nil, standardError: slave)
+        } catch {
+            close(slave)
+            throw error
+        }
         close(slave)  // the child holds it now: once the child is gone, reads of the master end
         let terminal = MasterReader(master)
         let ended: ProcessResult
@@ -64,17 +70,18 @@ final class PseudoTerminal {
             Issue.record("\(error)", sourceLocation: sourceLocation)  // killed at the deadline
             ended = ProcessResult(status: -1, output: "", error: "")
         }
-        return Run(status: ended.status, terminal: String(decoding: terminal.finish(), as: UTF8.self), output: ended.output)
+        return Run(status: ended.status, terminal: String(decoding: terminal.finish(sourceLocation: sourceLocation), as: UTF8.self), output: ended.output)
     }
 }
 
 /// Reads the master side of a pseudo-terminal on a thread of its own until the slave side is
 /// closed by everyone (then `read` fails with `EIO` on Linux, or returns 0).
 ///
-/// `@unchecked Sendable`: `data` is written by the reading thread before `done` is signalled,
-/// and read only after waiting for it.
+/// `@unchecked Sendable`: `data` is guarded by `lock` (the reading thread appends to it; a
+/// finish that waited in vain still reads it).
 private final class MasterReader: @unchecked Sendable {
     private var data = Data()
+    private let lock = NSLock()
     private let done = DispatchSemaphore(value: 0)
 
     init(_ master: Int32) {
@@ -83,7 +90,7 @@ private final class MasterReader: @unchecked Sendable {
             while true {
                 let count = read(master, &buffer, buffer.count)
                 if count > 0 {
-                    data.append(contentsOf: buffer[0..<count])
+                    lock.withLock { data.append(contentsOf: buffer[0..<count]) }
                 } else if count < 0 && errno == EINTR {
                     continue
                 } else {
@@ -94,10 +101,13 @@ private final class MasterReader: @unchecked Sendable {
         }
     }
 
-    /// What was read, once the terminal is closed (at most ten seconds after the child ended).
-    func finish() -> Data {
-        _ = done.wait(timeout: .now() + 10)
-        return data
+    /// What was read, once the terminal is closed (at most ten seconds after the child ended:
+    /// past that the test fails, with what was read until then).
+    func finish(sourceLocation: SourceLocation = #_sourceLocation) -> Data {
+        if done.wait(timeout: .now() + 10) == .timedOut {
+            Issue.record("the terminal was not closed within 10 s of the child's end", sourceLocation: sourceLocation)
+        }
+        return lock.withLock { data }
     }
 }
 

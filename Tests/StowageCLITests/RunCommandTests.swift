@@ -1,4 +1,5 @@
 import Foundation
+import StowageTestSupport
 import Testing
 
 /// `stowage run` as a tester uses it: the command's output, exit status and signals are its
@@ -26,11 +27,6 @@ struct RunCommandTests {
         return runner
     }
 
-    /// The host's mounts made by a room (source `stowage-room`): never any.
-    static func hostRoomMounts() throws -> [String] {
-        try String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8).split(separator: "\n")
-            .filter { $0.contains(" stowage-room ") }.map(String.init)
-    }
 
     /// The processes in the mount namespace `namespace` (`mnt:[4026532178]`).
     static func processes(in namespace: String) -> [String] {
@@ -50,7 +46,7 @@ struct RunCommandTests {
         #expect(result.status == 7)
         #expect(result.output.trimmingCharacters(in: .whitespacesAndNewlines) == "5001216")
         #expect(result.error == "to-stderr\n", "stowage adds nothing to a run that went well")
-        #expect(try Self.hostRoomMounts().isEmpty)
+        #expect(try hostRoomMounts().isEmpty)
     }
 
     @Test("a signal that ends the command ends stowage the same way")
@@ -77,16 +73,13 @@ struct RunCommandTests {
     @Test("Ctrl-C at a terminal reaches the command, and stowage exits as the command does")
     func controlCAtATerminal() throws {
         let runner = try Self.runner()
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
-            print("SKIPPED: script (util-linux), which gives the command a terminal, is not installed")
-            try Test.cancel("script is not installed")
-        }
+        let script = try requireToolURL("script")  // util-linux: gives the command a terminal
         let binary = try CommandRunner.binary().path(percentEncoded: false)
         let inner = "\(binary) run --available 1MB --over \(runner.folderPath)/real -- /bin/sh -c "
             + "'trap \"echo INT caught; caught=1\" INT; echo ready; "
             + "while :; do sleep 0.05; if [ -n \"$caught\" ]; then sleep 0.5; exit 5; fi; done'"
         let input = Pipe()
-        let process = try ChildProcess(URL(filePath: "/usr/bin/script"), ["-q", "-f", "-e", "-c", inner, "/dev/null"],
+        let process = try ChildProcess(script, ["-q", "-f", "-e", "-c", inner, "/dev/null"],
                                        environment: runner.environment, standardInput: input.fileHandleForReading.fileDescriptor)
         #expect(try process.read(until: "ready", within: .seconds(120)).contains("ready"))
         input.fileHandleForWriting.write(Data([0x03]))  // the terminal's interrupt character: SIGINT to its foreground group
@@ -141,7 +134,7 @@ struct RunCommandTests {
             left = Self.processes(in: namespace)
         }
         #expect(left.isEmpty, "no process is left in the namespace, so it is gone with its mounts")
-        #expect(try Self.hostRoomMounts().isEmpty)
+        #expect(try hostRoomMounts().isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: real).isEmpty)
         if fileSystem == "ext4" {
             let loop = try #require(lines.first { $0.hasPrefix("/dev/loop") }, "\(lines)")
@@ -246,10 +239,11 @@ struct RunCommandTests {
     @Test("an ordinary user gets a room in a user namespace, as themself; others' files read but do not copy up")
     func ordinaryUser() throws {
         let runner = try Self.runner()
-        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
-            print("SKIPPED: needs root (to become another user) and setpriv")
-            try Test.cancel("needs root and setpriv")
+        guard getuid() == 0 else {
+            print("SKIPPED: needs root (to become another user)")
+            try Test.cancel("needs root")
         }
+        let setpriv = try requireToolURL("setpriv")
         let binary = try CommandRunner.binary().path(percentEncoded: false)
         let real = runner.folderPath + "/real"
         chown(real, 65534, 65534)
@@ -257,7 +251,7 @@ struct RunCommandTests {
         // A file root owns, that anyone may write: outside the room nobody could append to it.
         try Data("root's\n".utf8).write(to: URL(filePath: real + "/shared.txt"))
         chmod(real + "/shared.txt", 0o666)
-        let result = try runProcess(URL(filePath: "/usr/bin/setpriv"),
+        let result = try runProcess(setpriv,
                                     ["--reuid=65534", "--regid=65534", "--clear-groups", binary, "run", "--available", "1MB",
                                      "--over", real, "--", "/bin/sh", "-c",
                                      "id -u; df -B1 --output=avail \"$0\" | tail -1 | tr -d ' '; head -c 2000000 /dev/zero > \"$0/x\" || echo full; "

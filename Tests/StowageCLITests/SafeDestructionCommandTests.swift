@@ -1,4 +1,5 @@
 import Foundation
+import StowageTestSupport
 import Testing
 
 /// The deleting commands against a linked location, a full disk, system folders and another
@@ -189,13 +190,14 @@ struct SafeDestructionCommandTests {
         _ = try runProcess(URL(filePath: "/bin/chown"), ["-R", "65534:65534", app])
         _ = try runProcess(URL(filePath: "/bin/chmod"), ["0311", app])  // write and search, no read
         let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
-        let check = try runProcess(URL(filePath: "/usr/bin/setpriv"), nobody + ["/usr/bin/true"])
+        let setpriv = try requireToolURL("setpriv")
+        let check = try runProcess(setpriv, nobody + ["/usr/bin/true"])
         if check.status != 0 {
             print("SKIPPED: cannot run as an unprivileged user: \(check.error)")
             try Test.cancel("setpriv to an unprivileged user is refused here")
         }
         let binary = try CommandRunner.binary().path(percentEncoded: false)
-        let result = try runProcess(URL(filePath: "/usr/bin/setpriv"), nobody + [binary, "clear", "caches", "--root", app],
+        let result = try runProcess(setpriv, nobody + [binary, "clear", "caches", "--root", app],
                                     environment: runner.environment, directory: runner.folder)
         #expect(result.status == 1, "\(result.output)")
         #expect(result.error.contains("permission denied"), "\(result.error)")

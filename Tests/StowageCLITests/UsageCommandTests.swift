@@ -1,11 +1,13 @@
 import Foundation
+import StowageTestSupport
 import Testing
 
 @Suite("stowage usage")
 struct UsageCommandTests {
     static func du(_ arguments: [String], as user: [String] = []) throws -> Int64 {
-        let result = user.isEmpty ? try runProcess(URL(filePath: "/usr/bin/du"), ["-s"] + arguments)
-                                  : try runProcess(URL(filePath: "/usr/bin/setpriv"), user + ["/usr/bin/du", "-s"] + arguments)
+        let du = try requireTool("du")
+        let result = user.isEmpty ? try runProcess(URL(filePath: du), ["-s"] + arguments)
+                                  : try runProcess(try requireToolURL("setpriv"), user + [du, "-s"] + arguments)
         return try #require(Int64(result.output.split(separator: "\t").first ?? ""))
     }
 
@@ -64,13 +66,14 @@ struct UsageCommandTests {
         _ = try runProcess(URL(filePath: "/bin/chmod"), ["000", root + "/a/b"])
         defer { _ = try? runProcess(URL(filePath: "/bin/chmod"), ["755", root + "/a/b"]) }
         let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
-        let check = try runProcess(URL(filePath: "/usr/bin/setpriv"), nobody + ["/usr/bin/true"])
+        let setpriv = try requireToolURL("setpriv")
+        let check = try runProcess(setpriv, nobody + ["/usr/bin/true"])
         if check.status != 0 {
             print("SKIPPED: cannot run as an unprivileged user: \(check.error)")
             try Test.cancel("setpriv to an unprivileged user is refused here")
         }
         let binary = try CommandRunner.binary().path(percentEncoded: false)
-        let result = try runProcess(URL(filePath: "/usr/bin/setpriv"), nobody + [binary, "usage", "--summarize", "--json", root])
+        let result = try runProcess(setpriv, nobody + [binary, "usage", "--summarize", "--json", root])
         #expect(result.status == 1, "as du: the figures of what could be read, then status 1")
         #expect(result.error.contains(root + "/a/b: permission denied; its contents were skipped"))
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])

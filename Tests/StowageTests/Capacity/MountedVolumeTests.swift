@@ -2,30 +2,6 @@ import Foundation
 import Testing
 @testable import Stowage
 
-/// A second mount of something already there (`mount --bind`, or a proc file system), removed
-/// when the test's reference goes away, also when the test fails. Where mounting is refused the
-/// test is cancelled with the reason printed, never passed silently.
-final class ExtraMount: Sendable {
-    let path: String
-
-    init(_ arguments: [String], at path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let result = try runProcess(URL(filePath: "/bin/mount"), arguments + [path])
-        guard result.status == 0 else {
-            let reason = "mount \(arguments.joined(separator: " ")) was refused (\(result.error)); this test needs root"
-            print("SKIPPED: \(reason)")
-            try Test.cancel(Comment(rawValue: reason), sourceLocation: sourceLocation)
-        }
-        self.path = path
-    }
-
-    deinit {
-        if (try? runProcess(URL(filePath: "/bin/umount"), [path]))?.status != 0 {
-            _ = try? runProcess(URL(filePath: "/bin/umount"), ["-l", path])
-        }
-    }
-}
-
 extension CapacityTests {
     @Suite("Mounted volumes")
     struct MountedVolumeTests {

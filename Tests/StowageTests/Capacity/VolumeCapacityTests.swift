@@ -1,4 +1,5 @@
 import Foundation
+import StowageTestSupport
 import Testing
 @testable import Stowage
 
@@ -54,7 +55,7 @@ struct CapacityTests {
             try store.save(Data(repeating: 2, count: 5_000), to: "b/c.bin", in: .temporary)
             try store.save(Data(repeating: 3, count: 300_000), to: "kept.bin", in: .documents)
             let capacity = try store.container.capacity(of: .documents)
-            let du = try runProcess(URL(filePath: "/usr/bin/du"), ["-s", "-B1",
+            let du = try runProcess(try requireToolURL("du"), ["-s", "-B1",
                                                                    volume.path + "/Library/Caches", volume.path + "/tmp"])
             let counted = du.output.split(separator: "\n").compactMap { Int64($0.split(separator: "\t")[0]) }
             // du counts the folders' own blocks too; Stowage counts what is inside them.

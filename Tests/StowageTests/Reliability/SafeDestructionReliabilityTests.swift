@@ -1,4 +1,5 @@
 import Foundation
+import StowageTestSupport
 import Testing
 @testable import Stowage
 
@@ -119,7 +120,7 @@ struct SafeDestructionReliabilityTests {
         let scene = try Scene()
         let target = scene.root + "/Library/Caches/bound"
         try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
-        let bind = try runProcess(URL(filePath: "/bin/mount"), ["--bind", scene.folder.path + "/outside", target])
+        let bind = try runProcess(try requireToolURL("mount"), ["--bind", scene.folder.path + "/outside", target])
         guard bind.status == 0 else {
             print("SKIPPED: bind mounting was refused (\(bind.error)); this test needs root")
             try Test.cancel("bind mounting needs root")

@@ -51,20 +51,3 @@ func requireRooms(fileSystem: RoomPlan.FileSystem = .tmpfs, sourceLocation: Sour
     }
 }
 
-/// The host's mounts made by a room (their source is `stowage-room`): there must never be any,
-/// since rooms mount only in their private namespaces.
-func hostRoomMounts() throws -> [String] {
-    try String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8).split(separator: "\n")
-        .filter { $0.contains(" stowage-room ") }.map(String.init)
-}
-
-/// Whether `tool` is installed (some tests need `mkfs.ext4` or `setpriv`).
-func requireTool(_ tool: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-    for folder in ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"] {
-        let path = folder + "/" + tool
-        if FileManager.default.isExecutableFile(atPath: path) { return path }
-    }
-    let reason = "\(tool) is not installed"
-    print("SKIPPED: \(reason)")
-    try Test.cancel(Comment(rawValue: reason), sourceLocation: sourceLocation)
-}

@@ -1,4 +1,5 @@
 import Foundation
+import StowageTestSupport
 import Testing
 @testable import Stowage
 
@@ -87,10 +88,7 @@ struct ReliefAndMarkerTests {
 
     @Test("tar --exclude-caches skips the caches' contents by their CACHEDIR.TAG, and archives the rest")
     func tarSkipsCaches() throws {
-        guard let tar = ["/bin/tar", "/usr/bin/tar"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            print("SKIPPED: tar is not installed; it is the backup tool this test asks")
-            try Test.cancel("needs GNU tar")
-        }
+        let tar = try requireTool("tar")  // the backup tool this test asks
         let folder = TestFolder()
         let store = folder.store()
         try store.save(Data("cached".utf8), to: "x", in: .caches)

@@ -1,4 +1,5 @@
 import Foundation
+import StowageTestSupport
 import Testing
 @testable import Stowage
 
@@ -6,7 +7,7 @@ import Testing
 struct UsageScannerTests {
     /// `du -s` of `path` with `flags`, in bytes.
     static func du(_ flags: [String], _ path: String) throws -> Int64 {
-        let result = try runProcess(URL(filePath: "/usr/bin/du"), ["-s"] + flags + [path])
+        let result = try runProcess(try requireToolURL("du"), ["-s"] + flags + [path])
         return try #require(Int64(result.output.split(separator: "\t").first ?? ""), "du said: \(result.error)")
     }
 
@@ -80,7 +81,7 @@ struct UsageScannerTests {
         try FileManager.default.createDirectory(atPath: root + "/mnt", withIntermediateDirectories: true)
         let volume = try ScratchVolume.mount(size: "4m", in: folder)
         // Mount a second tmpfs inside the tree by binding the scratch volume onto tree/mnt.
-        let bind = try runProcess(URL(filePath: "/bin/mount"), ["--bind", volume.path, root + "/mnt"])
+        let bind = try runProcess(try requireToolURL("mount"), ["--bind", volume.path, root + "/mnt"])
         #expect(bind.status == 0, "\(bind.error)")
         defer { _ = try? runProcess(URL(filePath: "/bin/umount"), ["-l", root + "/mnt"]) }
         try Data(repeating: 1, count: 300_000).write(to: URL(filePath: root + "/mnt/big"))
