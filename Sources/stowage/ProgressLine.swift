@@ -88,6 +88,7 @@ final class ProgressLine: @unchecked Sendable {
     private let lock = NSLock()
     private var isShown = false
     private var lastDrawn: ContinuousClock.Instant?
+    private var lastActivity: String?
     private var stepStart: (step: String, elapsed: Double, bytes: Int64)?
     private var lastElapsed: Double?
 
@@ -107,8 +108,11 @@ final class ProgressLine: @unchecked Sendable {
         lock.withLock {
             let rate = rate(of: status)
             guard now - started >= delay else { return }
-            if let lastDrawn, now - lastDrawn < Self.interval { return }
+            // At most ten redraws a second, but a new activity (reading, then removing) at once,
+            // so that a short step still shows.
+            if let lastDrawn, now - lastDrawn < Self.interval, status.activity == lastActivity { return }
             lastDrawn = now
+            lastActivity = status.activity
             isShown = true
             Terminal.standardError.write("\r\u{1B}[K" + Self.render(status, rate: rate, style: style, width: Terminal.standardErrorColumns - 1))
         }
