@@ -32,7 +32,7 @@ public final class ScratchVolume: Sendable {
         let allOptions = (size.map { ["size=\($0)"] } ?? []) + options
         let arguments = ["-t", type] + (allOptions.isEmpty ? [] : ["-o", allOptions.joined(separator: ",")])
             + [type, mountPoint.path(percentEncoded: false)]
-        try run("/bin/mount", arguments, refusal: "mounting a \(type)", sourceLocation: sourceLocation)
+        try run(try requireTool("mount", sourceLocation: sourceLocation), arguments, refusal: "mounting a \(type)", sourceLocation: sourceLocation)
         return ScratchVolume(url: mountPoint, image: nil)
     }
 
@@ -49,9 +49,9 @@ public final class ScratchVolume: Sendable {
         let handle = try FileHandle(forWritingTo: image)
         try handle.truncate(atOffset: UInt64(megabytes) << 20)
         try handle.close()
-        try run("/sbin/mkfs.ext4", ["-q", "-F", "-E", "nodiscard", imagePath], refusal: "making an ext4 image",
+        try run(try requireTool("mkfs.ext4", sourceLocation: sourceLocation), ["-q", "-F", "-E", "nodiscard", imagePath], refusal: "making an ext4 image",
                 sourceLocation: sourceLocation)
-        try run("/bin/mount", ["-o", "loop", imagePath, mountPoint.path(percentEncoded: false)],
+        try run(try requireTool("mount", sourceLocation: sourceLocation), ["-o", "loop", imagePath, mountPoint.path(percentEncoded: false)],
                 refusal: "mounting an ext4 image on a loop device", sourceLocation: sourceLocation)
         return ScratchVolume(url: mountPoint, image: image)
     }
