@@ -28,7 +28,7 @@ export LC_ALL=C
 
 # shellcheck source=build.sh
 source "$here/build.sh"
-require_tools hyperfine jq mkfs.ext4 unshare mount umount df
+require_tools hyperfine jq mkfs.ext4 unshare mount umount df findmnt bc
 
 ext4_scratch run
 

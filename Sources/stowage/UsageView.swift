@@ -32,7 +32,7 @@ struct UsageSelection {
     var minimumBytes: Int64?
     var apparent: Bool
 
-    func size(_ item: UsageItem) -> Int64 { apparent ? item.logicalBytes : item.allocatedBytes }
+    func size(_ item: UsageItem) -> Int64 { item.size(apparent: apparent) }
 
     /// The trees (one per root) cut to the rows kept: the `limit` largest items of at least
     /// `minimumBytes` below the roots (with the folders holding them, which are never smaller),
@@ -84,7 +84,7 @@ struct UsageView {
         ByteCount(apparent ? logical : allocated).formatted(style)
     }
 
-    func size(_ item: UsageItem) -> Int64 { apparent ? item.logicalBytes : item.allocatedBytes }
+    func size(_ item: UsageItem) -> Int64 { item.size(apparent: apparent) }
 
     /// `path` below `root` (`photos/2024`), or as it is when several roots were scanned.
     func relative(_ path: String, to root: String) -> String {
@@ -240,4 +240,10 @@ struct UsageView {
         guard let room else { return text }
         return TerminalText.middleTruncated(text, toWidth: max(1, room))
     }
+}
+
+extension UsageItem {
+    /// Its size as `stowage usage` ranks and shows it: logical bytes with `--apparent-size`,
+    /// else allocated bytes.
+    func size(apparent: Bool) -> Int64 { apparent ? logicalBytes : allocatedBytes }
 }

@@ -32,7 +32,8 @@ public struct VolumeCapacity: Sendable, Hashable, Codable {
     public var mountPoint: String?
     /// The file system type (`ext4`, `tmpfs`, `apfs`, ...), where the system tells.
     public var fileSystemType: String?
-    /// The allocation unit (`f_frsize`): files take whole blocks.
+    /// The allocation unit (`f_frsize` on Linux, `f_bsize` on Apple platforms): files take
+    /// whole blocks.
     public var blockSize: Int64
     /// The volume's size.
     public var total: Int64

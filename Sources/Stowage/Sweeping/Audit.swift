@@ -10,7 +10,9 @@ public struct AuditReport: Sendable, Hashable, Codable {
     public var issues: [UsageIssue]
     /// Whether the audit was cancelled before it finished (only the `async`
     /// ``Container/audit(minimumSize:progressInterval:progress:)`` can be): the findings and
-    /// totals then cover only what was read until then. Not part of the report's JSON.
+    /// totals then cover only what was read until then (none when it was cancelled during its
+    /// first walk, the one that totals what storage pressure could free). Not part of the
+    /// report's JSON.
     public var wasCancelled = false
 
     private enum CodingKeys: String, CodingKey {
