@@ -73,7 +73,8 @@ extension Sys.SpaceFigures {
     init(_ figures: statfs) {
         let unit = Int64(figures.f_bsize)
         self.init(blockSize: max(1, unit), total: Int64(figures.f_blocks) * unit,
-                  available: Int64(figures.f_bavail) * unit, availableInodes: Int64(figures.f_ffree))
+                  available: Int64(figures.f_bavail) * unit, free: Int64(figures.f_bfree) * unit,
+                  totalInodes: Int64(figures.f_files), availableInodes: Int64(figures.f_ffree))
     }
 }
 #endif

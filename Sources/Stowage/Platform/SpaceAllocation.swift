@@ -19,6 +19,10 @@ extension Sys {
         var blockSize: Int64
         var total: Int64
         var available: Int64
+        /// Free bytes, those kept for root included.
+        var free: Int64 = 0
+        /// Inodes in all, and free to this process; 0 where the file system does not count them.
+        var totalInodes: Int64 = 0
         var availableInodes: Int64 = 0
     }
 

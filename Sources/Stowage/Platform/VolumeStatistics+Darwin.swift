@@ -13,21 +13,11 @@ extension VolumeStatistics {
         var figures = statfs()
         _ = try Sys.retrying("statfs") { path.withCString { statfs($0, &figures) } }
         let status = try Sys.stat(path)
-        let unit = Int64(figures.f_bsize)
         let system = try systemUsageFigures(path: path)
         let point = withUnsafeBytes(of: figures.f_mntonname) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         let type = withUnsafeBytes(of: figures.f_fstypename) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        return VolumeStatistics(
-            blockSize: unit,
-            total: Int64(figures.f_blocks) * unit,
-            available: Int64(figures.f_bavail) * unit,
-            free: Int64(figures.f_bfree) * unit,
-            device: status.device,
-            mountPoint: point, fileSystemType: type,
-            systemImportant: system.important,
-            systemOpportunistic: system.opportunistic,
-            totalInodes: figures.f_files > 0 ? Int64(figures.f_files) : nil,
-            availableInodes: figures.f_files > 0 ? Int64(figures.f_ffree) : nil)
+        return VolumeStatistics(Sys.SpaceFigures(figures), device: status.device, mountPoint: point, fileSystemType: type,
+                                systemImportant: system.important, systemOpportunistic: system.opportunistic)
     }
 
     #if os(tvOS) || os(watchOS)

@@ -23,3 +23,17 @@ struct VolumeStatistics: Sendable, Equatable {
     var totalInodes: Int64? = nil
     var availableInodes: Int64? = nil
 }
+
+extension VolumeStatistics {
+    /// The statistics of a volume from its space figures (``Sys/SpaceFigures``, one conversion
+    /// of `statvfs`/`statfs` per platform), and what the mount table or the system adds.
+    init(_ figures: Sys.SpaceFigures, device: UInt64, mountPoint: String?, fileSystemType: String?,
+         systemImportant: Int64?, systemOpportunistic: Int64?) {
+        let countsInodes = figures.totalInodes > 0
+        self.init(blockSize: figures.blockSize, total: figures.total, available: figures.available, free: figures.free,
+                  device: device, mountPoint: mountPoint, fileSystemType: fileSystemType,
+                  systemImportant: systemImportant, systemOpportunistic: systemOpportunistic,
+                  totalInodes: countsInodes ? figures.totalInodes : nil,
+                  availableInodes: countsInodes ? figures.availableInodes : nil)
+    }
+}
