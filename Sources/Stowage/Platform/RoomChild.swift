@@ -190,20 +190,14 @@ final class RoomChild {
         _ = try Sys.retrying("kill") { systemKill(processIdentifier, signal) }
     }
 
-    /// How a process ended: `exited` with a status, or ended by a signal.
-    enum Ending: Sendable, Equatable {
-        case exited(Int32)
-        case signalled(Int32)
-    }
-
     /// Waits for the child to end without reaping it (`waitid` with `WNOWAIT`): until
     /// ``wait()``, its process identifier is still the child's, so signals sent to it go nowhere else.
     func waitUntilEnded() throws {
         _ = try Sys.retrying("waitid") { cstowage_wait_ended(processIdentifier) }
     }
 
-    /// Waits for the child to end and reaps it (`waitpid`).
-    func wait() throws -> Ending {
+    /// Waits for the child to end and reaps it (`waitpid`): how it ended.
+    func wait() throws -> RoomReport.Ending {
         var status: Int32 = 0
         _ = try Sys.retrying("waitpid") { cstowage_wait(processIdentifier, &status) }
         isReaped = true

@@ -148,8 +148,9 @@ final class RoomLayer {
             if let availableInodes { try takeInodes(above: availableInodes, root: root) }
             var figures = try root.spaceFigures()
             let target = (availableBytes + figures.blockSize - 1) / figures.blockSize * figures.blockSize
-            if figures.available < target, try FillFolder(in: volume).status() != nil {
-                try FillFolder(in: volume).release(amount: target - figures.available)
+            let fill = FillFolder(in: volume)
+            if figures.available < target, try fill.status() != nil {
+                try fill.release(amount: target - figures.available)
                 figures = try root.spaceFigures()
             }
             guard figures.available >= target, figures.available <= target + figures.blockSize else {

@@ -116,8 +116,9 @@ public final class RoomProcess: @unchecked Sendable {
         layer.mounted()
         let figures = try layer.size(root: child.layer)  // a failure ends the child (its deinit) with its room
         let skipped = Set(child.skipped.map(\.folderIndex))
+        let covered = setup.folders.indices.filter { !skipped.contains($0) }.map { (path: setup.folders[$0].path, index: $0) }
         let room = Room(fileSystem: plan.fileSystem.name,
-                        folders: setup.folders.indices.filter { !skipped.contains($0) }.map { setup.folders[$0].path },
+                        folders: covered.map(\.path),
                         hiddenMounts: setup.folders.indices.filter { skipped.contains($0) }.map { setup.folders[$0].path },
                         availableBytes: figures.available, totalBytes: figures.total, blockSize: figures.blockSize,
                         availableInodeCount: figures.availableInodes, isUserNamespace: child.isUserNamespace)
@@ -133,7 +134,6 @@ public final class RoomProcess: @unchecked Sendable {
             if forwardsSignals { RoomChild.stopForwardingSignals(to: child.processIdentifier) }
             throw StowageError(error, operation: .run)
         }
-        let covered = setup.folders.indices.filter { !skipped.contains($0) }.map { (path: setup.folders[$0].path, index: $0) }
         let process = RoomProcess(plan: plan, child: child, room: room, coveredFolders: covered,
                                   dropBytes: setup.dropBytes, forwardsSignals: forwardsSignals)
         process.scheduleDrop()
@@ -166,7 +166,7 @@ public final class RoomProcess: @unchecked Sendable {
         waiting.lock()
         defer { waiting.unlock() }
         if let finished = lock.withLock({ report }) { return finished }
-        let ending: RoomChild.Ending
+        let ending: RoomReport.Ending
         do {
             try child.waitUntilEnded()
             // Stopped while the child is ended but not reaped, so that neither a forwarded signal
@@ -179,7 +179,7 @@ public final class RoomProcess: @unchecked Sendable {
         }
         ended.signal()
         if dropBytes != nil { dropFinished.wait() }
-        var result = RoomReport(room: room, ending: ending.reportEnding)
+        var result = RoomReport(room: room, ending: ending)
         switch lock.withLock({ dropOutcome }) {
         case .success(let drop)?: result.drop = drop
         case .failure(let error)?: result.dropError = error
@@ -224,14 +224,5 @@ public final class RoomProcess: @unchecked Sendable {
         }
         thread.name = "Stowage room drop"
         thread.start()
-    }
-}
-
-extension RoomChild.Ending {
-    var reportEnding: RoomReport.Ending {
-        switch self {
-        case .exited(let status): .exited(status)
-        case .signalled(let signal): .signalled(signal)
-        }
     }
 }
