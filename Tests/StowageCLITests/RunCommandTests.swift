@@ -75,12 +75,15 @@ struct RunCommandTests {
         let runner = try Self.runner()
         let script = try requireToolURL("script")  // util-linux: gives the command a terminal
         let binary = try CommandRunner.binary().path(percentEncoded: false)
-        let inner = "\(binary) run --available 1MB --over \(runner.folderPath)/real -- /bin/sh -c "
+        // `exec`: script runs its command with `$SHELL -c`, and a shell that stays (dash does)
+        // gets the terminal's SIGINT too and ends by it after stowage exits, whatever stowage did.
+        let inner = "exec '\(binary)' run --available 1MB --over \(runner.folderPath)/real -- /bin/sh -c "
             + "'trap \"echo INT caught; caught=1\" INT; echo ready; "
             + "while :; do sleep 0.05; if [ -n \"$caught\" ]; then sleep 0.5; exit 5; fi; done'"
         let input = Pipe()
         let process = try ChildProcess(script, ["-q", "-f", "-e", "-c", inner, "/dev/null"],
-                                       environment: runner.environment, standardInput: input.fileHandleForReading.fileDescriptor)
+                                       environment: runner.environment.merging(["SHELL": "/bin/sh"]) { $1 },
+                                       standardInput: input.fileHandleForReading.fileDescriptor)
         #expect(try process.read(until: "ready", within: .seconds(120)).contains("ready"))
         input.fileHandleForWriting.write(Data([0x03]))  // the terminal's interrupt character: SIGINT to its foreground group
         let ended = try process.finish(within: .seconds(60))
