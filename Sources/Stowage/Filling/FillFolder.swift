@@ -240,7 +240,10 @@ public struct FillFolder: Sendable, Hashable {
         } catch Errno.noSuchEntry {
             return FillManifest(availableBefore: try availableNow ?? folder.spaceFigures().available)
         }
-        if var manifest = try? JSONDecoder().decode(FillManifest.self, from: content), manifest.format == FillManifest.currentFormat {
+        // A manifest that names anything but a fill file's name (a path out of the folder: a
+        // damaged or hostile one) is damaged as a whole: nothing it names is trusted.
+        if var manifest = try? JSONDecoder().decode(FillManifest.self, from: content), manifest.format == FillManifest.currentFormat,
+           manifest.files.allSatisfy({ FillManifest.isFileName($0.name) }) {
             try adoptMarkedFiles(into: &manifest, in: folder)
             return manifest
         }
@@ -281,7 +284,7 @@ public struct FillFolder: Sendable, Hashable {
     /// skipped.
     private func markedFiles(in folder: OpenFile) throws -> [(entry: FillManifest.Entry, marker: [UInt8])]? {
         var found: [(entry: FillManifest.Entry, marker: [UInt8])] = []
-        for name in try folder.entryNames().sorted() where name.hasBytePrefix(FillManifest.filePrefix) {
+        for name in try folder.entryNames().sorted() where FillManifest.isFileName(name) {
             do {
                 let file = try folder.openForInspection(name)
                 let status = try file.status()
@@ -314,8 +317,10 @@ public struct FillFolder: Sendable, Hashable {
     /// checks are made on one opened file (never through a link), so the status and the marker
     /// belong to the same file.
     func verifiedStatus(of entry: FillManifest.Entry, in folder: OpenFile, ofFill id: String) throws -> FileStatus? {
-        // A first look by name, so that nothing but a regular file with the recorded inode is opened.
-        guard let named = try folder.statusIfPresent(of: entry.name), named.isFile,
+        // A first look by name, so that nothing but a regular file with the recorded inode is opened;
+        // never by a name that could lead out of the folder (``loadManifest`` refuses those already).
+        guard FillManifest.isFileName(entry.name),
+              let named = try folder.statusIfPresent(of: entry.name), named.isFile,
               named.inode == entry.inode, named.device == entry.device else { return nil }
         let file: OpenFile
         do {
@@ -441,6 +446,15 @@ struct FillManifest: Codable, Sendable {
     var files: [Entry] = []
 
     init(availableBefore: Int64) { self.availableBefore = availableBefore }
+
+    /// Whether `name` is a fill file's name, as ``nextFileName(after:)`` makes them: the prefix
+    /// and ASCII digits, one path component that cannot lead out of the fill folder.
+    static func isFileName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        let prefix = Array(filePrefix.utf8)
+        return bytes.count > prefix.count && bytes.starts(with: prefix)
+            && bytes[prefix.count...].allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
 
     /// The next file's name: one after the highest number in use, or after `name` if higher.
     func nextFileName(after name: String? = nil) -> String {

@@ -99,6 +99,72 @@ struct FillReleaseSafetyTests {
         #expect(!FileManager.default.fileExists(atPath: fillPath))
     }
 
+    /// What a manifest can name that a fill never does: the way out of the fill folder.
+    enum HostileName: String, CaseIterable, CustomTestStringConvertible {
+        case parent = "../keep.txt", throughSelf = "./../keep.txt", throughFolder = "fill-000001/../../keep.txt"
+        case absolute = "<absolute>"
+        var testDescription: String { rawValue }
+        func name(victim: String) -> String { self == .absolute ? victim : rawValue }
+    }
+
+    @Test("a manifest naming a file outside the fill folder is damaged: status says so, release removes nothing outside",
+          arguments: HostileName.allCases)
+    func manifestNamesCannotLeaveTheFolder(hostile: HostileName) throws {
+        // ramfs keeps no markers, so the device and inode would be all that identifies the file.
+        let folder = TestFolder()
+        let volume = try ScratchVolume.mount("ramfs", in: folder)
+        let fillPath = volume.path + "/" + FillFolder.name
+        try FileManager.default.createDirectory(atPath: fillPath, withIntermediateDirectories: false)
+        try Data(count: 8192).write(to: URL(filePath: fillPath + "/fill-000001"))
+        let victim = volume.path + "/keep.txt"
+        let kept = Data("the user's file".utf8)
+        try kept.write(to: URL(filePath: victim))
+        var own = stat(), status = stat()
+        try #require(lstat(fillPath + "/fill-000001", &own) == 0 && lstat(victim, &status) == 0)
+        let manifest: [String: Any] = [
+            "format": FillManifest.currentFormat, "id": "0123abcd", "created": 0, "availableBefore": 0,
+            "files": [["name": "fill-000001", "device": UInt64(own.st_dev), "inode": UInt64(own.st_ino)],
+                      ["name": hostile.name(victim: victim), "device": UInt64(status.st_dev), "inode": UInt64(status.st_ino)]],
+        ]
+        try JSONSerialization.data(withJSONObject: manifest).write(to: URL(filePath: fillPath + "/" + FillManifest.fileName))
+
+        let statusError = #expect(throws: StowageError.self) { try FillFolder(in: volume.url).status() }
+        #expect(statusError?.code == .decodingFailed && statusError?.path == fillPath + "/" + FillManifest.fileName,
+                "\(String(describing: statusError))")
+        let releaseError = #expect(throws: StowageError.self) { try FillFolder(in: volume.url).release() }
+        #expect(releaseError?.code == .decodingFailed, "no markers to rebuild it from: \(String(describing: releaseError))")
+        #expect(try Data(contentsOf: URL(filePath: victim)) == kept)
+        #expect(FileManager.default.fileExists(atPath: fillPath + "/fill-000001"), "nothing is removed by a damaged manifest")
+    }
+
+    @Test("a file outside the fill folder is never the fill's, even carrying its marker: release rebuilds the manifest from the folder")
+    func markedFileOutsideIsNotTheFills() throws {
+        let folder = TestFolder()
+        let volume = try ScratchVolume.mount(size: "32m", in: folder)
+        try Filler(plan: FillPlan(volume: volume.url, goal: .consuming(1_000_000))).fill()
+        let fillPath = volume.path + "/" + FillFolder.name
+        let manifestURL = URL(filePath: fillPath + "/" + FillManifest.fileName)
+        var manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any])
+        let id = try #require(manifest["id"] as? String)
+        let victim = volume.path + "/keep.txt"
+        let kept = Data("the user's file".utf8)
+        try kept.write(to: URL(filePath: victim))
+        let file = try OpenFile.openFolder(atPath: volume.path, followingLinks: true).open("keep.txt", flags: Sys.readWrite)
+        try file.setAttribute(FillManifest.markerAttribute, to: Array(id.utf8))
+        try file.close()
+        var status = stat()
+        try #require(lstat(victim, &status) == 0)
+        var files = try #require(manifest["files"] as? [[String: Any]])
+        files.append(["name": "../keep.txt", "device": UInt64(status.st_dev), "inode": UInt64(status.st_ino)])
+        manifest["files"] = files
+        try JSONSerialization.data(withJSONObject: manifest).write(to: manifestURL)
+
+        let report = try FillFolder(in: volume.url).release()
+        #expect(report.removedFiles == 1 && report.remainingBytes == 0, "\(report)")
+        #expect(try Data(contentsOf: URL(filePath: victim)) == kept)
+        #expect(!FileManager.default.fileExists(atPath: fillPath))
+    }
+
     @Test("a FIFO under a fill file's name neither blocks status and release nor is removed", .timeLimit(.minutes(1)))
     func fifoDoesNotBlock() throws {
         let setup = try Self.fillAndAddStranger()
