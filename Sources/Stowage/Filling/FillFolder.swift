@@ -57,12 +57,15 @@ public struct FillFolder: Sendable, Hashable {
     ///
     /// Only files the manifest names that are still the files the fill made (the same device
     /// and inode and, where the file system keeps extended attributes, the fill's marker) are
-    /// removed or shrunk. Works after the filling process crashed.
+    /// removed or shrunk; they are removed by the one removal walk, which checks each again just
+    /// before unlinking it. Works after the filling process crashed.
     ///
     /// - Throws: ``StowageError/Code/busy`` while a fill is running in this folder;
     ///   ``StowageError/Code/invalidArgument`` for a negative amount;
-    ///   ``StowageError/Code/decodingFailed`` for a damaged manifest on a file system without
-    ///   markers to rebuild it from.
+    ///   ``StowageError/Code/decodingFailed`` for a damaged manifest (or one naming anything but
+    ///   a fill file's name) on a file system without markers to rebuild it from; the error of
+    ///   a fill file that cannot be removed, naming it (the others chosen are removed, and the
+    ///   manifest names what is left).
     @discardableResult
     public func release(amount: Int64? = nil) throws -> FillReleaseReport {
         try release(amount: amount, reporter: nil, cancellation: nil)
@@ -121,44 +124,64 @@ public struct FillFolder: Sendable, Hashable {
             defer { folder.unlock() }
             var manifest = try loadManifest(in: folder, rebuildingIfDamaged: true)
             let availableBefore = try folder.spaceFigures().available
-            var released: Int64 = 0
-            var removed = 0
-            var shrunk = 0
-            var cancelled = false
             var expected: Int64?
             if reporter?.isActive == true {
                 let held = try heldBytes(of: manifest, in: folder)
                 expected = amount.map { min($0, held) } ?? held
                 reporter?.report(.removing, items: 0, bytes: 0, expectedBytes: expected)
             }
-            while let entry = manifest.files.last {
-                if let amount, released >= amount { break }
-                if cancellation?.isCancelled == true {
-                    cancelled = true
-                    break
-                }
-                defer { reporter?.report(.removing, items: removed + shrunk, bytes: released, expectedBytes: expected) }
+            // The files to give back, newest first, chosen from the manifest (the fill's own
+            // files only); the last one is shrunk when the amount ends inside it.
+            var victims: [SweepEngine.Candidate] = []
+            var forgotten = Set<String>()  // gone, or not ours: forgotten, never touched
+            var chosen: Int64 = 0
+            var shrinking: (entry: FillManifest.Entry, bytes: Int64)?
+            for entry in manifest.files.reversed() {
+                if let amount, chosen >= amount { break }
                 guard let status = try verifiedStatus(of: entry, in: folder, ofFill: manifest.id) else {
-                    manifest.files.removeLast()  // gone, or not ours: forget it, touch nothing
-                    try save(manifest, in: folder)
+                    forgotten.insert(entry.name)
                     continue
                 }
-                if let amount, status.allocatedSize > amount - released {
-                    let freed = try shrink(entry, ofFill: manifest.id, in: folder, by: amount - released)
-                    guard let freed else {
-                        manifest.files.removeLast()  // replaced since it was examined: not ours any more
-                        try save(manifest, in: folder)
-                        continue
-                    }
-                    released += freed
-                    shrunk += 1
+                if let amount, status.allocatedSize > amount - chosen {
+                    shrinking = (entry, amount - chosen)
                     break
                 }
-                try folder.removeEntry(entry.name, folder: false)
-                released += status.allocatedSize
-                removed += 1
-                manifest.files.removeLast()
-                try save(manifest, in: folder)
+                victims.append(SweepEngine.Candidate(path: RawPath(entry.name), folder: RawPath(""), status: status, reason: .clear))
+                chosen += status.allocatedSize
+            }
+            try FaultPoint.fillReleaseChosen.reach()
+            // Removed by the one removal walk, which checks each file again just before unlinking it.
+            let engine = SweepEngine(rootPath: path, root: folder, policy: SweepPolicy(), goal: .everything(.wholeTree), now: Date())
+            let removedVictims = engine.remove(victims, progress: { files, bytes in
+                reporter?.report(.removing, items: files, bytes: bytes, expectedBytes: expected)
+                return true
+            }, shouldStop: { cancellation?.isCancelled == true })
+            var cancelled = engine.stoppedEarly
+            var released = removedVictims.reduce(Int64(0)) { $0 + $1.allocated }
+            forgotten.formUnion(removedVictims.map(\.path.description))
+            let failure = engine.issues.first { $0.errno != 0 }
+            var shrunk = 0
+            if let shrinking, !cancelled, failure == nil {
+                if cancellation?.isCancelled == true {
+                    cancelled = true
+                } else if let freed = try shrink(shrinking.entry, ofFill: manifest.id, in: folder, by: shrinking.bytes) {
+                    released += freed
+                    shrunk = 1
+                    reporter?.report(.removing, items: removedVictims.count + shrunk, bytes: released, expectedBytes: expected)
+                } else {
+                    forgotten.insert(shrinking.entry.name)  // replaced since it was examined: not ours any more
+                }
+            }
+            let removed = removedVictims.count
+            if !forgotten.isEmpty {
+                manifest.files.removeAll { forgotten.contains($0.name) }
+                if !manifest.files.isEmpty { try save(manifest, in: folder) }  // written once space was freed
+            }
+            if let failure {
+                var error = StowageError(SystemCallError(errno: Errno(rawValue: failure.errno), call: "unlinkat"),
+                                         operation: .release, path: failure.path)
+                error.reason = "\(failure.message); the rest of the fill stays, named in its manifest"
+                throw error
             }
             if manifest.files.isEmpty {
                 do {

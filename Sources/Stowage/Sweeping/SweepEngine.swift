@@ -3,7 +3,8 @@ import Foundation
 
 /// The one removal walk: every operation that deletes (``Sweeper``, pressure relief, `clear`,
 /// ``Store/remove(_:from:)``, ``DiskCache`` limits and ``DiskCache/removeAll()``) chooses its
-/// victims here and removes them here, under one safety policy:
+/// victims here and removes them here, under one safety policy (a fill's release chooses its
+/// files from its manifest, and removes them here):
 ///
 /// - the root is opened by the caller without following a link (see ``Container``'s folders);
 ///   below it nothing is reached through a link, and no other mount is entered (a bind mount
@@ -282,11 +283,7 @@ final class SweepEngine: @unchecked Sendable {
     }
 
     private func candidate(_ entry: FileTreeWalk.Entry, reason: SweepReason) -> Candidate {
-        let status = entry.status
-        return Candidate(path: entry.path, folder: entry.folder, kind: status.kind, device: status.device,
-                         inode: status.inode, linkCount: status.linkCount, logical: status.size,
-                         allocated: status.allocatedSize, access: status.accessTime,
-                         modification: status.modificationTime, reason: reason)
+        Candidate(path: entry.path, folder: entry.folder, status: entry.status, reason: reason)
     }
 
     /// The absolute path of `path` below the root, for issues.
@@ -479,6 +476,15 @@ final class SweepEngine: @unchecked Sendable {
             }
         }
         return current
+    }
+}
+
+extension SweepEngine.Candidate {
+    /// The item at `path` (in `folder`, both below the root) whose status is `status`.
+    init(path: RawPath, folder: RawPath, status: FileStatus, reason: SweepReason) {
+        self.init(path: path, folder: folder, kind: status.kind, device: status.device, inode: status.inode,
+                  linkCount: status.linkCount, logical: status.size, allocated: status.allocatedSize,
+                  access: status.accessTime, modification: status.modificationTime, reason: reason)
     }
 }
 

@@ -25,13 +25,15 @@ struct FaultPoint: Hashable, Sendable, CustomStringConvertible {
     static let atomicWriteRenamed = FaultPoint("atomic-write.renamed")
     /// A fill wrote or allocated one more step and measures the volume again next.
     static let fillStepWritten = FaultPoint("fill.step-written")
+    /// A fill's release chose the files it gives back and removes nothing yet.
+    static let fillReleaseChosen = FaultPoint("fill-release.chosen")
 
     /// A `StorageOverview` measured its locations and has not yet measured the volume.
     static let overviewMeasured = FaultPoint("overview.measured")
 
     /// Every point, for names given in the environment.
     static let all: [FaultPoint] = [.sweepChosen, .appendJournalWritten, .appendBytesWritten, .atomicWriteBeforeRename,
-                                    .atomicWriteRenamed, .fillStepWritten, .overviewMeasured]
+                                    .atomicWriteRenamed, .fillStepWritten, .fillReleaseChosen, .overviewMeasured]
 
     /// The point named `name`, or `nil`.
     init?(named name: String) {

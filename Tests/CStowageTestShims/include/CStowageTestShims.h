@@ -17,4 +17,8 @@ int cstowage_test_spawn(pid_t *pid, const char *path, char *const argv[], char *
 /// pipe2(2) with O_CLOEXEC (not imported by Swift's Glibc module): both ends close on exec.
 int cstowage_test_pipe(int descriptors[2]);
 
+/// Sets or clears a file's immutable flag (`chattr +i`, FS_IOC_SETFLAGS; Linux only): an
+/// immutable file cannot be removed, even by root. Returns 0, or -1 with errno (`ENOTTY` or
+/// `EOPNOTSUPP` where the file system has no such flag).
+int cstowage_test_set_immutable(int descriptor, int immutable);
 #endif

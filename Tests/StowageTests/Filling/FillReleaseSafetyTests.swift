@@ -17,16 +17,44 @@ struct FillReleaseSafetyTests {
         let ownAllocated: Int64
     }
 
+    /// A filled volume, in the test's folder (removed with it).
+    struct Filled {
+        let folder: TestFolder
+        let volume: ScratchVolume
+        /// The fill folder.
+        var fillPath: String { volume.path + "/" + FillFolder.name }
+    }
+
+    /// A fill of `bytes` on a new 32 MB tmpfs.
+    static func filled(consuming bytes: Int64) throws -> Filled {
+        let folder = TestFolder()
+        let volume = try ScratchVolume.mount(size: "32m", in: folder)
+        try Filler(plan: FillPlan(volume: volume.url, goal: .consuming(bytes))).fill()
+        return Filled(folder: folder, volume: volume)
+    }
+
+    /// The manifest of the fill folder at `fillPath`, as JSON, and where it is.
+    static func manifest(in fillPath: String) throws -> (url: URL, json: [String: Any]) {
+        let url = URL(filePath: fillPath + "/" + FillManifest.fileName)
+        return (url, try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]))
+    }
+
+    /// Gives the file at `path` the fill marker `marker`, as a fill marks its own files.
+    static func mark(_ path: String, with marker: [UInt8]) throws {
+        let url = URL(filePath: path)
+        let file = try OpenFile.openFolder(atPath: url.deletingLastPathComponent().path(percentEncoded: false), followingLinks: false)
+            .open(url.lastPathComponent, flags: Sys.readWrite)
+        try file.setAttribute(FillManifest.markerAttribute, to: marker)
+        try file.close()
+    }
+
     /// A fill of one file on a small tmpfs, then a stranger's file named as the fill's next
     /// file, which the manifest names with the stranger's device and inode: what a fill file
     /// removed and replaced by a new file that got its inode number back (as ext4 does) leaves.
     static func fillAndAddStranger() throws -> Setup {
-        let folder = TestFolder()
-        let volume = try ScratchVolume.mount(size: "32m", in: folder)
-        try Filler(plan: FillPlan(volume: volume.url, goal: .consuming(4_000_000))).fill()
-        let fillPath = volume.path + "/" + FillFolder.name
-        let manifestURL = URL(filePath: fillPath + "/" + FillManifest.fileName)
-        var manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any])
+        let filled = try filled(consuming: 4_000_000)
+        let (folder, volume, fillPath) = (filled.folder, filled.volume, filled.fillPath)
+        var (manifestURL, manifest) = try manifest(in: fillPath)
         var files = try #require(manifest["files"] as? [[String: Any]])
         try #require(files.map { $0["name"] as? String } == ["fill-000001"], "the fill made one file")
         let stranger = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
@@ -70,10 +98,7 @@ struct FillReleaseSafetyTests {
     @Test("a file carrying another fill's marker is not this fill's")
     func otherFillsMarkerIsRefused() throws {
         let setup = try Self.fillAndAddStranger()
-        let file = try OpenFile.openFolder(atPath: setup.volume.path + "/" + FillFolder.name, followingLinks: true)
-            .open((setup.fillPath as NSString).lastPathComponent, flags: Sys.readWrite)
-        try file.setAttribute(FillManifest.markerAttribute, to: Array("another-fill".utf8))
-        try file.close()
+        try Self.mark(setup.fillPath, with: Array("another-fill".utf8))
         #expect(try FillFolder(in: setup.volume.url).status()?.files == 1)
         try FillFolder(in: setup.volume.url).release()
         #expect(try Data(contentsOf: URL(filePath: setup.fillPath)) == setup.stranger)
@@ -139,19 +164,14 @@ struct FillReleaseSafetyTests {
 
     @Test("a file outside the fill folder is never the fill's, even carrying its marker: release rebuilds the manifest from the folder")
     func markedFileOutsideIsNotTheFills() throws {
-        let folder = TestFolder()
-        let volume = try ScratchVolume.mount(size: "32m", in: folder)
-        try Filler(plan: FillPlan(volume: volume.url, goal: .consuming(1_000_000))).fill()
-        let fillPath = volume.path + "/" + FillFolder.name
-        let manifestURL = URL(filePath: fillPath + "/" + FillManifest.fileName)
-        var manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any])
+        let filled = try Self.filled(consuming: 1_000_000)
+        let (volume, fillPath) = (filled.volume, filled.fillPath)
+        var (manifestURL, manifest) = try Self.manifest(in: fillPath)
         let id = try #require(manifest["id"] as? String)
         let victim = volume.path + "/keep.txt"
         let kept = Data("the user's file".utf8)
         try kept.write(to: URL(filePath: victim))
-        let file = try OpenFile.openFolder(atPath: volume.path, followingLinks: true).open("keep.txt", flags: Sys.readWrite)
-        try file.setAttribute(FillManifest.markerAttribute, to: Array(id.utf8))
-        try file.close()
+        try Self.mark(victim, with: Array(id.utf8))
         var status = stat()
         try #require(lstat(victim, &status) == 0)
         var files = try #require(manifest["files"] as? [[String: Any]])
@@ -163,6 +183,26 @@ struct FillReleaseSafetyTests {
         #expect(report.removedFiles == 1 && report.remainingBytes == 0, "\(report)")
         #expect(try Data(contentsOf: URL(filePath: victim)) == kept)
         #expect(!FileManager.default.fileExists(atPath: fillPath))
+    }
+
+    @Test("a fill file replaced after the release chose it, even by a file carrying the fill's marker, is kept")
+    func replacedAfterChoosingIsKept() throws {
+        let filled = try Self.filled(consuming: 1_000_000)
+        let (volume, fillPath) = (filled.volume, filled.fillPath)
+        let marker = try #require(try OpenFile.openFolder(atPath: fillPath, followingLinks: false)
+            .openForInspection("fill-000001").attribute(FillManifest.markerAttribute))
+        let replacement = Data("another program's file".utf8)
+        let probe = TestProbe()
+        probe.on(.fillReleaseChosen) { _ in
+            // Written beside it, marked as the fill's, and renamed over it: another inode.
+            try replacement.write(to: URL(filePath: fillPath + "/new"))
+            try Self.mark(fillPath + "/new", with: marker)
+            try #require(rename(fillPath + "/new", fillPath + "/fill-000001") == 0)
+        }
+        let report = try TestProbe.$installed.withValue(probe) { try FillFolder(in: volume.url).release() }
+        #expect(probe.hits(of: .fillReleaseChosen) == 1)
+        #expect(report.removedFiles == 0 && report.releasedBytes == 0, "\(report)")
+        #expect(try Data(contentsOf: URL(filePath: fillPath + "/fill-000001")) == replacement)
     }
 
     @Test("a FIFO under a fill file's name neither blocks status and release nor is removed", .timeLimit(.minutes(1)))

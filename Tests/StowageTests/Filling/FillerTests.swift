@@ -180,6 +180,33 @@ struct FillerTests {
         #expect(try Self.available(volume, settlingAt: report.availableBefore) == report.availableBefore)
     }
 
+    @Test("a fill file that cannot be removed: release fails naming it, forgets only what it removed, and a later release finishes")
+    func releaseFailureKeepsTheRestNamed() throws {
+        let folder = TestFolder()
+        let volume = try Self.mount(.tmpfs, in: folder)
+        let report = try Filler(plan: FillPlan(volume: volume.url, goal: .consuming(2_000_000))).fill()
+        let fillPath = volume.path + "/" + FillFolder.name
+        // A second fill file, marked as the fill's (a fill continues its newest file, so one
+        // fill of this size makes one): the manifest does not name it yet, the release adopts it.
+        let id = try #require(try FillReleaseSafetyTests.manifest(in: fillPath).json["id"] as? String)
+        try Data(count: 1_000_000).write(to: URL(filePath: fillPath + "/fill-000002"))
+        try FillReleaseSafetyTests.mark(fillPath + "/fill-000002", with: Array(id.utf8))
+        var immutable: ImmutableFile? = try ImmutableFile(fillPath + "/fill-000001")
+
+        let error = #expect(throws: StowageError.self) { try FillFolder(in: volume.url).release() }
+        #expect(error?.code == .permissionDenied && error?.path == fillPath + "/fill-000001", "\(String(describing: error))")
+        #expect(!FileManager.default.fileExists(atPath: fillPath + "/fill-000002"), "the other file was given back")
+        let status = try #require(try FillFolder(in: volume.url).status())
+        #expect(status.files == 1 && status.foreignEntries.isEmpty, "the manifest names the file left, and only it: \(status)")
+
+        immutable = nil
+        let rest = try FillFolder(in: volume.url).release()
+        #expect(rest.removedFiles == 1 && rest.remainingBytes == 0)
+        #expect(!FileManager.default.fileExists(atPath: fillPath))
+        #expect(try Self.available(volume, settlingAt: report.availableBefore) == report.availableBefore)
+        _ = immutable
+    }
+
     @Test("release never removes what the fill did not make")
     func releaseLeavesForeignFiles() throws {
         let folder = TestFolder()
