@@ -31,7 +31,7 @@ public struct FillFolder: Sendable, Hashable {
     ///   rebuilt; errors reading the folder, naming it.
     public func status() throws -> FillStatus? {
         try perform(.inspect) {
-            guard let folder = try openIfPresent() else { return nil }
+            guard let folder = try openIfPresent(for: .inspect) else { return nil }
             let isFilling = !(try folder.tryLock(exclusive: false))
             if !isFilling { folder.unlock() }
             let manifest = try loadManifest(in: folder, rebuildingIfDamaged: false)
@@ -112,7 +112,7 @@ public struct FillFolder: Sendable, Hashable {
                                reason: "the amount to release cannot be negative (\(amount))")
         }
         return try perform(.release) {
-            guard let folder = try openIfPresent() else {
+            guard let folder = try openIfPresent(for: .release) else {
                 let available = try Sys.spaceFigures(atPath: Container.existingAncestor(of: parent)).available
                 return FillReleaseReport(folder: path, removedFiles: 0, shrunkFiles: 0, releasedBytes: 0,
                                          availableBefore: available, availableAfter: available, remainingBytes: 0)
@@ -122,7 +122,8 @@ public struct FillFolder: Sendable, Hashable {
                                    reason: "a fill is running in this folder; stop it first (a held fill releases itself when stopped)")
             }
             defer { folder.unlock() }
-            var manifest = try loadManifest(in: folder, rebuildingIfDamaged: true)
+            // A rebuilt manifest is saved at the end, once space is freed: on a full disk it could not be before.
+            var (manifest, mustSave) = try readManifest(in: folder, rebuildingIfDamaged: true)
             let availableBefore = try folder.spaceFigures().available
             var expected: Int64?
             if reporter?.isActive == true {
@@ -173,9 +174,15 @@ public struct FillFolder: Sendable, Hashable {
                 }
             }
             let removed = removedVictims.count
-            if !forgotten.isEmpty {
-                manifest.files.removeAll { forgotten.contains($0.name) }
-                if !manifest.files.isEmpty { try save(manifest, in: folder) }  // written once space was freed
+            // Names are unique in a manifest (``readManifest`` refuses others), so a name forgets one entry.
+            manifest.files.removeAll { forgotten.contains($0.name) }
+            if (mustSave || !forgotten.isEmpty) && !manifest.files.isEmpty {
+                do {
+                    try save(manifest, in: folder)
+                } catch where failure != nil {
+                    // The removal's error is the one to report; the manifest on disk still names
+                    // every file left (and some gone, which a later release forgets).
+                }
             }
             if let failure {
                 var error = StowageError(SystemCallError(errno: Errno(rawValue: failure.errno), call: "unlinkat"),
@@ -234,10 +241,11 @@ public struct FillFolder: Sendable, Hashable {
 
     // MARK: Folder and manifest
 
-    /// Opens the fill folder, or `nil` when there is none. A link in its place is not followed.
-    func openIfPresent() throws -> OpenFile? {
+    /// Opens the fill folder for `operation`, or `nil` when there is none. A link in its place
+    /// is not followed, and a mount in its place is refused.
+    func openIfPresent(for operation: StowageError.Operation) throws -> OpenFile? {
         do {
-            return try openParent().openFolder(Self.name)
+            return try openFillFolder(in: openParent(), for: operation)
         } catch Errno.noSuchEntry {
             return nil  // no fill folder, or not even the folder filled: nothing is filled there
         }
@@ -251,24 +259,44 @@ public struct FillFolder: Sendable, Hashable {
         } catch Errno.fileExists {
             // made by an earlier fill: filled further
         }
-        return try parentFolder.openFolder(Self.name)
+        return try openFillFolder(in: parentFolder, for: .fill)
+    }
+
+    /// Opens the fill folder in `parentFolder`, never through a link, and refuses it when it is
+    /// another mount (a fill there would fill another volume, a release remove from it).
+    private func openFillFolder(in parentFolder: OpenFile, for operation: StowageError.Operation) throws -> OpenFile {
+        let folder = try parentFolder.openFolder(Self.name)
+        guard try folder.mountIdentity().isSameMount(as: parentFolder.mountIdentity()) else {
+            throw StowageError(.refused, operation: operation, path: path,
+                               reason: "it is a mount point, not the folder a fill makes; Stowage never fills or removes across a mount")
+        }
+        return folder
     }
 
     /// The manifest, or a new one when the folder has none. A damaged manifest is rebuilt from
     /// the marked files when `rebuildingIfDamaged` (and saved), or reported.
     func loadManifest(in folder: OpenFile, rebuildingIfDamaged: Bool, availableNow: Int64? = nil) throws -> FillManifest {
+        let (manifest, isRebuilt) = try readManifest(in: folder, rebuildingIfDamaged: rebuildingIfDamaged, availableNow: availableNow)
+        if isRebuilt { try save(manifest, in: folder) }
+        return manifest
+    }
+
+    /// ``loadManifest(in:rebuildingIfDamaged:availableNow:)`` without saving a rebuilt manifest
+    /// (a release saves it once it has freed space): the manifest, and whether it was rebuilt.
+    private func readManifest(in folder: OpenFile, rebuildingIfDamaged: Bool,
+                              availableNow: Int64? = nil) throws -> (manifest: FillManifest, isRebuilt: Bool) {
         let content: Data
         do {
             content = try folder.openForReading(FillManifest.fileName).readAll()
         } catch Errno.noSuchEntry {
-            return FillManifest(availableBefore: try availableNow ?? folder.spaceFigures().available)
+            return (FillManifest(availableBefore: try availableNow ?? folder.spaceFigures().available), false)
         }
-        // A manifest that names anything but a fill file's name (a path out of the folder: a
-        // damaged or hostile one) is damaged as a whole: nothing it names is trusted.
+        // A manifest that names anything but fill files' names, each once (a path out of the
+        // folder: a damaged or hostile one), is damaged as a whole: nothing it names is trusted.
         if var manifest = try? JSONDecoder().decode(FillManifest.self, from: content), manifest.format == FillManifest.currentFormat,
-           manifest.files.allSatisfy({ FillManifest.isFileName($0.name) }) {
+           manifest.files.allSatisfy({ FillManifest.isFileName($0.name) }), Set(manifest.files.map(\.name)).count == manifest.files.count {
             try adoptMarkedFiles(into: &manifest, in: folder)
-            return manifest
+            return (manifest, false)
         }
         let manifestPath = path + "/" + FillManifest.fileName
         guard rebuildingIfDamaged else {
@@ -288,8 +316,7 @@ public struct FillFolder: Sendable, Hashable {
             rebuilt.id = String(decoding: marker, as: UTF8.self)
             rebuilt.files = marked.filter { $0.marker == marker }.map(\.entry)
         }
-        try save(rebuilt, in: folder)
-        return rebuilt
+        return (rebuilt, true)
     }
 
     /// Adds to `manifest` the files that carry its marker but that it does not name: the
@@ -364,7 +391,9 @@ public struct FillFolder: Sendable, Hashable {
     /// The status of the open `file` if it is the entry's file of the fill `id` (see above).
     private func verifiedStatus(of file: OpenFile, as entry: FillManifest.Entry, ofFill id: String) throws -> FileStatus? {
         let status = try file.status()
-        guard status.isFile, status.inode == entry.inode, status.device == entry.device else { return nil }
+        // One name only: a fill file never has another, and a hard link to a file elsewhere
+        // must be neither shrunk (its data is that file's) nor counted as space given back.
+        guard status.isFile, status.inode == entry.inode, status.device == entry.device, status.linkCount == 1 else { return nil }
         do {
             guard try file.attribute(FillManifest.markerAttribute) == Array(id.utf8) else { return nil }
         } catch Errno.attributesUnsupported {
@@ -471,11 +500,12 @@ struct FillManifest: Codable, Sendable {
     init(availableBefore: Int64) { self.availableBefore = availableBefore }
 
     /// Whether `name` is a fill file's name, as ``nextFileName(after:)`` makes them: the prefix
-    /// and ASCII digits, one path component that cannot lead out of the fill folder.
+    /// and 1 to 9 ASCII digits (a number the next name can count on from), one path component
+    /// that cannot lead out of the fill folder.
     static func isFileName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         let prefix = Array(filePrefix.utf8)
-        return bytes.count > prefix.count && bytes.starts(with: prefix)
+        return bytes.starts(with: prefix) && (prefix.count + 1...prefix.count + 9).contains(bytes.count)
             && bytes[prefix.count...].allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 

@@ -39,6 +39,27 @@ struct FillReleaseSafetyTests {
         return (url, try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]))
     }
 
+    /// Adds to the manifest of the fill folder at `fillPath` an entry `name` with the device and
+    /// inode of the file at `path`.
+    static func addEntry(_ name: String, for path: String, in fillPath: String) throws {
+        var (url, manifest) = try manifest(in: fillPath)
+        var status = stat()
+        try #require(lstat(path, &status) == 0)
+        var files = try #require(manifest["files"] as? [[String: Any]])
+        files.append(["name": name, "device": UInt64(status.st_dev), "inode": UInt64(status.st_ino)])
+        manifest["files"] = files
+        try JSONSerialization.data(withJSONObject: manifest).write(to: url)
+    }
+
+    /// A user's file `name` beside the fill folder holding `content`, carrying the fill's marker
+    /// (as only a broken or hostile program would make it); its path.
+    static func markedUserFile(_ name: String, beside filled: Filled, content: Data) throws -> String {
+        let path = filled.volume.path + "/" + name
+        try content.write(to: URL(filePath: path))
+        try mark(path, with: Array(try #require(try manifest(in: filled.fillPath).json["id"] as? String).utf8))
+        return path
+    }
+
     /// Gives the file at `path` the fill marker `marker`, as a fill marks its own files.
     static func mark(_ path: String, with marker: [UInt8]) throws {
         let url = URL(filePath: path)
@@ -54,19 +75,14 @@ struct FillReleaseSafetyTests {
     static func fillAndAddStranger() throws -> Setup {
         let filled = try filled(consuming: 4_000_000)
         let (folder, volume, fillPath) = (filled.folder, filled.volume, filled.fillPath)
-        var (manifestURL, manifest) = try manifest(in: fillPath)
-        var files = try #require(manifest["files"] as? [[String: Any]])
+        let files = try #require(try manifest(in: fillPath).json["files"] as? [[String: Any]])
         try #require(files.map { $0["name"] as? String } == ["fill-000001"], "the fill made one file")
         let stranger = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let strangerPath = fillPath + "/fill-000002"
         try stranger.write(to: URL(filePath: strangerPath))
         var own = stat()
         try #require(lstat(fillPath + "/fill-000001", &own) == 0)
-        var status = stat()
-        try #require(lstat(strangerPath, &status) == 0)
-        files.append(["name": "fill-000002", "device": UInt64(status.st_dev), "inode": UInt64(status.st_ino)])
-        manifest["files"] = files
-        try JSONSerialization.data(withJSONObject: manifest).write(to: manifestURL)
+        try addEntry("fill-000002", for: strangerPath, in: fillPath)
         return Setup(folder: folder, volume: volume, fillPath: strangerPath, stranger: stranger,
                      ownAllocated: Int64(own.st_blocks) * 512)
     }
@@ -124,15 +140,16 @@ struct FillReleaseSafetyTests {
         #expect(!FileManager.default.fileExists(atPath: fillPath))
     }
 
-    /// What a manifest can name that a fill never does: the way out of the fill folder.
+    /// What a manifest can name that a fill never does: the way out of the fill folder, a name
+    /// twice, a number the next fill file's name cannot count on from.
     enum HostileName: String, CaseIterable, CustomTestStringConvertible {
         case parent = "../keep.txt", throughSelf = "./../keep.txt", throughFolder = "fill-000001/../../keep.txt"
-        case absolute = "<absolute>"
+        case absolute = "<absolute>", twice = "fill-000001", overlong = "fill-9223372036854775807"
         var testDescription: String { rawValue }
         func name(victim: String) -> String { self == .absolute ? victim : rawValue }
     }
 
-    @Test("a manifest naming a file outside the fill folder is damaged: status says so, release removes nothing outside",
+    @Test("a manifest naming anything but fill files, each once, is damaged: status says so, release removes nothing",
           arguments: HostileName.allCases)
     func manifestNamesCannotLeaveTheFolder(hostile: HostileName) throws {
         // ramfs keeps no markers, so the device and inode would be all that identifies the file.
@@ -166,18 +183,9 @@ struct FillReleaseSafetyTests {
     func markedFileOutsideIsNotTheFills() throws {
         let filled = try Self.filled(consuming: 1_000_000)
         let (volume, fillPath) = (filled.volume, filled.fillPath)
-        var (manifestURL, manifest) = try Self.manifest(in: fillPath)
-        let id = try #require(manifest["id"] as? String)
-        let victim = volume.path + "/keep.txt"
         let kept = Data("the user's file".utf8)
-        try kept.write(to: URL(filePath: victim))
-        try Self.mark(victim, with: Array(id.utf8))
-        var status = stat()
-        try #require(lstat(victim, &status) == 0)
-        var files = try #require(manifest["files"] as? [[String: Any]])
-        files.append(["name": "../keep.txt", "device": UInt64(status.st_dev), "inode": UInt64(status.st_ino)])
-        manifest["files"] = files
-        try JSONSerialization.data(withJSONObject: manifest).write(to: manifestURL)
+        let victim = try Self.markedUserFile("keep.txt", beside: filled, content: kept)
+        try Self.addEntry("../keep.txt", for: victim, in: fillPath)
 
         let report = try FillFolder(in: volume.url).release()
         #expect(report.removedFiles == 1 && report.remainingBytes == 0, "\(report)")
@@ -203,6 +211,63 @@ struct FillReleaseSafetyTests {
         #expect(probe.hits(of: .fillReleaseChosen) == 1)
         #expect(report.removedFiles == 0 && report.releasedBytes == 0, "\(report)")
         #expect(try Data(contentsOf: URL(filePath: fillPath + "/fill-000001")) == replacement)
+    }
+
+    @Test("a hard link to a file elsewhere, even carrying the fill's marker, is neither shrunk nor removed nor counted")
+    func hardLinkIsNotTheFills() throws {
+        let filled = try Self.filled(consuming: 1_000_000)
+        let (volume, fillPath) = (filled.volume, filled.fillPath)
+        let kept = Data((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        let victim = try Self.markedUserFile("database", beside: filled, content: kept)
+        try #require(link(victim, fillPath + "/fill-000002") == 0)
+        try Self.addEntry("fill-000002", for: victim, in: fillPath)
+
+        #expect(try FillFolder(in: volume.url).status()?.files == 1, "the link is not the fill's")
+        let partial = try FillFolder(in: volume.url).release(amount: 4096)
+        #expect(partial.shrunkFiles == 1 && partial.removedFiles == 0, "the fill's own file is shrunk: \(partial)")
+        let rest = try FillFolder(in: volume.url).release()
+        #expect(rest.removedFiles == 1 && rest.remainingBytes == 0, "\(rest)")
+        #expect(try Data(contentsOf: URL(filePath: victim)) == kept)
+        #expect(FileManager.default.fileExists(atPath: fillPath + "/fill-000002"), "the link is left alone")
+    }
+
+    @Test("on a full disk (0 bytes free) with a damaged manifest, release still gives the space back: it writes nothing first")
+    func fullDiskDamagedManifest() throws {
+        let filled = try Self.filled(consuming: 4_000_000)
+        let (volume, fillPath) = (filled.volume, filled.fillPath)
+        try #require(truncate(fillPath + "/" + FillManifest.fileName, 0) == 0, "an empty manifest is a damaged one")
+        // A stranger's file takes what is left, to the last page.
+        let descriptor = open(volume.path + "/other", O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        try #require(descriptor >= 0)
+        let page = [UInt8](repeating: 7, count: 4096)
+        while write(descriptor, page, page.count) > 0 {}
+        let full = errno
+        close(descriptor)
+        try #require(full == ENOSPC)
+        var figures = statvfs()
+        try #require(statvfs(volume.path, &figures) == 0 && figures.f_bavail == 0, "0 bytes free")
+
+        let report = try FillFolder(in: volume.url).release()
+        #expect(report.removedFiles == 1 && report.availableAfter > 0, "\(report)")
+        #expect(!FileManager.default.fileExists(atPath: fillPath))
+    }
+
+    @Test("a mount in place of the fill folder is refused by status, release and fill, and nothing in it is touched")
+    func mountInPlaceOfTheFillFolder() throws {
+        let folder = TestFolder()
+        let volume = try ScratchVolume.mount(size: "32m", in: folder)
+        let inner = try ScratchVolume.mount(size: "8m", at: volume.url, named: FillFolder.name)
+        let file = Data("another volume's file".utf8)
+        try file.write(to: URL(filePath: inner.path + "/fill-000001"))
+        for (operation, run) in [("status", { _ = try FillFolder(in: volume.url).status() }),
+                                 ("release", { _ = try FillFolder(in: volume.url).release() }),
+                                 ("fill", { _ = try Filler(plan: FillPlan(volume: volume.url, goal: .consuming(4096))).fill() })]
+            as [(String, () throws -> Void)] {
+            let error = #expect(throws: StowageError.self, "\(operation)") { try run() }
+            #expect(error?.code == .refused && error?.path == inner.path, "\(operation): \(String(describing: error))")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: inner.path) == ["fill-000001"])
+        #expect(try Data(contentsOf: URL(filePath: inner.path + "/fill-000001")) == file)
     }
 
     @Test("a FIFO under a fill file's name neither blocks status and release nor is removed", .timeLimit(.minutes(1)))

@@ -186,22 +186,28 @@ struct FillerTests {
         let volume = try Self.mount(.tmpfs, in: folder)
         let report = try Filler(plan: FillPlan(volume: volume.url, goal: .consuming(2_000_000))).fill()
         let fillPath = volume.path + "/" + FillFolder.name
-        // A second fill file, marked as the fill's (a fill continues its newest file, so one
-        // fill of this size makes one): the manifest does not name it yet, the release adopts it.
+        // Two more fill files, marked as the fill's (a fill continues its newest file, so one fill
+        // of this size makes one): the manifest does not name them yet, the release adopts them.
         let id = try #require(try FillReleaseSafetyTests.manifest(in: fillPath).json["id"] as? String)
-        try Data(count: 1_000_000).write(to: URL(filePath: fillPath + "/fill-000002"))
-        try FillReleaseSafetyTests.mark(fillPath + "/fill-000002", with: Array(id.utf8))
-        var immutable: ImmutableFile? = try ImmutableFile(fillPath + "/fill-000001")
+        let size = 1 << 20  // whole pages: allocated as written
+        for name in ["fill-000002", "fill-000003"] {
+            try Data(count: size).write(to: URL(filePath: fillPath + "/" + name))
+            try FillReleaseSafetyTests.mark(fillPath + "/" + name, with: Array(id.utf8))
+        }
+        var immutable: ImmutableFile? = try ImmutableFile(fillPath + "/fill-000002")
 
-        let error = #expect(throws: StowageError.self) { try FillFolder(in: volume.url).release() }
-        #expect(error?.code == .permissionDenied && error?.path == fillPath + "/fill-000001", "\(String(describing: error))")
-        #expect(!FileManager.default.fileExists(atPath: fillPath + "/fill-000002"), "the other file was given back")
-        let status = try #require(try FillFolder(in: volume.url).status())
-        #expect(status.files == 1 && status.foreignEntries.isEmpty, "the manifest names the file left, and only it: \(status)")
+        // The amount of the two newest: fill-000003 goes, fill-000002 fails, fill-000001 is not chosen.
+        let error = #expect(throws: StowageError.self) { try FillFolder(in: volume.url).release(amount: Int64(2 * size)) }
+        #expect(error?.code == .permissionDenied && error?.path == fillPath + "/fill-000002", "\(String(describing: error))")
+        #expect(!FileManager.default.fileExists(atPath: fillPath + "/fill-000003"), "the other file chosen was given back")
+        let named = try #require(try FillReleaseSafetyTests.manifest(in: fillPath).json["files"] as? [[String: Any]])
+        #expect(named.compactMap { $0["name"] as? String }.sorted() == ["fill-000001", "fill-000002"],
+                "the manifest names the files left, and only them: \(named)")
+        #expect(try FillFolder(in: volume.url).status()?.files == 2)
 
         immutable = nil
         let rest = try FillFolder(in: volume.url).release()
-        #expect(rest.removedFiles == 1 && rest.remainingBytes == 0)
+        #expect(rest.removedFiles == 2 && rest.remainingBytes == 0)
         #expect(!FileManager.default.fileExists(atPath: fillPath))
         #expect(try Self.available(volume, settlingAt: report.availableBefore) == report.availableBefore)
         _ = immutable
