@@ -178,9 +178,10 @@ final class FillEngine: @unchecked Sendable {
             folder = opened
             let loaded = try fillFolder.loadManifest(in: opened, rebuildingIfDamaged: true, availableNow: start.available)
             // Continue the newest file of an earlier fill while it is below the size limit.
-            if let last = loaded.files.last, let status = try fillFolder.verifiedStatus(of: last, in: opened, ofFill: loaded.id),
+            // Opened once and checked on the open file: what is written to is the file checked.
+            if let last = loaded.files.last, let (file, status) = try fillFolder.openVerified(last, in: opened, ofFill: loaded.id),
                status.size < Self.fileSizeLimit {
-                current = try opened.open(last.name, flags: Sys.readWrite)
+                current = file
                 currentName = last.name
                 currentSize = status.size
             }
@@ -283,14 +284,18 @@ final class FillEngine: @unchecked Sendable {
                 let fillFolder = FillFolder(in: plan.volume)
                 // Created with the fill's marker, then named in the manifest: a crash in between
                 // leaves a marked file, which status and release adopt.
-                var name = manifest.nextFileName()
+                let numbersUsedUp = StowageError(.refused, operation: .fill, path: fillFolder.path,
+                                                 reason: "every fill file number is taken (up to \(FillManifest.filePrefix)\(FillManifest.highestFileNumber)); release this fill first")
+                guard var name = manifest.nextFileName() else { throw numbersUsedUp }
                 let file: OpenFile
                 while true {
                     do {
                         file = try folder.open(name, flags: Sys.writeCreateExclusive, mode: .ownerOnlyFile)
                         break
                     } catch Errno.fileExists {
-                        name = manifest.nextFileName(after: name)  // a foreign file has the name: never touch it
+                        // A foreign file has the name: never touch it.
+                        guard let next = manifest.nextFileName(after: name) else { throw numbersUsedUp }
+                        name = next
                     }
                 }
                 do {

@@ -35,17 +35,20 @@ public struct FillFolder: Sendable, Hashable {
             let isFilling = !(try folder.tryLock(exclusive: false))
             if !isFilling { folder.unlock() }
             let manifest = try loadManifest(in: folder, rebuildingIfDamaged: false)
-            var files = 0
+            var ours: Set<String> = [FillManifest.fileName]
             var allocated: Int64 = 0
             for entry in manifest.files {
                 guard let status = try verifiedStatus(of: entry, in: folder, ofFill: manifest.id) else { continue }
-                files += 1
+                ours.insert(entry.name)
                 allocated += status.allocatedSize
             }
             let figures = try folder.spaceFigures()
-            return FillStatus(folder: path, files: files, allocatedBytes: allocated,
+            // Foreign: everything but the fill's own files, its manifest and writes in progress
+            // (a file replaced under a fill file's name included).
+            let foreign = try folder.entryNames().filter { !ours.contains($0) && !TemporaryItem.isTemporary($0) }.sorted()
+            return FillStatus(folder: path, files: ours.count - 1, allocatedBytes: allocated,
                               availableBefore: manifest.availableBefore, availableNow: figures.available,
-                              foreignEntries: try foreignEntries(in: folder, manifest: manifest), isFilling: isFilling)
+                              foreignEntries: foreign, isFilling: isFilling)
         }
     }
 
@@ -179,9 +182,11 @@ public struct FillFolder: Sendable, Hashable {
             if (mustSave || !forgotten.isEmpty) && !manifest.files.isEmpty {
                 do {
                     try save(manifest, in: folder)
-                } catch where failure != nil {
-                    // The removal's error is the one to report; the manifest on disk still names
-                    // every file left (and some gone, which a later release forgets).
+                } catch where failure != nil || Self.isNoSpace(error) {
+                    // The removal's error is the one to report, and no room (nothing freed yet:
+                    // cancelled, or an amount of a block) is not a failure of the release: the
+                    // manifest on disk still names every file left (a damaged one is rebuilt
+                    // again, names of files gone are forgotten by the next release).
                 }
             }
             if let failure {
@@ -211,13 +216,7 @@ public struct FillFolder: Sendable, Hashable {
     /// it is still the fill's (``verifiedStatus(of:in:ofFill:)``); returns the allocated bytes
     /// given back, or `nil` when the file is not the fill's (any more).
     private func shrink(_ entry: FillManifest.Entry, ofFill id: String, in folder: OpenFile, by bytes: Int64) throws -> Int64? {
-        let file: OpenFile
-        do {
-            file = try folder.open(entry.name, flags: Sys.readWrite | Sys.nonBlocking)
-        } catch Self.replacedEntry {
-            return nil
-        }
-        guard let opened = try verifiedStatus(of: file, as: entry, ofFill: id) else { return nil }
+        guard let (file, opened) = try openVerified(entry, in: folder, ofFill: id) else { return nil }
         let block = max(1, try file.spaceFigures().blockSize)
         let keep = max(0, (opened.size - bytes) / block * block)
         try file.truncate(to: keep)
@@ -338,7 +337,8 @@ public struct FillFolder: Sendable, Hashable {
             do {
                 let file = try folder.openForInspection(name)
                 let status = try file.status()
-                guard status.isFile, let marker = try file.attribute(FillManifest.markerAttribute) else { continue }
+                // One name only, as verifiedStatus requires: a marked hard link is never adopted.
+                guard status.isFile, status.linkCount == 1, let marker = try file.attribute(FillManifest.markerAttribute) else { continue }
                 found.append((.init(name: name, device: status.device, inode: status.inode), marker))
             } catch Self.replacedEntry {
                 continue
@@ -381,6 +381,30 @@ public struct FillFolder: Sendable, Hashable {
         return try verifiedStatus(of: file, as: entry, ofFill: id)
     }
 
+    /// Whether `error` says the volume (or the user's quota) has no room.
+    private static func isNoSpace(_ error: any Error) -> Bool {
+        switch error {
+        case let error as SystemCallError: [.noSpace, .quotaExceeded].contains(error.errno)
+        case let error as StowageError: error.code == .noSpace
+        default: false
+        }
+    }
+
+    /// The entry's file opened for writing, with its status, if it is still the file the fill
+    /// `id` made (checked by name first, so that nothing else is opened for writing, then on the
+    /// opened file itself, so that what is written to is what was checked); else `nil`.
+    func openVerified(_ entry: FillManifest.Entry, in folder: OpenFile, ofFill id: String) throws -> (file: OpenFile, status: FileStatus)? {
+        guard try verifiedStatus(of: entry, in: folder, ofFill: id) != nil else { return nil }
+        let file: OpenFile
+        do {
+            file = try folder.open(entry.name, flags: Sys.readWrite | Sys.nonBlocking)
+        } catch Self.replacedEntry {
+            return nil
+        }
+        guard let status = try verifiedStatus(of: file, as: entry, ofFill: id) else { return nil }
+        return (file, status)
+    }
+
     /// The allocated bytes of the manifest's files that are still the fill's own.
     private func heldBytes(of manifest: FillManifest, in folder: OpenFile) throws -> Int64 {
         try manifest.files.reduce(Int64(0)) { sum, entry in
@@ -405,12 +429,6 @@ public struct FillFolder: Sendable, Hashable {
     /// How opening a fill file's name fails when something else took its place since it was
     /// examined: it is gone, or a link (refused by `O_NOFOLLOW`), or a socket.
     private static let replacedEntry: [Errno] = [.noSuchEntry, .tooManySymbolicLinkLevels, .noDeviceOrAddress]
-
-    private func foreignEntries(in folder: OpenFile, manifest: FillManifest) throws -> [String] {
-        var ours = Set(manifest.files.map(\.name))
-        ours.insert(FillManifest.fileName)
-        return try folder.entryNames().filter { !ours.contains($0) && !TemporaryItem.isTemporary($0) }.sorted()
-    }
 
     private func perform<T>(_ operation: StowageError.Operation, _ body: () throws -> T) throws -> T {
         do {
@@ -502,6 +520,8 @@ struct FillManifest: Codable, Sendable {
     /// Whether `name` is a fill file's name, as ``nextFileName(after:)`` makes them: the prefix
     /// and 1 to 9 ASCII digits (a number the next name can count on from), one path component
     /// that cannot lead out of the fill folder.
+    static let highestFileNumber = 999_999_999
+
     static func isFileName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         let prefix = Array(filePrefix.utf8)
@@ -509,10 +529,13 @@ struct FillManifest: Codable, Sendable {
             && bytes[prefix.count...].allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
-    /// The next file's name: one after the highest number in use, or after `name` if higher.
-    func nextFileName(after name: String? = nil) -> String {
+    /// The next file's name: one after the highest number in use, or after `name` if higher;
+    /// `nil` when that number would need more than 9 digits (``isFileName(_:)``).
+    func nextFileName(after name: String? = nil) -> String? {
         let numbers = (files.map(\.name) + [name].compactMap { $0 }).compactMap { Int($0.dropFirst(Self.filePrefix.count)) }
-        let number = String((numbers.max() ?? 0) + 1)
+        let next = (numbers.max() ?? 0) + 1
+        guard next <= Self.highestFileNumber else { return nil }
+        let number = String(next)
         return Self.filePrefix + String(repeating: "0", count: max(0, 6 - number.count)) + number
     }
 }

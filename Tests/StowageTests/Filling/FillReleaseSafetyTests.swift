@@ -231,8 +231,9 @@ struct FillReleaseSafetyTests {
         #expect(FileManager.default.fileExists(atPath: fillPath + "/fill-000002"), "the link is left alone")
     }
 
-    @Test("on a full disk (0 bytes free) with a damaged manifest, release still gives the space back: it writes nothing first")
-    func fullDiskDamagedManifest() throws {
+    @Test("on a full disk (0 bytes free) with a damaged manifest, release still gives the space back: it writes nothing first",
+          arguments: [nil, 0] as [Int64?])
+    func fullDiskDamagedManifest(amount: Int64?) throws {
         let filled = try Self.filled(consuming: 4_000_000)
         let (volume, fillPath) = (filled.volume, filled.fillPath)
         try #require(truncate(fillPath + "/" + FillManifest.fileName, 0) == 0, "an empty manifest is a damaged one")
@@ -247,9 +248,54 @@ struct FillReleaseSafetyTests {
         var figures = statvfs()
         try #require(statvfs(volume.path, &figures) == 0 && figures.f_bavail == 0, "0 bytes free")
 
-        let report = try FillFolder(in: volume.url).release()
-        #expect(report.removedFiles == 1 && report.availableAfter > 0, "\(report)")
-        #expect(!FileManager.default.fileExists(atPath: fillPath))
+        let report = try FillFolder(in: volume.url).release(amount: amount)
+        if amount == nil {
+            #expect(report.removedFiles == 1 && report.availableAfter > 0, "\(report)")
+            #expect(!FileManager.default.fileExists(atPath: fillPath))
+        } else {
+            // Nothing to free, so no room for the rebuilt manifest: not a failure of the release.
+            #expect(report.removedFiles == 0 && report.releasedBytes == 0 && report.remainingBytes > 0, "\(report)")
+        }
+    }
+
+    @Test("a rebuilt manifest is saved by a release that only shrinks a file")
+    func rebuiltManifestIsSaved() throws {
+        let filled = try Self.filled(consuming: 4_000_000)
+        try #require(truncate(filled.fillPath + "/" + FillManifest.fileName, 0) == 0, "an empty manifest is a damaged one")
+        let report = try FillFolder(in: filled.volume.url).release(amount: 4096)
+        #expect(report.shrunkFiles == 1 && report.removedFiles == 0, "\(report)")
+        #expect(try FillFolder(in: filled.volume.url).status()?.files == 1, "status reads the saved manifest")
+    }
+
+    @Test("a fill never continues a file with another name (a hard link to a file elsewhere), and starts its own")
+    func fillDoesNotContinueAHardLink() throws {
+        let filled = try Self.filled(consuming: 1_000_000)
+        let (volume, fillPath) = (filled.volume, filled.fillPath)
+        let kept = Data((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 17) })
+        let victim = try Self.markedUserFile("database", beside: filled, content: kept)
+        try #require(link(victim, fillPath + "/fill-000002") == 0)
+        try Self.addEntry("fill-000002", for: victim, in: fillPath)  // the newest entry: the one a fill continues
+        try Filler(plan: FillPlan(volume: volume.url, goal: .consuming(1_000_000))).fill()
+        #expect(try Data(contentsOf: URL(filePath: victim)) == kept)
+        #expect(FileManager.default.fileExists(atPath: fillPath + "/fill-000003"), "a new file of its own")
+    }
+
+    @Test("a fill whose file numbers are all taken is refused, and writes nothing")
+    func fileNumbersUsedUp() throws {
+        let filled = try Self.filled(consuming: 1_000_000)
+        let (volume, fillPath) = (filled.volume, filled.fillPath)
+        var (url, manifest) = try Self.manifest(in: fillPath)
+        var files = try #require(manifest["files"] as? [[String: Any]])
+        files.append(["name": "fill-999999999", "device": 0, "inode": 0])  // gone: not continued
+        manifest["files"] = files
+        try JSONSerialization.data(withJSONObject: manifest).write(to: url)
+        let before = try FileManager.default.contentsOfDirectory(atPath: fillPath).sorted()
+        let error = #expect(throws: StowageError.self) {
+            try Filler(plan: FillPlan(volume: volume.url, goal: .consuming(1_000_000))).fill()
+        }
+        #expect(error?.code == .refused && error?.path == fillPath && error?.reason?.contains("fill-999999999") == true,
+                "\(String(describing: error))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: fillPath).sorted() == before)
     }
 
     @Test("a mount in place of the fill folder is refused by status, release and fill, and nothing in it is touched")

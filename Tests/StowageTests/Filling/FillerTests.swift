@@ -227,7 +227,7 @@ struct FillerTests {
         try Data("replacement".utf8).write(to: URL(filePath: fillPath + "/fill-000001"))
         let status = try #require(try FillFolder(in: volume.url).status())
         #expect(status.files == 0)
-        #expect(status.foreignEntries == ["fill-000099", "notes.txt"])
+        #expect(status.foreignEntries == ["fill-000001", "fill-000099", "notes.txt"], "the replaced file is not the fill's")
         try FillFolder(in: volume.url).release()
         #expect(try String(contentsOfFile: fillPath + "/notes.txt", encoding: .utf8) == "keep")
         #expect(try String(contentsOfFile: fillPath + "/fill-000099", encoding: .utf8) == "keep")
