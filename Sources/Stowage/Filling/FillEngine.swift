@@ -284,9 +284,11 @@ final class FillEngine: @unchecked Sendable {
                 let fillFolder = FillFolder(in: plan.volume)
                 // Created with the fill's marker, then named in the manifest: a crash in between
                 // leaves a marked file, which status and release adopt.
-                let numbersUsedUp = StowageError(.refused, operation: .fill, path: fillFolder.path,
-                                                 reason: "every fill file number is taken (up to \(FillManifest.filePrefix)\(FillManifest.highestFileNumber)); release this fill first")
-                guard var name = manifest.nextFileName() else { throw numbersUsedUp }
+                func numbersUsedUp() -> StowageError {
+                    StowageError(.refused, operation: .fill, path: fillFolder.path,
+                                 reason: "every fill file number is taken (up to \(FillManifest.filePrefix)\(FillManifest.highestFileNumber)); release this fill first")
+                }
+                guard var name = manifest.nextFileName() else { throw numbersUsedUp() }
                 let file: OpenFile
                 while true {
                     do {
@@ -294,7 +296,7 @@ final class FillEngine: @unchecked Sendable {
                         break
                     } catch Errno.fileExists {
                         // A foreign file has the name: never touch it.
-                        guard let next = manifest.nextFileName(after: name) else { throw numbersUsedUp }
+                        guard let next = manifest.nextFileName(after: name) else { throw numbersUsedUp() }
                         name = next
                     }
                 }
