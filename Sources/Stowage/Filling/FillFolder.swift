@@ -517,15 +517,16 @@ struct FillManifest: Codable, Sendable {
 
     init(availableBefore: Int64) { self.availableBefore = availableBefore }
 
-    /// Whether `name` is a fill file's name, as ``nextFileName(after:)`` makes them: the prefix
-    /// and 1 to 9 ASCII digits (a number the next name can count on from), one path component
-    /// that cannot lead out of the fill folder.
+    /// The highest number in a fill file's name: 9 digits, so the next number never overflows.
     static let highestFileNumber = 999_999_999
 
+    /// Whether `name` is a fill file's name, as ``nextFileName(after:)`` makes them: the prefix
+    /// and 1 to 9 ASCII digits, one path component that cannot lead out of the fill folder.
     static func isFileName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         let prefix = Array(filePrefix.utf8)
-        return bytes.starts(with: prefix) && (prefix.count + 1...prefix.count + 9).contains(bytes.count)
+        let digits = String(highestFileNumber).count
+        return bytes.starts(with: prefix) && (prefix.count + 1...prefix.count + digits).contains(bytes.count)
             && bytes[prefix.count...].allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
