@@ -264,7 +264,15 @@ public struct FillFolder: Sendable, Hashable {
     /// Opens the fill folder in `parentFolder`, never through a link, and refuses it when it is
     /// another mount (a fill there would fill another volume, a release remove from it).
     private func openFillFolder(in parentFolder: OpenFile, for operation: StowageError.Operation) throws -> OpenFile {
-        let folder = try parentFolder.openFolder(Self.name)
+        let folder: OpenFile
+        do {
+            folder = try parentFolder.openFolder(Self.name)
+        } catch let error as SystemCallError where [Errno.notFolder, .tooManySymbolicLinkLevels].contains(error.errno) {
+            // O_NOFOLLOW | O_DIRECTORY on a link says "not a folder": say what it is.
+            guard try parentFolder.statusIfPresent(of: Self.name)?.kind == .symbolicLink else { throw error }
+            throw StowageError(.invalidPath, operation: operation, path: path, errno: error.errno.rawValue, systemCall: error.call,
+                               reason: "it is a symbolic link, not the folder a fill makes; Stowage never follows one there")
+        }
         guard try folder.mountIdentity().isSameMount(as: parentFolder.mountIdentity()) else {
             throw StowageError(.refused, operation: operation, path: path,
                                reason: "it is a mount point, not the folder a fill makes; Stowage never fills or removes across a mount")

@@ -42,11 +42,16 @@ struct FillReleaseSafetyTests {
     /// Adds to the manifest of the fill folder at `fillPath` an entry `name` with the device and
     /// inode of the file at `path`.
     static func addEntry(_ name: String, for path: String, in fillPath: String) throws {
-        var (url, manifest) = try manifest(in: fillPath)
         var status = stat()
         try #require(lstat(path, &status) == 0)
+        try addEntry(name, device: UInt64(status.st_dev), inode: UInt64(status.st_ino), in: fillPath)
+    }
+
+    /// Adds to the manifest of the fill folder at `fillPath` an entry `name` with `device` and `inode`.
+    static func addEntry(_ name: String, device: UInt64, inode: UInt64, in fillPath: String) throws {
+        var (url, manifest) = try manifest(in: fillPath)
         var files = try #require(manifest["files"] as? [[String: Any]])
-        files.append(["name": name, "device": UInt64(status.st_dev), "inode": UInt64(status.st_ino)])
+        files.append(["name": name, "device": device, "inode": inode])
         manifest["files"] = files
         try JSONSerialization.data(withJSONObject: manifest).write(to: url)
     }
@@ -284,11 +289,7 @@ struct FillReleaseSafetyTests {
     func fileNumbersUsedUp() throws {
         let filled = try Self.filled(consuming: 1_000_000)
         let (volume, fillPath) = (filled.volume, filled.fillPath)
-        var (url, manifest) = try Self.manifest(in: fillPath)
-        var files = try #require(manifest["files"] as? [[String: Any]])
-        files.append(["name": "fill-999999999", "device": 0, "inode": 0])  // gone: not continued
-        manifest["files"] = files
-        try JSONSerialization.data(withJSONObject: manifest).write(to: url)
+        try Self.addEntry("fill-999999999", device: 0, inode: 0, in: fillPath)  // gone: not continued
         let before = try FileManager.default.contentsOfDirectory(atPath: fillPath).sorted()
         let error = #expect(throws: StowageError.self) {
             try Filler(plan: FillPlan(volume: volume.url, goal: .consuming(1_000_000))).fill()
@@ -314,6 +315,45 @@ struct FillReleaseSafetyTests {
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: inner.path) == ["fill-000001"])
         #expect(try Data(contentsOf: URL(filePath: inner.path + "/fill-000001")) == file)
+    }
+
+    @Test("a link in place of the fill folder is never followed: status, release and fill refuse it as a link, its target untouched")
+    func linkInPlaceOfTheFillFolder() throws {
+        let filled = try Self.filled(consuming: 1_000_000)
+        let volume = filled.volume
+        // The real fill folder moved aside, and a link to it put in its place.
+        let target = volume.path + "/elsewhere"
+        try #require(rename(filled.fillPath, target) == 0)
+        try FileManager.default.createSymbolicLink(atPath: filled.fillPath, withDestinationPath: target)
+        let before = try FileManager.default.contentsOfDirectory(atPath: target).sorted()
+        for (operation, run) in [("status", { _ = try FillFolder(in: volume.url).status() }),
+                                 ("release", { _ = try FillFolder(in: volume.url).release() }),
+                                 ("fill", { _ = try Filler(plan: FillPlan(volume: volume.url, goal: .consuming(4096))).fill() })]
+            as [(String, () throws -> Void)] {
+            let error = #expect(throws: StowageError.self, "\(operation)") { try run() }
+            #expect(error?.code == .invalidPath && error?.path == filled.fillPath && error?.reason?.contains("symbolic link") == true,
+                    "\(operation): \(String(describing: error))")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: target).sorted() == before)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: filled.fillPath) == target)
+    }
+
+    @Test("a name that is not UTF-8 in the fill folder is listed by status and left by release")
+    func nonUTF8NameIsLeftAlone() throws {
+        let filled = try Self.filled(consuming: 1_000_000)
+        let name: [UInt8] = Array("fill-00000".utf8) + [0xFF]  // a fill file's name but for its last byte
+        let path = Array(filled.fillPath.utf8) + [UInt8(ascii: "/")] + name + [0]
+        let descriptor = path.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+        }
+        try #require(descriptor >= 0)
+        close(descriptor)
+        let status = try #require(try FillFolder(in: filled.volume.url).status())
+        #expect(status.files == 1 && status.foreignEntries == ["fill-00000\u{FFFD}"], "\(status)")
+        let report = try FillFolder(in: filled.volume.url).release()
+        #expect(report.removedFiles == 1, "\(report)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: filled.fillPath)
+        #expect(left.count == 1, "only the stranger's file is left: \(left)")
     }
 
     @Test("a FIFO under a fill file's name neither blocks status and release nor is removed", .timeLimit(.minutes(1)))
