@@ -6,10 +6,13 @@ import Testing
 /// expiration handler cancels it.
 @Suite("StorageOverview and cancelled relief", .timeLimit(.minutes(10)))
 struct StorageOverviewTests {
-    func populate(_ folder: TestFolder, caches: Int = 40) throws {
+    /// The model of the container in `folder`, which gets `caches` cache files, a document and a
+    /// file in tmp.
+    @MainActor func populatedModel(_ folder: TestFolder, caches: Int = 40) throws -> StorageOverview {
         for index in 0..<caches { try folder.write(String(repeating: "c", count: 3000 + index), to: "container/Library/Caches/c/\(index).bin") }
         try folder.write(String(repeating: "d", count: 70_000), to: "container/Documents/notes.txt")
         try folder.write("scratch", to: "container/tmp/scratch")
+        return StorageOverview(container: folder.container())
     }
 
     /// What `stowage usage` counts for `url` (the synchronous scan).
@@ -18,9 +21,8 @@ struct StorageOverviewTests {
     @Test("each location's figures equal a usage scan of its folder; capacity and reclaimable are the container's")
     @MainActor func figuresEqualUsage() async throws {
         let folder = TestFolder()
-        try populate(folder)
-        let container = folder.container()
-        let model = StorageOverview(container: container)
+        let model = try populatedModel(folder)
+        let container = model.container
         #expect(model.locations.isEmpty && model.capacity == nil && model.formattedSize(of: .caches) == "–")
         try await model.refresh()
         #expect(model.locations.map(\.location) == Location.standard)
@@ -43,8 +45,7 @@ struct StorageOverviewTests {
     @Test("clear empties the location, keeps the others, and measures again")
     @MainActor func clear() async throws {
         let folder = TestFolder()
-        try populate(folder)
-        let model = StorageOverview(container: folder.container())
+        let model = try populatedModel(folder)
         try await model.refresh()
         let documents = model.figures(of: .documents)
         let report = try await model.clear(.caches)
@@ -58,8 +59,7 @@ struct StorageOverviewTests {
     @Test("a clear that ends while a refresh measures: the refresh measures again, and never shows what the clear removed")
     @MainActor func clearDuringRefresh() async throws {
         let folder = TestFolder()
-        try populate(folder, caches: 60)
-        let model = StorageOverview(container: folder.container())
+        let model = try populatedModel(folder, caches: 60)
         // The refresh stops once it has measured the locations (the caches with their 60 files),
         // until the clear has ended: the order a slow refresh and a quick clear can take. The
         // waits are long: the held refresh keeps a thread of the cooperative pool, and under the
@@ -94,8 +94,7 @@ struct StorageOverviewTests {
     @Test("a second clear while one runs is busy, names the one under way, and removes nothing")
     @MainActor func secondClearIsBusy() async throws {
         let folder = TestFolder()
-        try populate(folder)
-        let model = StorageOverview(container: folder.container())
+        let model = try populatedModel(folder)
         // The first clear runs on the main actor until its removal is under way (its first
         // suspension); the yield resumes this test right after that, the clear still running.
         // Nothing is held, so no thread of the cooperative pool waits.
@@ -117,8 +116,7 @@ struct StorageOverviewTests {
     @Test("a cancelled clear keeps what it did not reach, and the figures are measured again all the same")
     @MainActor func cancelledClearMeasuresAgain() async throws {
         let folder = TestFolder()
-        try populate(folder)
-        let model = StorageOverview(container: folder.container())
+        let model = try populatedModel(folder)
         try await model.refresh()
         for index in 0..<5 { try folder.write("new", to: "container/Library/Caches/new/\(index).bin") }
         let clearing = Task { @MainActor in try await model.clear(.caches) }
@@ -131,8 +129,7 @@ struct StorageOverviewTests {
     @Test("a cancelled refresh keeps the figures from before")
     @MainActor func cancelledRefresh() async throws {
         let folder = TestFolder()
-        try populate(folder)
-        let model = StorageOverview(container: folder.container())
+        let model = try populatedModel(folder)
         let task = Task { @MainActor in try await model.refresh() }
         task.cancel()
         try await task.value
