@@ -26,20 +26,44 @@ struct SizeArgument: Sendable {
 /// `transform: PathArgument.init(parsing:)`, so an empty string is a usage error (status 64)
 /// naming the argument: a path API reads `""` as the working folder, and `sweep ""` would
 /// sweep wherever the command happened to be started.
+///
+/// A relative path is resolved against the working folder as the kernel names it; where that
+/// name is not UTF-8 it is a usage error too (Foundation's working folder would be another
+/// folder, its bytes repaired).
 struct PathArgument: Sendable {
     var path: String
+    /// The working folder, for a relative path.
+    private var base: String?
 
     init(parsing argument: String) throws {
         guard !argument.isEmpty else {
             throw ValidationError("an empty path names no file or folder; give '.' for the current folder")
         }
         path = argument
+        if !argument.hasPrefix("/") {
+            do {
+                base = try WorkingFolder.path()
+            } catch let error as StowageError {
+                throw ValidationError(DisplayPath.escaped(error.reason ?? error.description))
+            }
+        }
     }
 
     /// The path resolved against the working folder.
     func url(directoryHint: URL.DirectoryHint = .inferFromPath) -> URL {
-        let base = URL(filePath: FileManager.default.currentDirectoryPath, directoryHint: .isDirectory)
-        return URL(filePath: path, directoryHint: directoryHint, relativeTo: base)
+        guard let base else { return URL(filePath: path, directoryHint: directoryHint) }
+        return URL(filePath: path, directoryHint: directoryHint, relativeTo: URL(filePath: base, directoryHint: .isDirectory))
+    }
+}
+
+/// Runs `body`, whose ``StowageError/Code/invalidArgument`` errors come from what the user gave
+/// (an option, or the environment: `--app ""`, a `HOME` that is not UTF-8): they are usage
+/// errors, status 64, as DESIGN 15 and 17 say, not failures of the work.
+func invalidArgumentsAsUsageErrors<Value>(_ body: () throws -> Value) throws -> Value {
+    do {
+        return try body()
+    } catch let error as StowageError where error.code == .invalidArgument {
+        throw ValidationError(DisplayPath.escaped(error.description))
     }
 }
 
@@ -74,4 +98,48 @@ extension Location: ExpressibleByArgument {
     public init?(argument: String) { self.init(identifier: argument) }
 
     public static var allValueStrings: [String] { ["documents", "applicationSupport", "caches", "preferences", "temporary", "shared:<group>"] }
+}
+
+/// The command line as the kernel handed it over: bytes (DESIGN 17).
+///
+/// Swift's `CommandLine.arguments`, which ArgumentParser parses, turns bytes that are not UTF-8
+/// into U+FFFD, and a repaired path is another path: `sweep $'sx\377'` once emptied the folder
+/// `sx\357\277\275` beside it. So before any command runs, ``requireUTF8(exceptLast:)`` refuses
+/// every argument that is not UTF-8 with a usage error naming it; the one exception is the
+/// command line `run` executes, which ``trailing(_:)`` hands over byte for byte.
+enum RawCommandLine {
+    /// The arguments after the program's name, as bytes.
+    static let arguments: [[UInt8]] = (1..<Int(CommandLine.argc)).map { index in
+        guard let text = CommandLine.unsafeArgv[index] else { return [] }
+        var count = 0
+        while text[count] != 0 { count += 1 }
+        return text.withMemoryRebound(to: UInt8.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
+    }
+
+    /// Whether `bytes` are valid UTF-8 (decoding them changes nothing).
+    static func isUTF8(_ bytes: [UInt8]) -> Bool {
+        String(decoding: bytes, as: UTF8.self).utf8.elementsEqual(bytes)
+    }
+
+    /// Throws a usage error (status 64) naming the first argument that is not UTF-8, leaving
+    /// out the last `exempt` arguments (`run`'s command line, carried as bytes).
+    static func requireUTF8(exceptLast exempt: Int) throws {
+        for bytes in arguments.dropLast(exempt) where !isUTF8(bytes) {
+            throw ValidationError("the argument '\(DisplayPath.escaped(bytes: bytes))' is not UTF-8, and stowage takes paths and "
+                                  + "values only as UTF-8, exactly (a repaired name would be another file); rename it, "
+                                  + "or name it by a path that is UTF-8")
+        }
+    }
+
+    /// The last arguments, as bytes, that ArgumentParser parsed as `parsed` (the command after
+    /// `run`'s `--`).
+    ///
+    /// - Throws: A usage error if they are not the arguments `parsed` was read from.
+    static func trailing(_ parsed: [String]) throws -> [[UInt8]] {
+        let bytes = Array(arguments.suffix(parsed.count))
+        guard bytes.count == parsed.count, zip(bytes, parsed).allSatisfy({ String(decoding: $0, as: UTF8.self) == $1 }) else {
+            throw ValidationError("the command after -- could not be told apart from stowage's own arguments")
+        }
+        return bytes
+    }
 }

@@ -69,7 +69,9 @@ struct RunCommand: ParsableCommand {
     mutating func run() throws {
         let report: RoomReport
         do {
-            let process = try RoomProcess.start(try plan(), command: command, forwardsSignals: true)
+            // The command line and the environment go on byte for byte (DESIGN 17).
+            let process = try RoomProcess.start(try plan(), command: RoomCommand(arguments: try RawCommandLine.trailing(command)),
+                                                forwardsSignals: true)
             for mount in process.room.hiddenMounts {
                 Terminal.standardError.problem("note: the mount at \(mount) cannot be covered; in the room the command sees the folder beneath it")
             }
@@ -107,7 +109,8 @@ struct RunCommand: ParsableCommand {
     private func plan() throws -> RoomPlan {
         var folders = self.folders.map { $0.url(directoryHint: .isDirectory).absoluteURL }
         if folders.isEmpty {
-            folders = try RoomPlan.defaultFolders(for: container.app != nil || container.root != nil ? try container.resolve() : nil)
+            let app = container.app != nil || container.root != nil ? try container.resolve() : nil
+            folders = try invalidArgumentsAsUsageErrors { try RoomPlan.defaultFolders(for: app) }
         }
         let drop = dropTo.map { RoomPlan.Drop(to: $0.size, after: .milliseconds(Int64(((after?.seconds ?? 0) * 1000).rounded()))) }
         return RoomPlan(available: available.size, over: folders, fileSystem: fileSystem, availableInodes: inodes, drop: drop,

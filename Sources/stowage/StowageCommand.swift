@@ -45,6 +45,8 @@ struct StowageCommand: AsyncParsableCommand {
     static func main() async {
         do {
             var command = try parseAsRoot()
+            // Before anything runs: an argument that is not UTF-8 was repaired into another one.
+            try RawCommandLine.requireUTF8(exceptLast: (command as? RunCommand)?.command.count ?? 0)
             if var asynchronous = command as? AsyncParsableCommand {
                 try await asynchronous.run()
             } else {
@@ -111,13 +113,17 @@ struct ContainerOptions: ParsableArguments {
     }
 
     /// The app identifier used when `--app` is not given: `$STOWAGE_APP`, else `stowage`.
-    static var defaultAppIdentifier: String {
-        ProcessInfo.processInfo.environment["STOWAGE_APP"].flatMap { $0.isEmpty ? nil : $0 } ?? "stowage"
+    static func defaultAppIdentifier() throws -> String {
+        try ProcessEnvironment.value(of: "STOWAGE_APP").flatMap { $0.isEmpty ? nil : $0 } ?? "stowage"
     }
 
+    /// The container; an unusable app identifier or environment (`--app ""`, `HOME` not UTF-8)
+    /// is a usage error.
     func resolve() throws -> Container {
         if let root { return Container(root: root.url(directoryHint: .isDirectory)) }
-        return try Container.default(appIdentifier: app ?? Self.defaultAppIdentifier)
+        return try invalidArgumentsAsUsageErrors {
+            try Container.default(appIdentifier: app ?? Self.defaultAppIdentifier())
+        }
     }
 }
 

@@ -47,6 +47,16 @@ final class CommandRunner: Sendable {
         return Result(status: result.status, output: result.output, error: result.error, signal: result.signal)
     }
 
+    /// Runs the binary with arguments given as bytes (which need not be UTF-8), in the test's
+    /// environment plus `extra` entries (`NAME=value`, bytes too), from `directory` (the test's
+    /// folder by default).
+    func run(bytes arguments: [[UInt8]], environment extra: [[UInt8]] = [], in directory: [UInt8]? = nil) throws -> ProcessResult {
+        let names = Set(extra.map { $0.split(separator: UInt8(ascii: "="), maxSplits: 1).first.map { String(decoding: $0, as: UTF8.self) } ?? "" })
+        let inherited = environment.filter { !names.contains($0.key) }.map { Array("\($0.key)=\($0.value)".utf8) }
+        return try ChildProcess(try Self.binary(), argumentBytes: arguments, environmentBytes: inherited + extra,
+                                directory: directory ?? Array(folderPath.utf8)).finish()
+    }
+
     /// Starts the binary without waiting for it; read its output as it runs with
     /// ``ChildProcess/read(until:within:)``, and end it with ``ChildProcess/finish(within:)``
     /// (every wait has a deadline; a child left running is killed with its last reference).

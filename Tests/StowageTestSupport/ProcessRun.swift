@@ -11,12 +11,15 @@ public struct ProcessResult: Sendable {
     public var error: String
     /// The signal that ended the process, or `nil` when it exited.
     public var signal: Int32? = nil
+    /// Standard output exactly as written (``output`` turns bytes that are not UTF-8 into U+FFFD).
+    public var outputBytes: [UInt8]
 
-    public init(status: Int32, output: String, error: String, signal: Int32? = nil) {
+    public init(status: Int32, output: String, error: String, signal: Int32? = nil, outputBytes: [UInt8]? = nil) {
         self.status = status
         self.output = output
         self.error = error
         self.signal = signal
+        self.outputBytes = outputBytes ?? Array(output.utf8)
     }
 }
 
@@ -75,11 +78,24 @@ public final class ChildProcess: Sendable {
     ///     instead of a pipe read here; its output then reads as empty.
     ///   - standardError: The same for standard error.
     ///   - standardInput: A descriptor for the child's standard input instead of `/dev/null`.
-    public init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
-                directory: URL? = nil, standardOutput: Int32? = nil, standardError: Int32? = nil,
+    public convenience init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
+                            directory: URL? = nil, standardOutput: Int32? = nil, standardError: Int32? = nil,
+                            standardInput: Int32? = nil) throws {
+        try self.init(executable, argumentBytes: arguments.map { Array($0.utf8) },
+                      environmentBytes: environment.map { $0.map { Array("\($0.key)=\($0.value)".utf8) } },
+                      directory: directory.map { Array($0.path(percentEncoded: false).utf8) },
+                      standardOutput: standardOutput, standardError: standardError,
+                      standardInput: standardInput)
+    }
+
+    /// Starts `executable` with arguments and environment entries (`NAME=value`) given as bytes,
+    /// which need not be UTF-8 (and so is the working folder's path); `nil` passes this
+    /// process's environment on. The rest as above.
+    public init(_ executable: URL, argumentBytes arguments: [[UInt8]], environmentBytes: [[UInt8]]? = nil,
+                directory: [UInt8]? = nil, standardOutput: Int32? = nil, standardError: Int32? = nil,
                 standardInput: Int32? = nil) throws {
         let path = executable.path(percentEncoded: false)
-        command = ([path] + arguments).joined(separator: " ")
+        command = ([path] + arguments.map { String(decoding: $0, as: UTF8.self) }).joined(separator: " ")
         var outputPipe: [Int32] = [-1, -1]
         var errorPipe: [Int32] = [-1, -1]
         guard cstowage_test_pipe(&outputPipe) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
@@ -90,14 +106,14 @@ public final class ChildProcess: Sendable {
             throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
         }
         let input = standardInput.map { dup($0) } ?? open("/dev/null", O_RDONLY | O_CLOEXEC)
-        let environmentList = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
+        let environmentList = environmentBytes ?? ProcessInfo.processInfo.environment.map { Array("\($0.key)=\($0.value)".utf8) }
         var pid: pid_t = 0
         let (output, error) = (standardOutput ?? outputPipe[1], standardError ?? errorPipe[1])
-        let result = Self.withCStrings([path] + arguments) { argv in
+        let result = Self.withCStrings([Array(path.utf8)] + arguments) { argv in
             Self.withCStrings(environmentList) { envp in
                 if let directory {
-                    return directory.path(percentEncoded: false).withCString { folder in
-                        cstowage_test_spawn(&pid, path, argv, envp, folder, input, output, error)
+                    return Self.withCStrings([directory]) { folder in
+                        cstowage_test_spawn(&pid, path, argv, envp, folder[0], input, output, error)
                     }
                 }
                 return cstowage_test_spawn(&pid, path, argv, envp, nil, input, output, error)
@@ -157,9 +173,14 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    private static func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
-        let pointers = strings.map { strdup($0) } + [nil]
-        defer { pointers.forEach { free($0) } }
+    private static func withCStrings<R>(_ strings: [[UInt8]], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
+        let pointers: [UnsafeMutablePointer<CChar>?] = strings.map { bytes in
+            let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+            bytes.withUnsafeBytes { UnsafeMutableRawBufferPointer(start: pointer, count: bytes.count).copyMemory(from: $0) }
+            pointer[bytes.count] = 0
+            return pointer
+        } + [nil]
+        defer { pointers.forEach { $0?.deallocate() } }
         return body(pointers)
     }
 
@@ -233,7 +254,7 @@ public final class ChildProcess: Sendable {
             return ProcessResult(status: signalled ? 128 + signal : (status >> 8) & 0xff,
                                  output: String(decoding: state.output, as: UTF8.self),
                                  error: String(decoding: state.error, as: UTF8.self),
-                                 signal: signalled ? signal : nil)
+                                 signal: signalled ? signal : nil, outputBytes: Array(state.output))
         }
     }
 

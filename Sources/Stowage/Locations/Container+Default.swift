@@ -27,18 +27,21 @@ extension Container {
     /// - Parameters:
     ///   - appIdentifier: A single folder name, such as `com.example.MyApp`.
     ///   - environment: The variables to read `HOME`, `XDG_*_HOME` and `TMPDIR` from; tests pass
-    ///     their own.
+    ///     their own. `nil` (the default) reads this process's, as bytes
+    ///     (``ProcessEnvironment/containerVariables``).
     /// - Throws: ``StowageError/Code/invalidArgument`` when the identifier is not a single name,
-    ///   or when no home folder can be found.
+    ///   when no home folder can be found, or when one of the process's variables is not UTF-8
+    ///   (a repaired value would name another folder).
     public static func `default`(
         appIdentifier: String,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String]? = nil
     ) throws -> Container {
         if let problem = problem(inIdentifier: appIdentifier) {
             throw StowageError(.invalidArgument, operation: .locate, path: appIdentifier,
                                reason: "the app identifier is not usable as a folder name: \(problem)")
         }
-        return try platformDefault(appIdentifier: appIdentifier, environment: environment)
+        let variables = try environment ?? ProcessEnvironment.values(of: ProcessEnvironment.containerVariables)
+        return try platformDefault(appIdentifier: appIdentifier, environment: variables)
     }
 
     /// The home folder: `HOME` when it is an absolute path, else the user's home folder in the

@@ -39,11 +39,12 @@ final class RoomChild {
         /// Start with a user namespace (an ordinary user); otherwise a mount namespace alone is
         /// tried first and a user namespace only where that is refused.
         var prefersUserNamespace: Bool
-        var executable: String
-        var arguments: [String]
-        /// `NAME=value` entries.
-        var environment: [String]
-        var workingDirectory: String?
+        /// The program's path, the arguments, the `NAME=value` entries and the working folder
+        /// are bytes, passed on exactly (they need not be UTF-8).
+        var executable: [UInt8]
+        var arguments: [[UInt8]]
+        var environment: [[UInt8]]
+        var workingDirectory: [UInt8]?
     }
 
     /// The child's steps, as `cstowage_room_report.stage` numbers them.
@@ -246,13 +247,16 @@ final class RoomChild {
                                     _ body: (inout cstowage_room_spec) throws -> T,
                                     onFailure: () -> Void) throws -> T {
         var owned: [UnsafeMutablePointer<CChar>] = []
-        defer { owned.forEach { free($0) } }
-        func copy(_ text: String) -> UnsafeMutablePointer<CChar> {
-            let pointer = strdup(text)!
+        defer { owned.forEach { $0.deallocate() } }
+        func copy(_ text: String) -> UnsafeMutablePointer<CChar> { copy(Array(text.utf8)) }
+        func copy(_ bytes: [UInt8]) -> UnsafeMutablePointer<CChar> {
+            let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+            bytes.withUnsafeBytes { UnsafeMutableRawPointer(pointer).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            pointer[bytes.count] = 0
             owned.append(pointer)
             return pointer
         }
-        func vector(_ texts: [String]) -> [UnsafeMutablePointer<CChar>?] { texts.map { copy($0) } + [nil] }
+        func vector(_ entries: [[UInt8]]) -> [UnsafeMutablePointer<CChar>?] { entries.map { copy($0) } + [nil] }
 
         let folders = setup.folders.map { folder in
             cstowage_room_folder(path: copy(folder.path), mode: folder.mode, owner: folder.owner, group: folder.group,
@@ -306,21 +310,33 @@ extension Sys {
 
 extension Sys {
     /// Whether `path` is a regular file this process may execute (`stat`, then `access(X_OK)`).
-    static func isExecutableFile(_ path: String) -> Bool {
-        guard let status = try? stat(path), status.kind == .file else { return false }  // missing or unreadable: not found
-        return path.withCString { access($0, X_OK) } == 0
+    static func isExecutableFile(_ path: [UInt8]) -> Bool {
+        RawPath(bytes: path).withCString { cPath in
+            // Missing or unreadable: not found, as execvp says.
+            guard let status = try? fstatat(AT_FDCWD, cName: cPath, followingLinks: true), status.kind == .file else { return false }
+            return access(cPath, X_OK) == 0
+        }
     }
 
     /// The first executable file named `name` in `folders`, in order (`""` is the working
-    /// folder, as in `PATH`), or `nil`.
-    static func firstExecutable(named name: String, in folders: [String]) -> String? {
-        folders.lazy.map { ($0.isEmpty ? "." : $0) + "/" + name }.first(where: isExecutableFile)
+    /// folder, as in `PATH`), or `nil`; names and folders are bytes, as `PATH` holds them.
+    static func firstExecutable(named name: [UInt8], in folders: [[UInt8]]) -> [UInt8]? {
+        folders.lazy.map { ($0.isEmpty ? Array(".".utf8) : $0) + [UInt8(ascii: "/")] + name }.first(where: isExecutableFile)
     }
 
-    /// `getcwd(3)`: the working folder, or `nil` when it cannot be named (removed, or too long).
-    static var workingDirectory: String? {
+    /// ``firstExecutable(named:in:)`` for a name and folders given as text.
+    static func firstExecutable(named name: String, in folders: [String]) -> String? {
+        firstExecutable(named: Array(name.utf8), in: folders.map { Array($0.utf8) }).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// `getcwd(3)`: the working folder as bytes, or `nil` when it cannot be named (removed, or
+    /// too long).
+    static var workingDirectoryBytes: [UInt8]? {
         guard let path = getcwd(nil, 0) else { return nil }
         defer { free(path) }
-        return String(cString: path)
+        return RawPath(cString: path).bytes
     }
+
+    /// ``workingDirectoryBytes`` as text, for messages.
+    static var workingDirectory: String? { workingDirectoryBytes.map { String(decoding: $0, as: UTF8.self) } }
 }

@@ -78,7 +78,7 @@ final class RoomLayer {
         let inodeBytes = (availableInodes ?? 0) * 256
         let wanted = availableBytes + availableBytes / 8 + 64 * mebibyte + inodeBytes
         let imageSize = (wanted + mebibyte - 1) / mebibyte * mebibyte
-        let temporary = Container.temporaryBase(environment: ProcessInfo.processInfo.environment)
+        let temporary = Container.temporaryBase(environment: try ProcessEnvironment.values(of: ["TMPDIR"]))
         let image: OpenFile
         do {
             let folder = try OpenFile.openFolder(atPath: temporary, followingLinks: true)

@@ -152,12 +152,13 @@ public struct RoomPlan: Sendable, Hashable {
     ///
     /// - Parameters:
     ///   - container: The app's container, or `nil` for the home and temporary folders.
-    ///   - environment: The variables to read `HOME` and `TMPDIR` from.
+    ///   - environment: The variables to read `HOME` and `TMPDIR` from; `nil` (the default)
+    ///     reads this process's, as bytes.
     /// - Throws: as ``Container/url(for:)``; ``StowageError/Code/invalidArgument`` when there is
-    ///   no home folder.
-    public static func defaultFolders(for container: Container?,
-                                      environment: [String: String] = ProcessInfo.processInfo.environment) throws -> [URL] {
+    ///   no home folder, or when `HOME` or `TMPDIR` is not UTF-8.
+    public static func defaultFolders(for container: Container?, environment: [String: String]? = nil) throws -> [URL] {
         guard let container else {
+            let environment = try environment ?? ProcessEnvironment.values(of: ["HOME", "TMPDIR"])
             return [URL(filePath: try Container.homeFolder(environment: environment, operation: .run), directoryHint: .isDirectory),
                     URL(filePath: Container.temporaryBase(environment: environment), directoryHint: .isDirectory)]
         }

@@ -73,13 +73,27 @@ public final class RoomProcess: @unchecked Sendable {
         if forwardsSignals, report == nil { RoomChild.stopForwardingSignals(to: processIdentifier) }
     }
 
+    /// Makes the room of `plan` and starts `command`, given as text, in it: the same as
+    /// ``start(_:command:forwardsSignals:)`` with `RoomCommand(command, environment: environment)`.
+    ///
+    /// - Parameters:
+    ///   - plan: The room: how much, over which folders, on what layer.
+    ///   - command: The program and its arguments.
+    ///   - environment: The command's environment; `nil` passes this process's on, byte for byte.
+    ///   - forwardsSignals: See ``start(_:command:forwardsSignals:)``.
+    /// - Returns: The running command, whose room is measured already.
+    /// - Throws: As ``start(_:command:forwardsSignals:)``.
+    public static func start(_ plan: RoomPlan, command: [String], environment: [String: String]? = nil,
+                             forwardsSignals: Bool = false) throws -> RoomProcess {
+        try start(plan, command: RoomCommand(command, environment: environment), forwardsSignals: forwardsSignals)
+    }
+
     /// Makes the room of `plan` and starts `command` in it.
     ///
     /// - Parameters:
     ///   - plan: The room: how much, over which folders, on what layer.
-    ///   - command: The program and its arguments; a program without a `/` is looked up in the
-    ///     `PATH` of `environment`.
-    ///   - environment: The command's environment; `nil` passes this process's on.
+    ///   - command: The program, its arguments and its environment, as bytes (see
+    ///     ``RoomCommand``); a program without a `/` is looked up in the environment's `PATH`.
     ///   - forwardsSignals: Whether `SIGINT`, `SIGTERM`, `SIGHUP`, `SIGQUIT`, `SIGUSR1` and
     ///     `SIGUSR2` sent to this process (by `kill`, not by a terminal, whose signals reach the
     ///     command directly) go to the command instead of ending this process, until ``wait()``
@@ -87,29 +101,31 @@ public final class RoomProcess: @unchecked Sendable {
     /// - Returns: The running command, whose room is measured already.
     /// - Throws: ``StowageError/Code/unsupported`` saying what is missing where a room cannot be
     ///   made (Apple platforms; no user namespaces for an ordinary user; no overlayfs; ext4
-    ///   without root); ``StowageError/Code/invalidArgument`` for a bad plan;
-    ///   ``StowageError/Code/notFound``, ``StowageError/Code/wrongKind`` for a folder that is
-    ///   not there or not a folder; ``StowageError/Code/notFound`` (system call `execve`) for a
-    ///   command that is not found, ``StowageError/Code/permissionDenied`` for one that cannot
+    ///   without root); ``StowageError/Code/invalidArgument`` for a bad plan, an empty command,
+    ///   or a NUL byte in the command or its environment; ``StowageError/Code/notFound``,
+    ///   ``StowageError/Code/wrongKind`` for a folder that is not there or not a folder;
+    ///   ``StowageError/Code/notFound`` (system call `execve`) for a command that is not found, ``StowageError/Code/permissionDenied`` for one that cannot
     ///   be run. Nothing is left behind when it throws.
-    public static func start(_ plan: RoomPlan, command: [String], environment: [String: String]? = nil,
-                             forwardsSignals: Bool = false) throws -> RoomProcess {
+    public static func start(_ plan: RoomPlan, command: RoomCommand, forwardsSignals: Bool = false) throws -> RoomProcess {
         if let reason = Sys.roomUnsupportedReason {
             throw StowageError(.unsupported, operation: .run, reason: reason)
         }
         let setup = try RoomSetup(plan: plan)
-        let variables = environment ?? ProcessInfo.processInfo.environment
-        let executable = try RoomSetup.executable(for: command, searching: variables["PATH"])
+        let environment = try command.environment ?? Sys.inheritedEnvironment()
+        if let problem = command.problem(environment: environment) {
+            throw StowageError(.invalidArgument, operation: .run, reason: problem)
+        }
+        let executable = try RoomSetup.executable(for: command.arguments, searching: RoomCommand.searchPath(in: environment))
         let layer = try RoomLayer.prepare(plan.fileSystem, availableBytes: setup.availableBytes,
                                           availableInodes: plan.availableInodes, folderCount: setup.folders.count)
         let child: RoomChild
         do {
             child = try RoomChild.spawn(RoomChild.Setup(
                 folders: setup.folders, layerType: layer.type, layerSource: layer.source, layerOptions: layer.options,
-                prefersUserNamespace: Sys.effectiveUserID != 0, executable: executable, arguments: command,
-                environment: variables.map { "\($0.key)=\($0.value)" }, workingDirectory: Sys.workingDirectory))
+                prefersUserNamespace: Sys.effectiveUserID != 0, executable: executable, arguments: command.arguments,
+                environment: environment, workingDirectory: Sys.workingDirectoryBytes))
         } catch let failure as RoomChild.Failure {
-            throw setup.error(for: failure, layer: layer, command: command)
+            throw setup.error(for: failure, layer: layer, command: command.displayArguments)
         } catch let error as SystemCallError {
             throw StowageError(error, operation: .run)
         }
@@ -129,7 +145,7 @@ public final class RoomProcess: @unchecked Sendable {
             try child.start()
         } catch let failure as RoomChild.Failure {
             if forwardsSignals { RoomChild.stopForwardingSignals(to: child.processIdentifier) }
-            throw setup.error(for: failure, layer: layer, command: command)
+            throw setup.error(for: failure, layer: layer, command: command.displayArguments)
         } catch let error as SystemCallError {
             if forwardsSignals { RoomChild.stopForwardingSignals(to: child.processIdentifier) }
             throw StowageError(error, operation: .run)

@@ -124,21 +124,23 @@ struct RoomSetup {
         }
     }
 
-    /// The path of the program `command` names: itself when it has a `/`, else the first
-    /// executable file of that name in `searchPath` (`PATH`; `/usr/local/bin:/usr/bin:/bin`
+    /// The path of the program `command` names, as bytes: itself when it has a `/`, else the
+    /// first executable file of that name in `searchPath` (`PATH`; `/usr/local/bin:/usr/bin:/bin`
     /// when unset), as `execvp` finds it.
     ///
     /// - Throws: ``StowageError/Code/invalidArgument`` for an empty command;
     ///   ``StowageError/Code/notFound`` (system call `execve`) when nothing is found.
-    static func executable(for command: [String], searching searchPath: String?) throws -> String {
+    static func executable(for command: [[UInt8]], searching searchPath: [UInt8]?) throws -> [UInt8] {
         guard let name = command.first, !name.isEmpty else {
             throw StowageError(.invalidArgument, operation: .run, reason: "there is no command to run")
         }
-        if name.contains("/") { return name }
-        let folders = (searchPath ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":", omittingEmptySubsequences: false)
-        if let found = Sys.firstExecutable(named: name, in: folders.map(String.init)) { return found }
-        throw StowageError(.notFound, operation: .run, path: name, errno: Errno.noSuchEntry.rawValue, systemCall: "execve",
-                           reason: "'\(name)' is not a program in PATH")
+        if name.contains(UInt8(ascii: "/")) { return name }
+        let folders = (searchPath ?? Array("/usr/local/bin:/usr/bin:/bin".utf8))
+            .split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).map(Array.init)
+        if let found = Sys.firstExecutable(named: name, in: folders) { return found }
+        let text = String(decoding: name, as: UTF8.self)
+        throw StowageError(.notFound, operation: .run, path: text, errno: Errno.noSuchEntry.rawValue, systemCall: "execve",
+                           reason: "'\(text)' is not a program in PATH")
     }
 
     /// The error for a step of the child that failed: what is missing, in words.

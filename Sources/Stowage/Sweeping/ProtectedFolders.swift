@@ -86,7 +86,10 @@ enum ProtectedFolders {
     /// resolved, so the folders holding it are known however reached.
     static func homeFolders() -> [String] {
         var homes: [String] = []
-        let named = [ProcessInfo.processInfo.environment["HOME"], Container.homeFromPasswordDatabase()]
+        // A HOME that is not UTF-8 is left out: no path a sweep accepts can name it (arguments
+        // and working folders that are not UTF-8 are refused), and its repaired form would be
+        // another folder.
+        let named = [(try? ProcessEnvironment.value(of: "HOME")) ?? nil, Container.homeFromPasswordDatabase()]
         for case let home? in named where home.hasBytePrefix("/") {
             for spelling in [home, URL(filePath: home).resolvingSymlinksInPath().fileSystemPath] where !homes.contains(spelling) {
                 homes.append(spelling)
