@@ -19,8 +19,9 @@ import Foundation
 /// counts blocks in 32 bits there). On macOS, iOS and visionOS ``availableForImportantUsage`` and
 /// ``availableForOpportunisticUsage`` are the system's own resource values
 /// (`volumeAvailableCapacityForImportantUsage`, `...ForOpportunisticUsage`); on tvOS and watchOS,
-/// which lack them, and for a volume the system gives none for, they are defined as on Linux. A
-/// failed lookup throws. See <doc:ApplePlatforms>.
+/// which lack them, for a volume the system gives none for, and where the system's important
+/// figure is 0 while the volume has space available, they are defined as on Linux. A failed
+/// lookup throws. See <doc:ApplePlatforms>.
 ///
 /// When ``SimulatedCapacity`` is on, ``available`` (and ``total``, if simulated) are the
 /// simulated figures, ``free`` equals ``available``, and the derived figures follow from them;
@@ -103,14 +104,46 @@ public struct VolumeCapacity: Sendable, Hashable, Codable {
             free = statistics.free
             isSimulated = false
         }
-        let headroom = Self.headroom(forTotal: total)
-        if !isSimulated, let important = statistics.systemImportant, let opportunistic = statistics.systemOpportunistic {
-            availableForImportantUsage = important
-            availableForOpportunisticUsage = opportunistic
-        } else {
-            availableForImportantUsage = min(total, available + reclaimable)
-            availableForOpportunisticUsage = max(0, available - headroom)
+        let usage = Self.usageFigures(system: isSimulated ? nil : UsageFigures(statistics),
+                                      total: total, available: available, reclaimable: reclaimable)
+        availableForImportantUsage = usage.important
+        availableForOpportunisticUsage = usage.opportunistic
+    }
+
+    /// The important and opportunistic figures, from the system or Stowage's own.
+    struct UsageFigures: Equatable {
+        var important: Int64
+        var opportunistic: Int64
+
+        /// The system's pair in `statistics`, or `nil` unless it gave both.
+        init?(_ statistics: VolumeStatistics) {
+            guard let important = statistics.systemImportant, let opportunistic = statistics.systemOpportunistic else { return nil }
+            self.init(important: important, opportunistic: opportunistic)
         }
+
+        init(important: Int64, opportunistic: Int64) {
+            self.important = important
+            self.opportunistic = opportunistic
+        }
+    }
+
+    /// Which important and opportunistic figures a volume reports, on every platform: the
+    /// system's (`system`, Apple's resource values) when it gave them and they are believable,
+    /// else Stowage's own: `available + reclaimable` (at most `total`) and `available` minus
+    /// ``headroom(forTotal:)``.
+    ///
+    /// The system's pair is set aside when its important figure is 0 while `statfs` shows space
+    /// (`available > 0`). Apple's figure goes through the space-management service
+    /// (CacheDelete), which has been seen answering 0, not `nil`, for volumes it does not manage
+    /// (exFAT and other external volumes) and for any volume while no user is logged in; taken
+    /// as it is, a healthy volume reads as full. The figure is meant to count what is free plus
+    /// what the system would purge for an important write, so 0 beside space `statfs` counts as
+    /// available is no answer about the volume. A 0 opportunistic figure alone is believable
+    /// (the system keeps headroom) and kept.
+    static func usageFigures(system: UsageFigures?, total: Int64, available: Int64, reclaimable: Int64) -> UsageFigures {
+        if let system, !(system.important == 0 && available > 0) { return system }
+        return UsageFigures(important: min(total, available + reclaimable),
+                            opportunistic: max(0, available - headroom(forTotal: total)))
     }
 
     /// `bytes` rounded up to whole blocks of this volume.
