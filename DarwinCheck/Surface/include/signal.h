@@ -13,7 +13,25 @@ int kill(pid_t, int);
 // bsd/sys/_types/_sigset_t.h: a signal set is 32 bits on Darwin (__darwin_sigset_t).
 typedef __uint32_t sigset_t;
 
-struct __siginfo;
+// bsd/sys/signal.h: what a signal carries (a number or a pointer), and what a handler installed
+// with SA_SIGINFO is told about the signal. A complete type, as in Apple's header.
+union sigval {
+    int sival_int;
+    void *sival_ptr;
+};
+
+typedef struct __siginfo {
+    int si_signo;           // the signal
+    int si_errno;           // an errno value that goes with it
+    int si_code;            // why it was sent
+    pid_t si_pid;           // the sending process
+    uid_t si_uid;           // its real user
+    int si_status;          // an exit status
+    void *si_addr;          // the faulting address
+    union sigval si_value;  // the value sent with it
+    long si_band;           // the band event of SIGPOLL
+    unsigned long __pad[7]; // reserved
+} siginfo_t;
 
 // bsd/sys/signal.h: the handler of a sigaction, and sigaction itself.
 union __sigaction_u {
