@@ -17,6 +17,7 @@
 #define O_DIRECTORY 0x00100000
 #define O_CLOEXEC   0x01000000
 
+#define AT_FDCWD            -2      // the current folder, in place of a folder descriptor
 #define AT_SYMLINK_NOFOLLOW 0x0020
 #define AT_REMOVEDIR        0x0080
 
