@@ -24,11 +24,19 @@ extension FileStatus {
 }
 
 extension Sys {
-    /// `F_FULLFSYNC` asks the drive to flush its cache; file systems that refuse it
-    /// (some network volumes) get a plain `fsync`.
+    /// `fcntl(F_FULLFSYNC)`: `fsync`, then the drive is asked to write its cache to the medium
+    /// (Apple's fsync(2): a plain `fsync` only reaches the drive, which may reorder or lose the
+    /// writes on power loss). A file system that does not implement it
+    /// (``Errno/fullSyncUnsupported``) gets a plain `fsync`; any other failure is thrown.
     static func platformSyncData(_ fd: Int32) throws {
-        if fcntl(fd, F_FULLFSYNC) == 0 { return }
-        _ = try retrying("fsync") { fsync(fd) }
+        try syncFully({ fcntl(fd, F_FULLFSYNC) }, orElse: { _ = try retrying("fsync") { fsync(fd) } })
+    }
+
+    /// A folder's entries (the rename that completes an atomic write) get the same
+    /// `F_FULLFSYNC` as a file's data: on Darwin a plain `fsync` of the folder leaves the rename in
+    /// the drive's cache.
+    static func platformSyncFolder(_ fd: Int32) throws {
+        try platformSyncData(fd)
     }
 }
 #endif

@@ -32,6 +32,11 @@ extension Sys {
     static func platformSyncData(_ fd: Int32) throws {
         _ = try retrying("fdatasync") { fdatasync(fd) }
     }
+
+    /// `fsync(2)` of the folder: on Linux it writes the folder's entries to stable storage.
+    static func platformSyncFolder(_ fd: Int32) throws {
+        _ = try retrying("fsync") { fsync(fd) }
+    }
 }
 #endif
 

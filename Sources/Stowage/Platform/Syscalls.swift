@@ -273,12 +273,13 @@ enum Sys {
         try platformSyncData(fd)
     }
 
-    /// Makes a folder's entries durable: `fsync(2)` on the folder.
+    /// Makes a folder's entries durable: `fsync(2)` on the folder on Linux, `F_FULLFSYNC` on
+    /// Darwin (as for a file's data: a plain `fsync` leaves the entries in the drive's cache).
     static func syncFolder(_ fd: Int32) throws {
         #if DEBUG
         TestProbe.recordSync(.syncFolder, descriptor: fd)
         #endif
-        _ = try retrying("fsync") { systemFsync(fd) }
+        try platformSyncFolder(fd)
     }
 }
 
@@ -305,7 +306,6 @@ enum Sys {
 @inline(__always) private func systemFchmod(_ fd: Int32, _ m: mode_t) -> Int32 { fchmod(fd, m) }
 @inline(__always) private func systemFlock(_ fd: Int32, _ o: Int32) -> Int32 { flock(fd, o) }
 @inline(__always) private func systemReadlinkat(_ d: Int32, _ p: UnsafePointer<CChar>, _ b: UnsafeMutablePointer<CChar>, _ c: Int) -> Int { readlinkat(d, p, b, c) }
-@inline(__always) func systemFsync(_ fd: Int32) -> Int32 { fsync(fd) }
 
 extension Sys {
     /// `readlinkat(2)`: the target of the symbolic link `name`.

@@ -19,6 +19,7 @@ extern int *__error(void);
 #define ENOTDIR         20
 #define EISDIR          21
 #define EINVAL          22
+#define ENOTTY          25
 #define ECHILD          10
 #define ENODEV          19
 #define EBUSY           16
