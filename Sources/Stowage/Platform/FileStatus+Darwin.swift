@@ -43,11 +43,14 @@ extension Sys {
 
 #if canImport(Darwin)
 extension Sys {
-    /// Sets the data-protection class (`F_SETPROTECTIONCLASS`) where the platform has them,
-    /// and owner-only permissions for protected levels everywhere.
+    /// Sets the data-protection class (`F_SETPROTECTIONCLASS`) on iOS, tvOS, watchOS and
+    /// visionOS builds (the Simulator, Mac Catalyst and iPad apps on a Mac included), and
+    /// owner-only permissions for protected levels everywhere. A volume without data protection
+    /// (``Errno/protectionClassesUnsupported``) leaves the file in the volume's own protection:
+    /// see ``isProtectionClassRefusal(_:level:)``.
     static func applyProtection(level: Int, ownerOnly: Bool, to fd: Int32) throws {
         #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
-        _ = try retrying("fcntl") { fcntl(fd, F_SETPROTECTIONCLASS, Int32(level)) }
+        try setProtectionClass(level) { fcntl(fd, F_SETPROTECTIONCLASS, Int32(level)) }
         #endif
         if ownerOnly { try fchmod(fd, .ownerOnlyFile) }
     }
