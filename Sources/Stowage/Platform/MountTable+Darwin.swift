@@ -6,6 +6,12 @@ extension MountTable {
     /// `MNT_NOWAIT`: what the kernel has, without asking each file system, so a dead network
     /// mount cannot hang the call).
     ///
+    /// Nothing else touches the mounts: the device of each is `f_fsid.val[0]`, which is what
+    /// `stat` reports as `st_dev` for the files on it (xnu's `vnode_getattr` fills `va_fsid`, the
+    /// source of `st_dev`, from the mount's `f_fsid.val[0]`; its bind and null mounts report their
+    /// own mount's). A `stat` of each mount point, as this did before, waits on a dead NFS or SMB
+    /// server and triggers autofs mounts.
+    ///
     /// - Throws: a `SystemCallError` when the call fails (it returns 0 and sets `errno`).
     static func entries() throws -> [Entry] {
         var table: UnsafeMutablePointer<statfs>?
@@ -14,11 +20,9 @@ extension MountTable {
         guard count > 0, let table else { throw SystemCallError(errno: .current, call: "getmntinfo_r_np") }
         return (0..<Int(count)).map { index in
             var figures = table[index]
-            let point = name(of: &figures.f_mntonname)
-            // Apple platforms have no bind mounts: the device is the one the mount point reports.
-            let device = (try? Sys.stat(point).device) ?? UInt64(UInt32(bitPattern: figures.f_fsid.val.0))
-            return Entry(device: device, root: "/", mountPoint: point, type: name(of: &figures.f_fstypename),
-                         source: name(of: &figures.f_mntfromname))
+            let device = UInt64(UInt32(bitPattern: figures.f_fsid.val.0))  // as FileStatus reads `st_dev`
+            return Entry(device: device, root: "/", mountPoint: name(of: &figures.f_mntonname),
+                         type: name(of: &figures.f_fstypename), source: name(of: &figures.f_mntfromname))
         }
     }
 
