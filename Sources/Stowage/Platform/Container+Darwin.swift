@@ -12,25 +12,20 @@ extension Container {
             return url
         }
         let library = try folder(.libraryDirectory)
-        var documents = try folder(.documentDirectory)
-        var support = try folder(.applicationSupportDirectory)
-        var caches = try folder(.cachesDirectory)
-        var preferences = library.appending(path: "Preferences", directoryHint: .isDirectory)
-        var temporary = files.temporaryDirectory
-        #if os(macOS)
-        // Outside the App Sandbox these folders are the user's and every app's: keep to our own.
-        documents = documents.appending(path: appIdentifier, directoryHint: .isDirectory)
-        support = support.appending(path: appIdentifier, directoryHint: .isDirectory)
-        caches = caches.appending(path: appIdentifier, directoryHint: .isDirectory)
-        preferences = preferences.appending(path: appIdentifier, directoryHint: .isDirectory)
-        temporary = temporary.appending(path: appIdentifier, directoryHint: .isDirectory)
-        #endif
+        #if os(macOS) || targetEnvironment(macCatalyst)
+        // Outside the App Sandbox (Mac Catalyst apps too can be outside it) these folders are the
+        // user's and every app's, and ~/Documents is guarded by a privacy prompt: the app's own
+        // folders, as `macLayout` says. iPad apps on a Mac always run in the sandbox.
+        return macLayout(appIdentifier: appIdentifier, applicationSupport: try folder(.applicationSupportDirectory),
+                         caches: try folder(.cachesDirectory), library: library, temporary: files.temporaryDirectory)
+        #else
         return Container(
             kind: .appleSandbox, root: nil, appIdentifier: appIdentifier,
-            documents: documents, applicationSupport: support, caches: caches,
-            preferences: preferences, temporary: temporary,
-            sharedContainers: nil, ownershipCheckedLocations: []
+            documents: try folder(.documentDirectory), applicationSupport: try folder(.applicationSupportDirectory),
+            caches: try folder(.cachesDirectory), preferences: library.appending(path: "Preferences", directoryHint: .isDirectory),
+            temporary: files.temporaryDirectory, sharedContainers: nil, ownershipCheckedLocations: []
         )
+        #endif
     }
 
     static func platformSharedContainer(group: String) throws -> URL {
