@@ -46,6 +46,35 @@ extension Sys {
         try platformAllocate(fd, offset: offset, length: length)
     }
 
+    /// The most bytes one write of ``writeZeros(_:from:to:)`` covers: 1 MiB, the memory the
+    /// fallback holds and the unit its number of calls is counted in.
+    static let zeroFillWriteSize: Int64 = 1 << 20
+
+    /// The ranges ``writeZeros(_:from:to:)`` writes, in order: `start..<end` cut at every
+    /// ``zeroFillWriteSize`` bytes from `start`, so `ceil((end - start) / 1 MiB)` writes in all
+    /// (1,024 for 1 GiB; one byte per 4 KiB block would be 262,144).
+    static func zeroFillRanges(from start: Int64, to end: Int64) -> some Sequence<Range<Int64>> {
+        stride(from: start, to: end, by: Int(zeroFillWriteSize)).lazy.map { $0..<min($0 + zeroFillWriteSize, end) }
+    }
+
+    /// Writes zeros over `start..<end` of `fd`, in order, ``zeroFillWriteSize`` bytes at a time:
+    /// the allocation of last resort where a file system does not preallocate (Darwin's
+    /// `platformAllocate`). The range must lie past the file's data (it is overwritten). Writing
+    /// in order means a volume that fills up on the way stops it at the last byte it holds, never
+    /// with a sparse tail; the device writes what writing a byte in every block would (a block is
+    /// written whole), in 256 times fewer calls.
+    ///
+    /// - Throws: `ENOSPC` (or `EDQUOT`) when the volume fills up, what fitted kept.
+    static func writeZeros(_ fd: Int32, from start: Int64, to end: Int64) throws {
+        guard end > start else { return }
+        let zeros = [UInt8](repeating: 0, count: Int(min(end - start, zeroFillWriteSize)))
+        try zeros.withUnsafeBytes { buffer in
+            for range in zeroFillRanges(from: start, to: end) {
+                try pwriteAll(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<Int(range.count)]), at: range.lowerBound)
+            }
+        }
+    }
+
     /// Writes back the file system holding `fd` and commits its journal (`syncfs(2)`), so that
     /// `statvfs` counts blocks freed by a removal or truncation (ext4 returns them to the free
     /// count only when the transaction that freed them commits, up to seconds later).
