@@ -19,10 +19,12 @@ extension Container {
     /// Unset or relative XDG variables fall back to `~/.local/share`, `~/.cache` and
     /// `~/.config`, as the XDG Base Directory Specification says; `TMPDIR` falls back to `/tmp`.
     ///
-    /// On macOS, Documents, Application Support, Caches, Preferences and tmp get a sub-folder
-    /// named by the identifier too, because an app that is not sandboxed shares them with the
-    /// user and other apps. On iOS, tvOS, watchOS and visionOS the sandbox folders are the
-    /// app's own and are used as they are.
+    /// On macOS and in Mac Catalyst every location is a folder of the app's own too, because an
+    /// app that is not sandboxed shares the system's folders with the user and other apps; its
+    /// documents are in `Application Support/<app>/Documents`, never `~/Documents`, which macOS
+    /// guards with a privacy prompt (the "Apple platforms" article says why).
+    /// On iOS, tvOS, watchOS and visionOS the sandbox folders are the app's own and are used as
+    /// they are.
     ///
     /// - Parameters:
     ///   - appIdentifier: A single folder name, such as `com.example.MyApp`.
