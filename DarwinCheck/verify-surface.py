@@ -269,13 +269,14 @@ def header_of(surface, name, kind):
         "record": r"\b(struct|union)\s+%s\b",
         "typedef": r"\b%s\s*;",
     }
-    pattern = re.compile(patterns[kind] % re.escape(name))
-    for folder, _, files in sorted(os.walk(surface)):
-        for file in sorted(files):
-            if file.endswith(".h"):
-                text = re.sub(r"//[^\n]*", "", open(os.path.join(folder, file)).read())
-                if pattern.search(text):
-                    return os.path.relpath(os.path.join(folder, file), surface)
+    for pattern in [patterns[kind]] + [other for other in patterns.values() if other != patterns[kind]]:
+        pattern = re.compile(pattern % re.escape(name))
+        for folder, _, files in sorted(os.walk(surface)):
+            for file in sorted(files):
+                if file.endswith(".h"):
+                    text = re.sub(r"//[^\n]*", "", open(os.path.join(folder, file)).read())
+                    if pattern.search(text):
+                        return os.path.relpath(os.path.join(folder, file), surface)
     return "?"
 
 
@@ -615,8 +616,6 @@ def report(surface, by_difference, totals, targets):
             header = standin_macros(surface).get(name, ("?",))[0]
         else:
             header = header_of(surface, name, kinds[kind])
-            if header == "?" and kind == "availability":
-                header = header_of(surface, name, "record")
         scope = "all targets" if len(where) == len(targets) else ", ".join(where)
         lines.append("  %s: %s %s: %s [%s]" % (header, kind, name, what, scope))
     summary = ("%d records (%d fields), %d typedefs, %d functions, %d macros, and the availability of %d of them; "
