@@ -535,7 +535,7 @@ def compare_target(standin_root, apple_root, target, platform, headers, macros, 
             checks.append(("macro", name, "type", ask("type", "decltype(%s)" % name)))
         elif parameters == 1:
             for sample in SAMPLES:
-                checks.append(("macro", name, "value of %s(%#o)" % (name, sample),
+                checks.append(("macro", name, "value of %s(%#x)" % (name, sample),
                                ask("function", (name, sample))))
         else:
             not_constant.append((name, parameters))
@@ -636,6 +636,10 @@ MISTAKES = [
      ("record", "stat"), "two fields of struct stat swapped"),
     ("dirent.h", r"(?m)^(\s*)long(\s+__dd_loc;)", r"\1int\2",
      ("record", "DIR"), "int for long in DIR's __dd_loc"),
+    ("sys/ioctl.h", r"(?s)struct winsize \{.*?\};", "struct winsize;",
+     ("record", "winsize"), "an opaque struct winsize"),
+    ("sys/wait.h", r"(?m)^(#define WEXITSTATUS\(x\)\s+\(\(\(x\) >> )8", r"\g<1>7",
+     ("macro", "WEXITSTATUS"), "WEXITSTATUS reading the wrong bits"),
     ("sys/fcntl.h", r"(?m)^#define O_CREAT\s+\S+", "#define O_CREAT     0x00000400",
      ("macro", "O_CREAT"), "a wrong O_CREAT"),
     ("unistd.h", r"(?m)^int ftruncate\(int, off_t\);", "int ftruncate(int, long);",
