@@ -24,14 +24,16 @@ Apple's sources (https://github.com/apple-oss-distributions):
     git clone --bare https://github.com/apple-oss-distributions/xnu
     git clone --bare https://github.com/apple-oss-distributions/libpthread
     git clone --bare https://github.com/apple-oss-distributions/libmalloc
+    git clone --bare https://github.com/apple-oss-distributions/libplatform
     git clone --bare https://github.com/apple-oss-distributions/AvailabilityVersions
 Pass each as a git directory (bare or not; the script reads the tag the stand-in names, whatever
 is checked out) or as a plain folder already at that tag (for instance GitHub's tarball of the
 tag, unpacked):
     DarwinCheck/verify-surface.py --libc Libc.git --xnu xnu.git --libpthread libpthread.git \
-        --libmalloc libmalloc.git --availability-versions AvailabilityVersions.git
-or put them in one folder (as Libc, xnu, libpthread, libmalloc, AvailabilityVersions, each
-optionally ending in .git)
+        --libmalloc libmalloc.git --libplatform libplatform.git \
+        --availability-versions AvailabilityVersions.git
+or put them in one folder (as Libc, xnu, libpthread, libmalloc, libplatform,
+AvailabilityVersions, each optionally ending in .git)
 and pass it with --sources, or set STOWAGE_APPLE_SOURCES to it.
     DarwinCheck/verify-surface.py --self-test ...   also plants known mistakes in a copy of the
                                                     stand-in and fails unless each is reported.
@@ -65,7 +67,7 @@ TARGETS = [
     ("visionOS", "arm64-apple-xros1.0", "xros"),
 ]
 
-PROJECTS = ("Libc", "xnu", "libpthread", "libmalloc", "AvailabilityVersions")
+PROJECTS = ("Libc", "xnu", "libpthread", "libmalloc", "libplatform", "AvailabilityVersions")
 
 SDK_SETTINGS = ('{"CanonicalName": "stowage-verify", "Version": "99.0", "MaximumDeploymentTarget": "99.99.99",'
                 ' "VersionMap": {"iOS_xrOS": {"17.0": "1.0", "18.0": "2.0"}, "xrOS_iOS": {"1.0": "17.0", "2.0": "18.0"}}}\n')
@@ -139,7 +141,7 @@ def extract(project, path, tag, work):
 def find_sources(arguments, tags, work):
     base = arguments.sources or os.environ.get("STOWAGE_APPLE_SOURCES")
     given = {"Libc": arguments.libc, "xnu": arguments.xnu, "libpthread": arguments.libpthread,
-             "libmalloc": arguments.libmalloc,
+             "libmalloc": arguments.libmalloc, "libplatform": arguments.libplatform,
              "AvailabilityVersions": arguments.availability_versions}
     folders, notes = {}, []
     for project, path in given.items():
@@ -194,6 +196,9 @@ def apple_sysroot(folders, work):
     copy_tree(os.path.join(folders["libpthread"], "include"), include)
     # libmalloc's: <malloc/_malloc.h>, where <stdlib.h> gets malloc, realloc and free.
     copy_tree(os.path.join(folders["libmalloc"], "include"), include)
+    # libplatform's: <os/lock.h> (os_unfair_lock), and the other headers it installs.
+    copy_tree(os.path.join(folders["libplatform"], "include"), include,
+              skip=lambda path: path.startswith("exclavekit/") or "private" in path)
     # AvailabilityVersions: the headers are generated from templates by its `availability` script.
     versions = folders["AvailabilityVersions"]
     generated = os.path.join(work, "availability")
@@ -267,7 +272,7 @@ def header_of(surface, name, kind):
     patterns = {
         "function": r"[\s*]%s\s*\(",
         "record": r"\b(struct|union)\s+%s\b",
-        "typedef": r"\b%s\s*;",
+        "typedef": r"\b%s\s*[;,]",
     }
     for pattern in [patterns[kind]] + [other for other in patterns.values() if other != patterns[kind]]:
         pattern = re.compile(pattern % re.escape(name))
@@ -348,17 +353,19 @@ def parse_availability(sysroot, target, headers, platform, work):
     current = None
     wanted = {platform, "swift"} | ({"ios"} if platform == "maccatalyst" else set())
     for line in result.stdout.splitlines():
-        top = re.match(r"^[|`]-(\w+) 0x[0-9a-f]+ .*?(?:\b(\w+) '[^']*'|\b(?:struct|union|enum) (\w+) definition|)$", line)
+        top = re.match(r"^[|`]-(\w+) 0x[0-9a-f]+ (.*)$", line)
         if top:
-            kind = top.group(1)
-            if kind in ("FunctionDecl", "TypedefDecl", "RecordDecl", "VarDecl"):
-                name = top.group(2) or top.group(3)
-                if kind == "RecordDecl" and name is None:
-                    match = re.search(r"\b(?:struct|union) (\w+)", line)
-                    name = match.group(1) if match else None
-                current = name
-            else:
-                current = None
+            # `-FunctionDecl 0x... <range> col:5 [used|referenced ...] name 'type' [extern ...]`,
+            # `-RecordDecl 0x... <range> col:8 struct name definition`
+            kind, rest = top.group(1), re.sub(r"^(prev 0x[0-9a-f]+ )?<[^>]*> ", "", top.group(2))
+            name = None
+            if kind in ("FunctionDecl", "TypedefDecl", "VarDecl"):
+                match = re.search(r"(\w+) '", rest)
+                name = match.group(1) if match else None
+            elif kind == "RecordDecl":
+                match = re.search(r"\b(?:struct|union) (\w+)", rest)
+                name = match.group(1) if match else None
+            current = name
             continue
         if current is None:
             continue
@@ -653,14 +660,14 @@ HARMLESS = ("unistd.h", r"(?m)^int fsync\(int\);", "int fsync(__int32_t);", ("fu
             "fsync's int spelled __int32_t")
 
 
-def self_test(apple_root, work, targets):
+def self_test(surface, apple_root, work, targets):
     """Each mistake is planted alone in a fresh copy of the stand-in and must be reported; the
     harmless spelling must change nothing."""
-    baseline, _ = verify(SURFACE, apple_root, work, targets, quiet=True)
+    baseline, _ = verify(surface, apple_root, work, targets, quiet=True)
     failures = 0
     for number, (header, pattern, replacement, (kind, name), label) in enumerate(MISTAKES + [HARMLESS]):
         copy = os.path.join(work, "self-test-%d" % number)
-        shutil.copytree(SURFACE, copy)
+        shutil.copytree(surface, copy)
         path = os.path.join(copy, header)
         changed, count = re.subn(pattern, replacement, open(path).read(), count=1)
         if count != 1:
@@ -693,12 +700,14 @@ def main():
     global CLANG
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0], epilog=__doc__.split("\n", 2)[2],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sources", help="a folder holding Libc, xnu and AvailabilityVersions (or STOWAGE_APPLE_SOURCES)")
+    parser.add_argument("--sources", help="a folder holding all of them, each under its project's name (or STOWAGE_APPLE_SOURCES)")
     parser.add_argument("--libc", help="Apple's Libc: a git directory or a folder at the tag")
     parser.add_argument("--xnu", help="Apple's xnu: a git directory or a folder at the tag")
     parser.add_argument("--libpthread", help="Apple's libpthread: a git directory or a folder at the tag")
     parser.add_argument("--libmalloc", help="Apple's libmalloc: a git directory or a folder at the tag")
+    parser.add_argument("--libplatform", help="Apple's libplatform: a git directory or a folder at the tag")
     parser.add_argument("--availability-versions", help="Apple's AvailabilityVersions: a git directory or a folder at the tag")
+    parser.add_argument("--surface", default=SURFACE, help="the stand-in's include folder (default: %(default)s)")
     parser.add_argument("--target", action="append", help="only these targets (names or triples; default: all)")
     parser.add_argument("--self-test", action="store_true", help="also plant known mistakes and fail unless each is reported")
     parser.add_argument("--keep", action="store_true", help="keep the work folder (the two sysroots) and print its path")
@@ -709,22 +718,23 @@ def main():
         targets = [t for t in TARGETS if t[0] in arguments.target or t[1] in arguments.target]
         if not targets:
             fail("unknown target; known: " + ", ".join(t[0] for t in TARGETS))
-    tags = standin_tags(SURFACE)
+    surface = os.path.abspath(arguments.surface)
+    tags = standin_tags(surface)
     work = tempfile.mkdtemp(prefix="verify-surface.")
     try:
         folders, notes = find_sources(arguments, tags, work)
         for note in notes:
             print("verify-surface: Apple's sources: " + note)
         apple_root = apple_sysroot(folders, work)
-        by_difference, totals = verify(SURFACE, apple_root, work, targets)
-        lines, summary = report(SURFACE, by_difference, totals, targets)
+        by_difference, totals = verify(surface, apple_root, work, targets)
+        lines, summary = report(surface, by_difference, totals, targets)
         print("verify-surface: compared %s" % summary)
         for line in lines:
             print(line)
         print("verify-surface: %d difference%s" % (len(lines), "" if len(lines) == 1 else "s"))
         status = 1 if lines else 0
         if arguments.self_test:
-            if self_test(apple_root, work, [t for t in TARGETS if t[0] == "iOS"]) != 0:
+            if self_test(surface, apple_root, work, [t for t in TARGETS if t[0] == "iOS"]) != 0:
                 status = 1
             else:
                 print("verify-surface: self-test passed")
