@@ -62,16 +62,25 @@ struct PathArgument: Sendable {
 func invalidArgumentsAsUsageErrors<Value>(_ body: () throws -> Value) throws -> Value {
     do {
         return try body()
-    } catch let error as StowageError where error.code == .invalidArgument {
+    } catch let error as StowageError where ExitStatus.status(for: error) == ExitStatus.usage {
         throw ValidationError(DisplayPath.escaped(error.description))
     }
 }
 
 /// A span of time on the command line: `45s`, `30m`, `12h`, `7d`, `2w` (a bare number is seconds).
+///
+/// The number is decimal digits with an optional fraction (`0.5s`), as sizes are: no sign, no
+/// hexadecimal (`0x10s`), no exponent (`1e3s`), no `inf` or `nan`. Options take it with
+/// `parsing: .unconditional`, so `-1s` is refused as not a duration rather than reported as a
+/// missing value.
 struct AgeArgument: ExpressibleByArgument, Sendable {
     var seconds: TimeInterval
     /// The text it was given, which `--help` shows as a default (`60s`, not the struct).
     private var text = ""
+
+    /// The longest span any option takes: a year (a longer `--after` or `--interval` is surely a
+    /// typo, and past 2^63 nanoseconds it could not be waited for at all).
+    static let longest: TimeInterval = 365 * 86_400
 
     var defaultValueDescription: String { text }
 
@@ -79,12 +88,19 @@ struct AgeArgument: ExpressibleByArgument, Sendable {
         let units: [(String, TimeInterval)] = [("w", 604_800), ("d", 86_400), ("h", 3600), ("m", 60), ("s", 1), ("", 1)]
         let trimmed = argument.trimmingCharacters(in: .whitespaces).lowercased()
         for (suffix, factor) in units where trimmed.hasSuffix(suffix) {
-            guard let value = Double(trimmed.dropLast(suffix.count)), value >= 0, value.isFinite else { continue }
+            let number = trimmed.dropLast(suffix.count)
+            guard Self.isDecimal(number), let value = Double(number), value.isFinite else { continue }
             seconds = value * factor
             text = argument
             return
         }
         return nil
+    }
+
+    /// Whether `text` is digits with an optional fraction: `12`, `0.5`, `1.25`.
+    private static func isDecimal(_ text: Substring) -> Bool {
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        return parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { ("0"..."9").contains($0) } } && parts.count <= 2
     }
 }
 

@@ -60,7 +60,7 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("The available space to keep, such as 1GB.", valueName: "size"), transform: SizeArgument.init(parsing:))
     var available: SizeArgument
 
-    @Option(help: ArgumentHelp("How often to check: 60s, 5m, ...", valueName: "interval"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How often to check: 60s, 5m, ...", valueName: "interval"))
     var interval: AgeArgument = AgeArgument(argument: "60s")!
 
     @OptionGroup var container: ContainerOptions
@@ -68,7 +68,7 @@ struct WatchCommand: AsyncParsableCommand {
 
     /// The intervals `--interval` accepts, in seconds: from 10 ms (a shorter one would spin a
     /// core to no purpose) to one year (365 days).
-    static let intervalRange: ClosedRange<TimeInterval> = 0.01...(365 * 86_400)
+    static let intervalRange: ClosedRange<TimeInterval> = 0.01...AgeArgument.longest
 
     func validate() throws {
         guard Self.intervalRange.contains(interval.seconds) else {
@@ -132,7 +132,7 @@ struct WatchCommand: AsyncParsableCommand {
             return try container.resolve()
         } catch let error as StowageError {
             output.report(error)
-            throw ExitCode(1)
+            throw ExitCode(ExitStatus.status(for: error))
         }
     }
 }

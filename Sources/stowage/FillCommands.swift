@@ -86,10 +86,10 @@ struct FillCommand: AsyncParsableCommand {
         let document = output.document
         let folder: URL
         do {
-            folder = try FillPaths.folder(path, container: container, creating: !status)
+            folder = try FillPaths.folder(path, container: container, creating: !status, operation: .fill)
         } catch let error as StowageError {
             output.report(error)
-            throw ExitCode(1)
+            throw ExitCode(ExitStatus.status(for: error))
         }
         if status {
             try document.run {
@@ -126,7 +126,7 @@ struct FillCommand: AsyncParsableCommand {
         } catch let error as StowageError {
             events.clearProgress()
             output.report(error)
-            throw ExitCode(1)
+            throw ExitCode(ExitStatus.status(for: error))
         }
     }
 
@@ -172,7 +172,7 @@ struct ReleaseCommand: AsyncParsableCommand {
         let amount = amount?.bytes
         let progress = ProgressLine(style: style)
         try await output.run {
-            let folder = try FillPaths.folder(path, container: container, creating: false)
+            let folder = try FillPaths.folder(path, container: container, creating: false, operation: .release)
             let report = try await progress.during {
                 try await FillFolder(in: folder).release(amount: amount, progressInterval: ProgressLine.interval) {
                     progress.show(ProgressStatus($0, activity: "Releasing", subject: DisplayPath.of(folder)))
@@ -187,8 +187,25 @@ enum FillPaths {
     /// PATH relative to the working folder, or the container's Documents: created when
     /// `creating` (a fill needs it), looked at as it is otherwise (a status or a release has
     /// nothing to do where nothing was ever filled, and must not make the folder).
-    static func folder(_ path: PathArgument?, container: ContainerOptions, creating: Bool) throws -> URL {
-        if let path { return path.url(directoryHint: .isDirectory).absoluteURL }
+    ///
+    /// - Throws: For a status or a release (`creating` false), ``StowageError/Code/notFound``
+    ///   when PATH is not there and ``StowageError/Code/wrongKind`` when it is not a folder, as
+    ///   `du` and `df` fail on a typo (the container's Documents not made yet is "nothing filled").
+    static func folder(_ path: PathArgument?, container: ContainerOptions, creating: Bool,
+                       operation: StowageError.Operation) throws -> URL {
+        if let path {
+            let url = path.url(directoryHint: .isDirectory).absoluteURL
+            var isFolder: ObjCBool = false
+            if !creating, !FileManager.default.fileExists(atPath: DisplayPath.of(url), isDirectory: &isFolder) {
+                throw StowageError(.notFound, operation: operation, path: DisplayPath.of(url), errno: POSIXErrorCode.ENOENT.rawValue,
+                                   reason: "there is no such folder")
+            }
+            if !creating, !isFolder.boolValue {
+                throw StowageError(.wrongKind, operation: operation, path: DisplayPath.of(url), errno: POSIXErrorCode.ENOTDIR.rawValue,
+                                   reason: "it is not a folder")
+            }
+            return url
+        }
         let resolved = try container.resolve()
         guard creating else { return try resolved.url(for: .documents) }
         return try FillPlan(container: resolved, goal: .leaving(0)).volume

@@ -8,14 +8,15 @@ struct OutputOptions: ParsableArguments {
     var json = false
 
     /// Runs `body` and prints what it returns; a `StowageError` is printed to standard error
-    /// (and as JSON on standard output with `--json`) and exits with status 1.
+    /// (and as JSON on standard output with `--json`) and exits with status 1 (64 for a value
+    /// that cannot be used: ``ExitStatus/status(for:)``).
     func run(_ body: () throws -> Rendered) throws {
         let rendered: Rendered
         do {
             rendered = try body()
         } catch let error as StowageError {
             report(error)
-            throw ExitCode(ExitStatus.failure)
+            throw ExitCode(ExitStatus.status(for: error))
         }
         try emit(rendered)
     }
@@ -29,7 +30,7 @@ struct OutputOptions: ParsableArguments {
             rendered = try await body()
         } catch let error as StowageError {
             report(error)
-            throw ExitCode(ExitStatus.failure)
+            throw ExitCode(ExitStatus.status(for: error))
         }
         try emit(rendered)
     }
@@ -137,8 +138,16 @@ enum ExitStatus {
     /// Ran, but the goal was not met: relief could not free enough, a fill was stopped before
     /// its goal.
     static let goalNotMet: Int32 = 3
-    /// The command line was wrong (ArgumentParser's usage error).
+    /// The command line was wrong (ArgumentParser's usage error), or a value it gave cannot
+    /// be used (see ``status(for:)``).
     static let usage: Int32 = 64
+
+    /// The status for `error`: ``usage`` when Stowage refused a value the user gave before doing
+    /// anything (``StowageError/Code/invalidArgument`` with no `errno`: `--app ""`, `--chunk 0`,
+    /// a drop above the room), ``failure`` otherwise (an `EINVAL` from the system included).
+    static func status(for error: StowageError) -> Int32 {
+        error.code == .invalidArgument && error.errno == nil ? usage : failure
+    }
 }
 
 /// The command's JSON: keys sorted, and every date as ISO 8601 in UTC

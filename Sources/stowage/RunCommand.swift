@@ -44,10 +44,11 @@ struct RunCommand: ParsableCommand {
             transform: RoomSizeArgument.init(parsing:))
     var dropTo: RoomSizeArgument?
 
-    @Option(help: ArgumentHelp("How long after the command starts the drop happens: 2s, 0.5s, 1m.", valueName: "duration"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How long after the command starts the drop happens: 2s, 0.5s, 1m (at most 365d).",
+                                                        valueName: "duration"))
     var after: AgeArgument?
 
-    @Option(help: ArgumentHelp("The layer has exactly this many free inodes.", valueName: "count"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The layer has exactly this many free inodes.", valueName: "count"))
     var inodes: Int64?
 
     @Option(help: ArgumentHelp("Copy what the command wrote here afterwards (a new or empty folder).", valueName: "dir"),
@@ -61,6 +62,7 @@ struct RunCommand: ParsableCommand {
         if command.isEmpty { throw ValidationError("Give the command to run after --, as in: stowage run --available 5MB -- make test") }
         if (dropTo == nil) != (after == nil) { throw ValidationError("--drop-to and --after go together.") }
         if let inodes, inodes < 0 { throw ValidationError("--inodes cannot be negative.") }
+        if let after, after.seconds > AgeArgument.longest { throw ValidationError("--after must be at most 365d (one year).") }
         if !folders.isEmpty && (container.app != nil || container.root != nil) {
             throw ValidationError("Give --over, or --app/--root for the app's locations, not both.")
         }
@@ -142,6 +144,8 @@ enum RunExitStatus {
     static let notFound: Int32 = 127
 
     static func status(for error: StowageError) -> Int32 {
+        // A value the user gave that cannot be used (a drop above the room, a room over /): 64.
+        if ExitStatus.status(for: error) == ExitStatus.usage { return ExitStatus.usage }
         guard error.systemCall == "execve" else { return failure }
         return error.code == .notFound ? notFound : cannotRun
     }

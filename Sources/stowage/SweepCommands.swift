@@ -20,10 +20,10 @@ struct SweepCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-size"), parsing: .unconditional, help: ArgumentHelp("Most allocated bytes, such as 100MB.", valueName: "size"), transform: SizeArgument.init(parsing:))
     var maxSize: SizeArgument?
 
-    @Option(name: .customLong("max-count"), help: "Most files.")
+    @Option(name: .customLong("max-count"), parsing: .unconditional, help: "Most files.")
     var maxCount: Int?
 
-    @Option(name: .customLong("max-age"), help: ArgumentHelp("Oldest a file may be: 45s, 30m, 12h, 7d, 2w.", valueName: "age"))
+    @Option(name: .customLong("max-age"), parsing: .unconditional, help: ArgumentHelp("Oldest a file may be: 45s, 30m, 12h, 7d, 2w.", valueName: "age"))
     var maxAge: AgeArgument?
 
     @Option(help: "Which files go first: lru (least recently used), oldest (modified), largest.")
@@ -66,7 +66,10 @@ struct SweepCommand: AsyncParsableCommand {
                 }
             }
             for issue in report.issues { Terminal.standardError.problem(issue) }
-            return Rendered(json: report) { SweepView.render(report, style: style, listAll: list) }
+            // As du: the figures first, then status 1 when anything could not be read.
+            return Rendered(json: report, exitStatus: report.issues.isEmpty ? ExitStatus.success : ExitStatus.failure) {
+                SweepView.render(report, style: style, listAll: list)
+            }
         }
     }
 }
@@ -141,7 +144,11 @@ struct RelieveCommand: AsyncParsableCommand {
                     progress.show(ProgressStatus($0))
                 }
             }
-            return Rendered(json: report, exitStatus: report.isSatisfied ? ExitStatus.success : ExitStatus.goalNotMet) {
+            let issues = report.steps.flatMap(\.report.issues)
+            for issue in issues { Terminal.standardError.problem(issue) }
+            // Something could not be read (1) says more than "not enough freed" (3), which it may explain.
+            let status = !issues.isEmpty ? ExitStatus.failure : report.isSatisfied ? ExitStatus.success : ExitStatus.goalNotMet
+            return Rendered(json: report, exitStatus: status) {
                 ReliefView.render(report, style: style, listAll: list)
             }
         }
@@ -206,7 +213,7 @@ struct ClearCommand: AsyncParsableCommand {
                 }
             }
             for issue in report.issues { Terminal.standardError.problem(issue) }
-            return Rendered(json: report) {
+            return Rendered(json: report, exitStatus: report.issues.isEmpty ? ExitStatus.success : ExitStatus.failure) {
                 "\(dryRun ? "Would clear" : "Cleared") \(location.displayName) (\(DisplayPath.escaped(report.folder))): "
                     + "\(report.removed.count) files, \(ByteCount(report.freedAllocatedBytes).formatted(style)) \(dryRun ? "to free" : "freed")"
                     + (report.pinnedFiles > 0 ? "; \(report.pinnedFiles) pinned kept" : "") + ".\n"

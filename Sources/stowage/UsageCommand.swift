@@ -22,10 +22,10 @@ struct UsageCommand: AsyncParsableCommand {
               transform: PathArgument.init(parsing:))
     var paths: [PathArgument] = []
 
-    @Option(help: "How many of the largest files to list.")
+    @Option(parsing: .unconditional, help: "How many of the largest files to list.")
     var top = 10
 
-    @Option(help: "How many levels below each path the breakdown lists.")
+    @Option(parsing: .unconditional, help: "How many levels below each path the breakdown lists.")
     var depth = 1
 
     @Flag(help: "Rank and show logical sizes (st_size) instead of allocated sizes.")

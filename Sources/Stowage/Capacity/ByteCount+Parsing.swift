@@ -40,16 +40,16 @@ extension ByteCount {
         for digit in whole {
             let (times, overflowTimes) = value.multipliedReportingOverflow(by: 10)
             let (plus, overflowPlus) = times.addingReportingOverflow(Int64(digit))
-            if overflowTimes || overflowPlus { throw Self.failure(text, "it is larger than 8 EiB") }
+            if overflowTimes || overflowPlus { throw Self.failure(text, Self.tooLarge) }
             value = plus
         }
         let (scaled, overflow) = value.multipliedReportingOverflow(by: unit)
-        if overflow { throw Self.failure(text, "it is larger than 8 EiB") }
+        if overflow { throw Self.failure(text, Self.tooLarge) }
         if !fraction.isEmpty {
             if unit == 1 && fraction.contains(where: { $0 != 0 }) { throw Self.failure(text, "a number of bytes must be whole") }
             let part = (Self.decimalValue(whole: [], fraction: fraction) * Double(unit)).rounded()
             let (sum, overflowSum) = scaled.addingReportingOverflow(Int64(part))
-            if overflowSum { throw Self.failure(text, "it is larger than 8 EiB") }
+            if overflowSum { throw Self.failure(text, Self.tooLarge) }
             self.init(sum)
         } else {
             self.init(scaled)
@@ -94,6 +94,9 @@ extension ByteCount {
         let rest = String(String.UnicodeScalarView(scalars[index...])).trimmingCharacters(in: .whitespaces)
         return (whole, fraction, rest)
     }
+
+    /// Why a size past `Int64.max` is refused: 8 EiB itself is one byte too many.
+    static let tooLarge = "it is 8 EiB or more, and the largest size is 9223372036854775807 bytes (8 EiB less one byte)"
 
     private static func failure(_ text: String, _ problem: String, accepted: String = acceptedForms) -> StowageError {
         StowageError(.invalidArgument, operation: .parseSize, reason: "'\(text)' is not a size: \(problem); use \(accepted)")

@@ -93,21 +93,26 @@ public struct StowageError: Error, Sendable, CustomStringConvertible, CustomDebu
     }
 
     /// The path as a person reads it: `Caches/feed.json` for a location path, the absolute
-    /// path otherwise.
-    public var displayPath: String? {
+    /// path otherwise (an absolute path alone, also when a location is known: never
+    /// `Documents//tmp/...`).
+    public var displayPath: String? { Self.displayPath(location, path) }
+
+    /// ``destinationPath`` as a person reads it, such as `Documents/album/sub`.
+    public var destinationDisplayPath: String? {
+        guard let destinationPath else { return nil }
+        return Self.displayPath(destinationLocation, destinationPath)
+    }
+
+    /// `path` below `location` as a person reads it: the location's name, then the relative
+    /// path; an absolute path as it is.
+    private static func displayPath(_ location: Location?, _ path: String?) -> String? {
         switch (location, path) {
+        case (_, let path?) where path.hasPrefix("/"): return path
         case (let location?, let path?): return path.isEmpty ? location.displayName : "\(location.displayName)/\(path)"
         case (let location?, nil): return location.displayName
         case (nil, let path?): return path
         case (nil, nil): return nil
         }
-    }
-
-    /// ``destinationPath`` as a person reads it, such as `Documents/album/sub`.
-    public var destinationDisplayPath: String? {
-        guard let destinationPath else { return nil }
-        guard let destinationLocation else { return destinationPath }
-        return destinationPath.isEmpty ? destinationLocation.displayName : "\(destinationLocation.displayName)/\(destinationPath)"
     }
 
     /// A sentence such as `save 'Caches/feed.json' failed: no space left on device`, or, when

@@ -49,6 +49,21 @@ struct ByteCountTests {
         #expect(error?.operation == .parseSize)
     }
 
+    @Test("the largest size is 8 EiB less one byte; 8 EiB itself is refused saying so")
+    func largest() throws {
+        #expect(try ByteCount(parsing: "9223372036854775807").bytes == Int64.max)
+        for text in ["8EiB", "9223372036854775808", "8.0 EiB", "9.3EB"] {
+            do {
+                _ = try ByteCount(parsing: text)
+                Issue.record("\(text) was accepted")
+            } catch let error as StowageError {
+                #expect(error.reason?.contains("8 EiB or more") == true && error.reason?.contains("9223372036854775807 bytes") == true,
+                        "\(error)")
+                #expect(error.reason?.contains("larger than 8 EiB") == false, "never 'larger than 8 EiB' for 8 EiB itself")
+            }
+        }
+    }
+
     @Test("formats in one system of units with the chosen precision",
           arguments: [
               (0, ByteCountStyle.decimal, 1, "0 B"), (999, .decimal, 1, "999 B"), (1000, .decimal, 1, "1 kB"),

@@ -11,6 +11,17 @@ struct StowageErrorTests {
         #expect(error.description == "save 'Caches/feed.json' failed: no space left on device (needed 12 MB, 3 MB available)")
     }
 
+    @Test("an absolute path is shown alone, also beside a location: never 'Documents//tmp/...' or 'Caches//'")
+    func absolutePathWithLocation() {
+        let measured = StowageError(.wrongKind, operation: .locate, location: .documents, path: "/tmp/x/file/Documents",
+                                    errno: ENOTDIR)
+        #expect(measured.displayPath == "/tmp/x/file/Documents")
+        #expect(measured.description == "locate '/tmp/x/file/Documents' failed: not a directory")
+        #expect(StowageError(.refused, operation: .clear, location: .caches, path: "/").displayPath == "/")
+        #expect(StowageError(.notFound, operation: .clear, location: .caches, path: "a/b").displayPath == "Caches/a/b")
+        #expect(StowageError(.notFound, operation: .clear, location: .caches, path: "").displayPath == "Caches")
+    }
+
     @Test("matches codes in catch clauses")
     func matching() {
         do {
