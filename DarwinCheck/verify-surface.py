@@ -262,6 +262,8 @@ def standin_macros(surface):
                 match = re.match(r"\s*#\s*define\s+([A-Za-z_][A-Za-z0-9_]*)(\(([^)]*)\))?\s*(.*)", line)
                 if not match or not match.group(4).strip() and not match.group(2):
                     continue  # include guards and empty macros
+                if match.group(1).startswith("STOWAGE_STANDIN_"):
+                    continue  # the stand-in's own helpers, which Apple's headers do not have
                 parameters = None if match.group(2) is None else len([p for p in match.group(3).split(",") if p.strip()])
                 macros.setdefault(match.group(1), (header, parameters))
     return macros
@@ -647,6 +649,9 @@ MISTAKES = [
      ("record", "winsize"), "an opaque struct winsize"),
     ("sys/wait.h", r"(?m)^(#define WEXITSTATUS\(x\)\s+\(\(\(x\) >> )8", r"\g<1>7",
      ("macro", "WEXITSTATUS"), "WEXITSTATUS reading the wrong bits"),
+    ("sys/errno.h", r"(?m)^extern int \*__error\(void\);",
+     "extern int *__error(void) __attribute__((availability(ios, introduced=99.0)));",
+     ("availability", "__error"), "an availability on __error, declared extern"),
     ("sys/fcntl.h", r"(?m)^#define O_CREAT\s+\S+", "#define O_CREAT     0x00000400",
      ("macro", "O_CREAT"), "a wrong O_CREAT"),
     ("unistd.h", r"(?m)^int ftruncate\(int, off_t\);", "int ftruncate(int, long);",
