@@ -9,11 +9,14 @@ each Apple target:
 
   - every type the stand-in declares is complete exactly where Apple's is (an opaque stand-in
     of a complete type changes how Swift imports it), with Apple's size and alignment;
-  - every struct and union has Apple's fields, in Apple's order, with Apple's types;
-  - every typedef, and every function's parameters, return type and variadic-ness, are Apple's;
+  - every struct and union has Apple's fields, in Apple's order, with Apple's types, offsets and
+    nullability (`_Nonnull` pointers are not optional in Swift);
+  - every typedef, and every function's parameters, return type, variadic-ness and nullability,
+    are Apple's;
   - every macro has Apple's value and type (function-like macros: at a set of sample arguments;
     macros that are not constants, such as `errno`: the same tokens once fully expanded);
-  - every availability the compiler would apply on the target's platform is Apple's.
+  - every availability the compiler would apply on the target's platform, and every Swift
+    attribute (such as "unavailable from async"), is Apple's.
 
 Types are compared as clang's canonical types, so a spelling through other typedefs (`off_t` or
 `__int64_t`) is not a difference, while `int` for `long`, `long` for `long long`, an opaque type
