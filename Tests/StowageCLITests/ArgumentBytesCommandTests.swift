@@ -115,25 +115,3 @@ struct ArgumentBytesCommandTests {
         #expect(working.outputBytes == folder + [0x0A], "the command starts in the very folder stowage was started in")
     }
 }
-
-/// Files and folders named by bytes, which Foundation's `String` paths cannot name.
-enum RawFiles {
-    static func withPath<Result>(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> Result) -> Result {
-        (path.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { body($0.baseAddress!) }
-    }
-
-    static func makeFolder(_ path: [UInt8]) throws {
-        guard withPath(path, { mkdir($0, 0o755) }) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-    }
-
-    static func makeFile(_ path: [UInt8]) throws {
-        let fd = withPath(path) { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        close(fd)
-    }
-
-    static func exists(_ path: [UInt8]) -> Bool {
-        var status = stat()
-        return withPath(path) { lstat($0, &status) } == 0
-    }
-}
