@@ -123,6 +123,53 @@ final class SweepEngine: @unchecked Sendable {
         }
     }
 
+    /// Whether the root, or a folder above it, is pinned: read once, by ``rootIsUnderPin()``.
+    private var rootPin: Bool?
+
+    /// Whether the root folder itself, or a folder above it on the root's mount, is pinned. A
+    /// pin protects everything under it, wherever a walk starts: a sweep of `pinned/sub` once
+    /// removed what `pinned/` protects, since pins were looked for only from the root down.
+    ///
+    /// Climbs by descriptors (`..` of the folder open, never a path rebuilt from text), reading
+    /// each folder's marker, up to the top of the root's mount (a folder above it on another
+    /// mount is another file system's business) or `/`. As for entries, a marker that cannot be
+    /// read, or a folder above that cannot be opened to read it, counts as a pin: an issue says
+    /// which, and nothing is removed. Read once per engine.
+    private func rootIsUnderPin() -> Bool {
+        if let rootPin { return rootPin }
+        let answer = climbForPin()
+        rootPin = answer
+        return answer
+    }
+
+    private func climbForPin() -> Bool {
+        var folder = root
+        var path = rootPath
+        do {
+            let mount = try root.mountIdentity()
+            for _ in 0..<4096 {  // deeper than any path can be (PATH_MAX / 2)
+                do {
+                    if try ExtendedAttributes.value(Marker.pinned.attribute, of: folder.descriptor) == Marker.setValue { return true }
+                } catch Errno.attributesUnsupported {
+                    // No attributes on this file system: nothing here is pinned.
+                }
+                let status = try folder.status()
+                let parent = try folder.openFolder(RawPath(".."))
+                let parentStatus = try parent.status()
+                if parentStatus.inode == status.inode && parentStatus.device == status.device { return false }  // `/`
+                guard try parent.mountIdentity().isSameMount(as: mount) else { return false }
+                folder = parent
+                path = URL(filePath: path).deletingLastPathComponent().fileSystemPath
+            }
+            return false
+        } catch {
+            issues.append(UsageIssue(path: path, errno: (error as? SystemCallError)?.errno.rawValue ?? 0,
+                                     message: "a pin on it or a folder above it could not be read "
+                                        + "(\(UsageIssue(path: "", error: error).message)); nothing below it removed"))
+            return true
+        }
+    }
+
     /// Told the files examined or removed so far and their allocated bytes, on the thread
     /// doing the work (several threads while removing, one call at a time is the caller's
     /// business); returns `false` to stop the work.
@@ -324,7 +371,13 @@ final class SweepEngine: @unchecked Sendable {
     private func walk(recording: Bool, _ body: (FileTreeWalk.Entry, EntryKind) throws -> Void) throws {
         let everything = removesEverything
         let wholeTree = removesWholeTree
+        let underPin = !wholeTree && rootIsUnderPin()
         try FileTreeWalk(root: root, rootPath: rootPath).run({ entry in
+            if underPin {
+                // The whole walk is below a pin: every entry is kept, and counted as pinned.
+                if !entry.name.hasPrefix(RelativePath.reservedPrefix) { try body(entry, .pinnedFolder) }
+                return false
+            }
             if !wholeTree {
                 if entry.name.hasPrefix(RelativePath.reservedPrefix) {
                     if entry.name.hasPrefix(TemporaryItem.prefix), now - entry.status.modificationTime >= policy.leftoverGracePeriod {
