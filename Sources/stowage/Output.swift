@@ -212,6 +212,12 @@ enum Terminal {
         func problem(_ problem: some CustomStringConvertible) {
             write("stowage: \(DisplayPath.escaped(problem.description))\n")
         }
+
+        /// Writes `stowage: <path>: <message>` as one line, the path from its exact bytes (a
+        /// name that is not UTF-8 shows its bytes as `\xff`, never U+FFFD).
+        func problem(_ issue: UsageIssue) {
+            write("stowage: \(DisplayPath.escaped(bytes: issue.pathBytes)): \(DisplayPath.escaped(issue.message))\n")
+        }
     }
     static let standardError = Stream(handle: .standardError)
 

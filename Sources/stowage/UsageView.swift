@@ -38,19 +38,23 @@ struct UsageSelection {
     /// `minimumBytes` below the roots (with the folders holding them, which are never smaller),
     /// and how many items were left out.
     func apply(to trees: [UsageNode]) -> (trees: [UsageNode], hidden: Int) {
+        // By bytes: two names that are not UTF-8 may read the same as text.
         struct Key: Hashable {
-            var path: String
+            var path: [UInt8]
             var depth: Int
         }
         let below = trees.flatMap { $0.children.flatMap(\.allNodes) }.map(\.item)
         var ranked = below.filter { size($0) >= (minimumBytes ?? 0) }
-        ranked.sort { (size($0), -$0.depth, $1.path) > (size($1), -$1.depth, $0.path) }
+        ranked.sort {
+            (size($0), -$0.depth) != (size($1), -$1.depth) ? (size($0), -$0.depth) > (size($1), -$1.depth)
+                : $0.pathBytes.lexicographicallyPrecedes($1.pathBytes)
+        }
         if let limit { ranked = Array(ranked.prefix(limit)) }
-        let kept = Set(ranked.map { Key(path: $0.path, depth: $0.depth) })
+        let kept = Set(ranked.map { Key(path: $0.pathBytes, depth: $0.depth) })
         var shown = 0
         func prune(_ node: UsageNode) -> UsageNode? {
             let children = node.children.compactMap(prune)
-            guard node.item.depth == 0 || !children.isEmpty || kept.contains(Key(path: node.item.path, depth: node.item.depth)) else {
+            guard node.item.depth == 0 || !children.isEmpty || kept.contains(Key(path: node.item.pathBytes, depth: node.item.depth)) else {
                 return nil
             }
             if node.item.depth > 0 { shown += 1 }
@@ -86,19 +90,25 @@ struct UsageView {
 
     func size(_ item: UsageItem) -> Int64 { item.size(apparent: apparent) }
 
-    /// `path` below `root` (`photos/2024`), or as it is when several roots were scanned.
-    func relative(_ path: String, to root: String) -> String {
+    /// `path` below `root` (`photos/2024`), or as it is when several roots were scanned; bytes.
+    func relative(_ path: [UInt8], to root: [UInt8]) -> [UInt8] {
         guard report.roots.count == 1 else { return path }
-        let prefix = root.hasSuffix("/") ? root : root + "/"
-        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+        let prefix = root.last == UInt8(ascii: "/") ? root : root + [UInt8(ascii: "/")]
+        return path.starts(with: prefix) ? Array(path.dropFirst(prefix.count)) : path
     }
 
     /// The lines above the breakdown: each root's totals (and all roots' when several). On a
     /// terminal of `width` columns a long path is shortened (to 12 columns at least), and the
-    /// counts go to a line of their own when the line is still too wide.
+    /// counts go to a line of their own when the line is still too wide. A root an earlier one
+    /// counted already gets no figures, only a line saying so (`du` prints nothing for it).
     static func summaryLines(of report: UsageReport, style: ByteCountStyle, width: Int?) -> [String] {
         var lines: [String] = []
         for root in report.roots + (report.roots.count > 1 ? [report.total] : []) {
+            if let owner = root.alreadyCountedIn {
+                let line = "\(DisplayPath.escaped(root.path ?? "")): counted in \(DisplayPath.escaped(owner))"
+                lines.append(width.map { TerminalText.middleTruncated(line, toWidth: $0) } ?? line)
+                continue
+            }
             let sizes = ": \(ByteCount(root.allocatedBytes).formatted(style)) allocated, \(ByteCount(root.logicalBytes).formatted(style)) logical;"
             let counts = "\(root.files) files, \(root.folders) folders, \(root.symbolicLinks) links"
                 + (root.others > 0 ? ", \(root.others) others" : "")
@@ -134,7 +144,8 @@ struct UsageView {
     func render() -> String {
         if summarize {
             var table = TextTable(header: [apparent ? "LOGICAL" : "ALLOCATED", "PATH"])
-            for root in report.roots {
+            // As du -s: no line for a root an earlier one counted already.
+            for root in report.roots where root.alreadyCountedIn == nil {
                 table.rows.append([size(root.allocatedBytes, root.logicalBytes), DisplayPath.escaped(root.path ?? "")])
             }
             if report.roots.count > 1 { table.rows.append([size(report.allocatedBytes, report.logicalBytes), "total"]) }
@@ -157,7 +168,7 @@ struct UsageView {
             let sizes = report.largestFiles.map { size($0.allocatedBytes, $0.logicalBytes) }
             let room = width.map { $0 - (sizes.map(\.count).max() ?? 0) - 2 }
             for (item, size) in zip(report.largestFiles, sizes) {
-                table.rows.append([size, fitted(DisplayPath.escaped(item.path), room: room)])
+                table.rows.append([size, fitted(DisplayPath.escaped(bytes: item.pathBytes), room: room)])
             }
             lines.append(table.render().trimmingCharacters(in: .newlines))
         }
@@ -177,18 +188,24 @@ struct UsageView {
         var name: String
     }
 
+    /// The trees of the roots that were counted (not those an earlier root counted already).
+    var countedTrees: [UsageNode] {
+        zip(report.roots, trees).filter { $0.0.alreadyCountedIn == nil }.map(\.1)
+    }
+
     /// Each root, then the items inside it under their folder, largest first in each folder.
     func treeRows() -> [Row] {
         var rows: [Row] = []
-        for tree in trees {
+        for tree in countedTrees {
             let rootSize = size(tree.item)
             rows.append(Row(item: tree.item, rootSize: rootSize, lead: "", name: DisplayPath.escaped(tree.item.path)))
             func add(_ children: [UsageNode], lead: String) {
                 for (index, child) in children.enumerated() {
                     let last = index == children.count - 1
-                    let name = (child.item.path.split(separator: "/", omittingEmptySubsequences: true).last).map(String.init) ?? child.item.path
+                    let bytes = child.item.pathBytes
+                    let name = bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).last.map(Array.init) ?? bytes
                     rows.append(Row(item: child.item, rootSize: rootSize, lead: lead + (last ? "└─ " : "├─ "),
-                                    name: DisplayPath.escaped(name) + (child.item.isFolder ? "/" : "")))
+                                    name: DisplayPath.escaped(bytes: name) + (child.item.isFolder ? "/" : "")))
                     add(child.children, lead: lead + (last ? "   " : "│  "))
                 }
             }
@@ -200,14 +217,17 @@ struct UsageView {
     /// Every item shown, largest first, by its path below its root.
     func flatRows() -> [Row] {
         var rows: [Row] = []
-        for tree in trees {
+        for tree in countedTrees {
             let rootSize = size(tree.item)
             for node in tree.children.flatMap(\.allNodes) {
                 rows.append(Row(item: node.item, rootSize: rootSize, lead: "",
-                                name: DisplayPath.escaped(relative(node.item.path, to: tree.item.path)) + (node.item.isFolder ? "/" : "")))
+                                name: DisplayPath.escaped(bytes: relative(node.item.pathBytes, to: tree.item.pathBytes))
+                                    + (node.item.isFolder ? "/" : "")))
             }
         }
-        return rows.sorted { (size($0.item), $1.item.path) > (size($1.item), $0.item.path) }
+        return rows.sorted {
+            size($0.item) != size($1.item) ? size($0.item) > size($1.item) : $0.item.pathBytes.lexicographicallyPrecedes($1.item.pathBytes)
+        }
     }
 
     /// The rows as a table of size, share bar, percentage and name, fitted to ``width``: the

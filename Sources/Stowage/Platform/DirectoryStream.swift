@@ -11,15 +11,21 @@ import Musl
 /// A folder read entry by entry with `readdir` (which batches `getdents64` on Linux), handing
 /// out names as C strings so the hot path of a scan allocates nothing per entry.
 ///
+/// The one way the library reads a folder's names: callers act on an entry through the C name
+/// itself (`fstatat`, `openat`) and keep it, when they must, as bytes (``RawPath``), never as a
+/// `String`, which would turn a name that is not UTF-8 into another name (DESIGN 17). (The
+/// Store's listings, through `OpenFile.forEachEntry`, still make strings: issue 23.)
+///
 /// Owns its descriptor: the stream closes it.
 final class DirectoryStream {
     private let stream: OpaquePointer
     /// The folder's descriptor, for `fstatat` and `openat` of its entries.
     let descriptor: Int32
 
-    /// Opens the folder at `path`, never through a final symbolic link unless `followingLinks`.
-    convenience init(path: String, followingLinks: Bool) throws {
-        try self.init(adopting: try Sys.open(path, Sys.folderReadOnly | (followingLinks ? 0 : O_NOFOLLOW)))
+    /// Opens the folder at `path` (bytes, which need not be UTF-8), never through a final
+    /// symbolic link unless `followingLinks`.
+    convenience init(path: RawPath, followingLinks: Bool) throws {
+        try self.init(adopting: try Sys.openat(AT_FDCWD, path, Sys.folderReadOnly | (followingLinks ? 0 : O_NOFOLLOW)))
     }
 
     /// Reads the folder open as `fd`, which the stream then owns.

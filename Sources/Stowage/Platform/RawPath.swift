@@ -42,9 +42,11 @@ struct RawPath: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Whether the bytes are exactly `string`'s UTF-8 bytes.
     func equals(_ string: String) -> Bool { bytes.elementsEqual(string.utf8) }
 
-    /// This path with `name` added below it.
+    /// This path with `name` added below it (after a `/`, unless the path is empty or ends
+    /// with one already, as `/` does).
     func appending(_ name: RawPath) -> RawPath {
         if isEmpty { return name }
+        if bytes.last == UInt8(ascii: "/") { return RawPath(bytes: bytes + name.bytes) }
         return RawPath(bytes: bytes + [UInt8(ascii: "/")] + name.bytes)
     }
 

@@ -136,13 +136,18 @@ struct FileTreeWalk {
 extension UsageIssue {
     /// The issue of a folder the walk did not enter, named by its absolute path.
     init(path: String, problem: FileTreeWalk.Problem) {
+        self.init(pathBytes: Array(path.utf8), problem: problem)
+    }
+
+    /// The issue of a folder the walk did not enter, named by the bytes of its absolute path.
+    init(pathBytes: [UInt8], problem: FileTreeWalk.Problem) {
         switch problem {
         case .unreadable(let error):
-            self.init(path: path, errno: error.errno.rawValue, message: error.errno.description + "; its contents were skipped")
+            self.init(pathBytes: pathBytes, errno: error.errno.rawValue, message: error.errno.description + "; its contents were skipped")
         case .mountPoint:
-            self.init(path: path, errno: 0, message: "a mount point (another file system or a bind mount); left alone")
+            self.init(pathBytes: pathBytes, errno: 0, message: "a mount point (another file system or a bind mount); left alone")
         case .changed:
-            self.init(path: path, errno: 0, message: "replaced while it was walked; left alone")
+            self.init(pathBytes: pathBytes, errno: 0, message: "replaced while it was walked; left alone")
         }
     }
 }

@@ -116,10 +116,7 @@ public struct SweptFile: Sendable, Hashable, Codable {
     /// Encodes `path`, and `pathBase64` only when the path is not valid UTF-8.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(path, forKey: .path)
-        if !RawPath.isUTF8(pathBytes) {
-            try container.encode(Data(pathBytes).base64EncodedString(), forKey: .pathBase64)
-        }
+        try ReportedPath.encode(text: path, bytes: pathBytes, path: .path, base64: .pathBase64, into: &container)
         try container.encode(logicalBytes, forKey: .logicalBytes)
         try container.encode(allocatedBytes, forKey: .allocatedBytes)
         try container.encode(lastAccess, forKey: .lastAccess)
@@ -130,15 +127,7 @@ public struct SweptFile: Sendable, Hashable, Codable {
     /// Decodes what ``encode(to:)`` wrote.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        path = try container.decode(String.self, forKey: .path)
-        if let base64 = try container.decodeIfPresent(String.self, forKey: .pathBase64) {
-            guard let bytes = Data(base64Encoded: base64) else {
-                throw DecodingError.dataCorruptedError(forKey: .pathBase64, in: container, debugDescription: "not Base64")
-            }
-            pathBytes = Array(bytes)
-        } else {
-            pathBytes = Array(path.utf8)
-        }
+        (path, pathBytes) = try ReportedPath.decode(path: .path, base64: .pathBase64, from: container)
         logicalBytes = try container.decode(Int64.self, forKey: .logicalBytes)
         allocatedBytes = try container.decode(Int64.self, forKey: .allocatedBytes)
         lastAccess = try container.decode(Date.self, forKey: .lastAccess)

@@ -7,17 +7,24 @@ import Foundation
 /// `fstatat`s every entry by its C name (no per-entry allocation), adds sizes to its own
 /// accumulator, and pushes sub-folders for any worker to take. Accumulators are merged at the end.
 /// Memory holds the pending folders, the breakdown items and the top-N lists, not one record per
-/// file; only files with several hard links are remembered, to count them once.
+/// file; only files with several hard links are remembered, to count them once, and, when
+/// several roots are scanned (or links followed), every folder, so that roots that overlap count
+/// each folder and file once, as `du` does across its arguments.
+///
+/// Names stay bytes from `readdir` to the report (``RawPath``, ``UsageItem/pathBytes``): a name
+/// that is not UTF-8 is never turned into another name.
 ///
 /// `@unchecked Sendable`: every mutable field below is read and written only while `condition`
 /// is locked; per-worker state lives in each worker's own `Accumulator`.
 final class ScanEngine: @unchecked Sendable {
     struct Work {
-        var path: String
+        /// The folder's absolute path, as bytes.
+        var path: RawPath
         /// The folder already opened by `openat` on its parent, when the descriptor budget
         /// allowed; otherwise the folder is opened by path.
         var descriptor: Int32?
-        var relativePath: String
+        /// Its path below the root (empty for the root).
+        var relativePath: RawPath
         var root: Int
         var depth: Int
         /// Breakdown items this folder's contents count towards (its ancestors down to the depth).
@@ -38,9 +45,18 @@ final class ScanEngine: @unchecked Sendable {
     private var pending: [Work] = []
     private var busy = 0
     private var cancelled = false
-    private var hardLinked = Set<FileIdentity>()
+    /// What has been counted, by identity, with the root that counted it: files with several
+    /// hard links, files given as roots, and, when ``tracksFolders``, every folder.
+    private var counted: [FileIdentity: Int] = [:]
     private var hardLinksSkipped = 0
-    private var visitedFolders = Set<FileIdentity>()
+    /// Whether every folder is remembered: when links are followed (a folder may be reached
+    /// twice, and link loops must end) and when several roots are scanned (they may overlap).
+    private var tracksFolders = false
+    /// The identities of the roots that are not folders, when several roots are scanned: a file
+    /// inside a folder root may be one of them. Set before the walk, then only read.
+    private var rootFiles = Set<FileIdentity>()
+    /// For each root, the earlier root that counted it whole, if one did.
+    private var countedIn: [Int?] = []
     private var items: [UsageItem] = []
     private var issues: [UsageIssue] = []
     private var merged: [Accumulator] = []
@@ -81,6 +97,14 @@ final class ScanEngine: @unchecked Sendable {
     /// cancelled: the report then holds what was counted and says it was cancelled.
     func run(roots: [String]) -> UsageReport {
         var rootTotals = roots.map { UsageTotals(path: $0) }
+        countedIn = Array(repeating: nil, count: roots.count)
+        tracksFolders = options.followsSymbolicLinks || roots.count > 1
+        if roots.count > 1 {
+            for root in roots {
+                let status = try? options.followsSymbolicLinks ? Sys.stat(root) : Sys.lstat(root)  // best effort: startRoot reports the error
+                if let status, status.kind != .folder { rootFiles.insert(FileIdentity(device: status.device, inode: status.inode)) }
+            }
+        }
         var seed = Accumulator(roots: rootTotals, largest: LargestFiles(limit: options.largestFileCount, byLogical: options.ranksByLogicalSize))
         let threads = max(1, options.threads ?? max(2, ProcessInfo.processInfo.activeProcessorCount))
         // One root after the other, as du does, so a file hard-linked into two roots belongs to
@@ -111,6 +135,7 @@ final class ScanEngine: @unchecked Sendable {
             for (item, totals) in accumulator.items { itemTotals[item, default: UsageTotals()].add(totals) }
         }
         for (index, totals) in seed.roots.enumerated() { rootTotals[index].add(totals) }
+        for (index, owner) in countedIn.enumerated() { rootTotals[index].alreadyCountedIn = owner.map { roots[$0] } }
         var total = UsageTotals()
         for totals in rootTotals { total.add(totals) }
         var breakdown = items
@@ -123,7 +148,8 @@ final class ScanEngine: @unchecked Sendable {
         breakdown.sort { byLogical ? $0.logicalBytes > $1.logicalBytes : $0.allocatedBytes > $1.allocatedBytes }
         return UsageReport(roots: rootTotals, total: total, hardLinksCountedOnce: hardLinksSkipped,
                            largestFiles: largest.sorted(), breakdown: breakdown,
-                           issues: issues.sorted { $0.path < $1.path }, wasCancelled: isCancelled)
+                           issues: issues.sorted { RawPath(bytes: $0.pathBytes) < RawPath(bytes: $1.pathBytes) },
+                           wasCancelled: isCancelled)
     }
 
     // MARK: Roots
@@ -136,22 +162,23 @@ final class ScanEngine: @unchecked Sendable {
             issues.append(UsageIssue(path: root, error: error))
             return
         }
+        // A root counted already (inside an earlier root, or given again) adds nothing, as in du.
+        let identity = FileIdentity(device: status.device, inode: status.inode)
+        let remembered = status.kind == .folder ? tracksFolders : status.linkCount > 1 || !rootFiles.isEmpty
+        if remembered {
+            if let owner = counted[identity] {
+                countedIn[index] = owner
+                if status.kind != .folder && status.linkCount > 1 { hardLinksSkipped += 1 }
+                return
+            }
+            counted[identity] = index
+        }
+        accumulator.roots[index].add(status)
         if status.kind == .folder {
-            if options.followsSymbolicLinks {
-                visitedFolders.insert(FileIdentity(device: status.device, inode: status.inode))
-            }
-            accumulator.roots[index].add(status)
-            pending.append(Work(path: root, descriptor: nil, relativePath: "", root: index, depth: 0, items: [],
+            pending.append(Work(path: RawPath(root), descriptor: nil, relativePath: .root, root: index, depth: 0, items: [],
                                 rootDevice: status.device))
-        } else {
-            if status.linkCount > 1 {
-                guard hardLinked.insert(FileIdentity(device: status.device, inode: status.inode)).inserted else {
-                    hardLinksSkipped += 1
-                    return
-                }
-            }
-            accumulator.roots[index].add(status)
-            if status.kind == .file { accumulator.largest.offer(path: root, status: status) }
+        } else if status.kind == .file {
+            accumulator.largest.offer(path: RawPath(root), status: status)
         }
     }
 
@@ -207,7 +234,7 @@ final class ScanEngine: @unchecked Sendable {
                 stream = try DirectoryStream(path: work.path, followingLinks: follow || work.depth == 0)
             }
         } catch let error as SystemCallError {
-            record(UsageIssue(path: work.path, problem: .unreadable(error)))
+            record(UsageIssue(pathBytes: work.path.bytes, problem: .unreadable(error)))
             return
         } catch {
             return
@@ -228,16 +255,9 @@ final class ScanEngine: @unchecked Sendable {
                 }
                 if status.kind == .folder {
                     if options.staysOnOneFileSystem && status.device != work.rootDevice { return true }
-                    if follow, !condition.withLock({ visitedFolders.insert(FileIdentity(device: status.device, inode: status.inode)).inserted }) {
-                        return true
-                    }
-                } else if status.linkCount > 1 {
-                    let first = condition.withLock { () -> Bool in
-                        let inserted = hardLinked.insert(FileIdentity(device: status.device, inode: status.inode)).inserted
-                        if !inserted { hardLinksSkipped += 1 }
-                        return inserted
-                    }
-                    if !first { return true }
+                    if tracksFolders, !claim(status, for: work.root) { return true }
+                } else if status.linkCount > 1 || (!rootFiles.isEmpty && rootFiles.contains(FileIdentity(device: status.device, inode: status.inode))) {
+                    if !claim(status, for: work.root) { return true }
                 }
                 accumulator.roots[work.root].add(status)
                 accumulator.entries += 1
@@ -247,18 +267,18 @@ final class ScanEngine: @unchecked Sendable {
                 let needsName = status.kind == .folder || childDepth <= options.breakdownDepth
                     || (status.kind == .file && accumulator.largest.wouldKeep(status))
                 guard needsName else { return true }
-                let childName = String(cString: name)
-                let childPath = work.path.hasSuffix("/") ? work.path + childName : work.path + "/" + childName
+                let childName = RawPath(cString: name)
+                let childPath = work.path.appending(childName)
                 var childItems = work.items
                 if childDepth <= options.breakdownDepth {
-                    childItems.append(register(UsageItem(path: childPath, depth: childDepth, isFolder: status.kind == .folder,
+                    childItems.append(register(UsageItem(pathBytes: childPath.bytes, depth: childDepth, isFolder: status.kind == .folder,
                                                          logicalBytes: status.size, allocatedBytes: status.allocatedSize,
                                                          files: status.kind == .file ? 1 : 0)))
                 }
                 if status.kind == .file {
                     accumulator.largest.offer(path: childPath, status: status)
                 } else if status.kind == .folder {
-                    let relative = work.relativePath.isEmpty ? childName : work.relativePath + "/" + childName
+                    let relative = work.relativePath.appending(childName)
                     var descriptor: Int32?
                     if opened < budget, let fd = stream.openFolder(name, followingLinks: follow) {
                         descriptor = fd
@@ -270,7 +290,7 @@ final class ScanEngine: @unchecked Sendable {
                 return true
             }
         } catch {
-            record(UsageIssue(path: work.path, error: error))
+            record(UsageIssue(pathBytes: work.path.bytes, error: error))
         }
         if !subfolders.isEmpty {
             condition.lock()
@@ -285,11 +305,26 @@ final class ScanEngine: @unchecked Sendable {
         for pattern in options.excludedPatterns {
             if NamePattern.matches(pattern, name) { return true }
             if pattern.contains("/") {
-                let relative = (work.relativePath.isEmpty ? "" : work.relativePath + "/") + String(cString: name)
+                let relative = work.relativePath.appending(RawPath(cString: name))
                 if relative.withCString({ NamePattern.matches(pattern, $0, path: true) }) { return true }
             }
         }
         return false
+    }
+
+    /// Records that root `root` counts the file or folder of `status`; `false` when it was counted
+    /// already (by this root through another hard link or link, or by an earlier root), and then
+    /// it must be skipped, with its contents.
+    private func claim(_ status: FileStatus, for root: Int) -> Bool {
+        condition.withLock {
+            let identity = FileIdentity(device: status.device, inode: status.inode)
+            guard counted[identity] == nil else {
+                if status.kind != .folder && status.linkCount > 1 { hardLinksSkipped += 1 }
+                return false
+            }
+            counted[identity] = root
+            return true
+        }
     }
 
     private func register(_ item: UsageItem) -> Int {
@@ -306,7 +341,7 @@ final class ScanEngine: @unchecked Sendable {
 
 /// The N largest files seen, kept in a small array (N is small; no full sort of all files).
 struct LargestFiles {
-    typealias Entry = (path: String, logical: Int64, allocated: Int64)
+    typealias Entry = (path: RawPath, logical: Int64, allocated: Int64)
 
     let limit: Int
     let byLogical: Bool
@@ -326,7 +361,7 @@ struct LargestFiles {
         limit > 0 && (entries.count < limit || (byLogical ? status.size : status.allocatedSize) > threshold)
     }
 
-    mutating func offer(path: String, status: FileStatus) {
+    mutating func offer(path: RawPath, status: FileStatus) {
         insert((path, status.size, status.allocatedSize))
     }
 
@@ -349,7 +384,7 @@ struct LargestFiles {
     /// Largest first; ties by path, so reports are stable.
     func sorted() -> [UsageItem] {
         entries.sorted { key($0) != key($1) ? key($0) > key($1) : $0.path < $1.path }
-            .map { UsageItem(path: $0.path, depth: 0, isFolder: false, logicalBytes: $0.logical, allocatedBytes: $0.allocated, files: 1) }
+            .map { UsageItem(pathBytes: $0.path.bytes, depth: 0, isFolder: false, logicalBytes: $0.logical, allocatedBytes: $0.allocated, files: 1) }
     }
 }
 

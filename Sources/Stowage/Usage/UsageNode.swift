@@ -43,10 +43,10 @@ extension UsageReport {
     /// The breakdown as trees: one node per root (depth 0, with the root's totals), its
     /// children the breakdown's items directly inside it, theirs the items inside them, and so
     /// on; children largest first (by allocated bytes, or by logical bytes when
-    /// `rankedByLogicalSize`), equal sizes by path.
+    /// `rankedByLogicalSize`), equal sizes by path (byte order).
     ///
     /// An item belongs under the item one level above it whose path is its path without the
-    /// last name.
+    /// last name, compared as bytes (``UsageItem/pathBytes``).
     ///
     /// ```swift
     /// let report = UsageScanner(options: options).scan([downloadsURL])
@@ -55,26 +55,30 @@ extension UsageReport {
     /// }
     /// ```
     public func breakdownTree(rankedByLogicalSize: Bool = false) -> [UsageNode] {
+        // By bytes: two names that are not UTF-8 may read the same as text.
         struct Key: Hashable {
-            var path: String
+            var path: [UInt8]
             var depth: Int
         }
-        func parentPath(of path: String) -> String {
-            guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
-            return slash == path.utf8.startIndex ? "/" : String(path[..<slash])
+        let slash = UInt8(ascii: "/")
+        func parentPath(of path: [UInt8]) -> [UInt8] {
+            guard let index = path.lastIndex(of: slash) else { return [] }
+            return index == 0 ? [slash] : Array(path[..<index])
         }
-        func trimmed(_ path: String) -> String {
-            path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+        func trimmed(_ path: [UInt8]) -> [UInt8] {
+            path.count > 1 && path.last == slash ? Array(path.dropLast()) : path
         }
         var childrenOf: [Key: [UsageItem]] = [:]
         for item in breakdown {
-            childrenOf[Key(path: trimmed(parentPath(of: item.path)), depth: item.depth - 1), default: []].append(item)
+            childrenOf[Key(path: trimmed(parentPath(of: item.pathBytes)), depth: item.depth - 1), default: []].append(item)
         }
         func size(_ item: UsageItem) -> Int64 { rankedByLogicalSize ? item.logicalBytes : item.allocatedBytes }
         func node(_ item: UsageItem) -> UsageNode {
             // Taken once: a path met twice (the same root given twice) gets its children once.
-            let children = childrenOf.removeValue(forKey: Key(path: trimmed(item.path), depth: item.depth)) ?? []
-            let sorted = children.sorted { (size($0), $1.path) > (size($1), $0.path) }
+            let children = childrenOf.removeValue(forKey: Key(path: trimmed(item.pathBytes), depth: item.depth)) ?? []
+            let sorted = children.sorted {
+                size($0) != size($1) ? size($0) > size($1) : RawPath(bytes: $0.pathBytes) < RawPath(bytes: $1.pathBytes)
+            }
             return UsageNode(item: item, children: sorted.map(node))
         }
         return roots.map { root in

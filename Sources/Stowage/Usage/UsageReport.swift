@@ -4,9 +4,12 @@
 /// ``allocatedBytes`` sums `st_blocks * 512` (what `du -B1` prints). Folders count with their own
 /// size, as in `du`. A file with several hard links counts once, under the first name met.
 public struct UsageReport: Sendable, Hashable, Codable {
-    /// Totals of each root, in the order given.
+    /// Totals of each root, in the order given. Roots that overlap share nothing: what one
+    /// holds counts under the first root that met it (as in `du`), and a root counted whole by an
+    /// earlier one has zero figures and ``UsageTotals/alreadyCountedIn`` set.
     public var roots: [UsageTotals]
-    /// Totals of all roots together (a file hard-linked into two roots counts once).
+    /// Totals of all roots together: each folder and file once (a file hard-linked into two
+    /// roots, or a folder inside two roots given, counts once).
     public var total: UsageTotals
     /// Names skipped because their file was already counted under another hard link.
     public var hardLinksCountedOnce: Int
@@ -82,17 +85,28 @@ public struct UsageTotals: Sendable, Hashable, Codable {
     public var symbolicLinks = 0
     /// Devices, sockets and pipes.
     public var others = 0
+    /// For a root that an earlier root of the same scan already counted whole (it lies inside
+    /// that root, or is that root given again): the earlier root's path. Its figures are then
+    /// zero, and `du`, which counts everything once across its arguments, prints no line for it.
+    /// `nil` otherwise, and for a sum.
+    ///
+    /// ```swift
+    /// let report = UsageScanner().scan([photos, photos.appending(path: "2024")])
+    /// report.roots[1].alreadyCountedIn  // photos' path: 2024 is counted once, under photos
+    /// ```
+    public var alreadyCountedIn: String?
 
     /// Empty totals for `path`.
     public init(path: String? = nil) { self.path = path }
 
     /// The JSON names, in the vocabulary of every Stowage report: counts end in `Count`.
     private enum CodingKeys: String, CodingKey {
-        case path, logicalBytes, allocatedBytes
+        case path, logicalBytes, allocatedBytes, alreadyCountedIn
         case files = "fileCount", folders = "folderCount", symbolicLinks = "symbolicLinkCount", others = "otherCount"
     }
 
-    /// Encodes every field; `path` is `null` for a sum over several roots.
+    /// Encodes every field; `path` is `null` for a sum over several roots, `alreadyCountedIn`
+    /// `null` unless an earlier root counted this one.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(path, forKey: .path)
@@ -102,6 +116,7 @@ public struct UsageTotals: Sendable, Hashable, Codable {
         try container.encode(folders, forKey: .folders)
         try container.encode(symbolicLinks, forKey: .symbolicLinks)
         try container.encode(others, forKey: .others)
+        try container.encode(alreadyCountedIn, forKey: .alreadyCountedIn)
     }
 
     mutating func add(_ status: FileStatus) {
@@ -126,9 +141,15 @@ public struct UsageTotals: Sendable, Hashable, Codable {
 }
 
 /// One file or folder in a report.
+///
+/// Names are bytes on disk and need not be UTF-8. ``path`` is text, with U+FFFD for bytes that
+/// are not UTF-8; ``pathBytes`` is exact. In JSON, `path` is that text and, only when it is not
+/// exact, `pathBase64` holds the exact bytes in Base64.
 public struct UsageItem: Sendable, Hashable, Codable {
-    /// The full path.
+    /// The full path, as text (see ``pathBytes`` for the exact bytes).
     public var path: String
+    /// The full path, byte for byte.
+    public var pathBytes: [UInt8]
     /// How many levels below its root it is (1 for a root's direct children).
     public var depth: Int
     /// Whether it is a folder (with totals of its contents) or a single item.
@@ -140,17 +161,61 @@ public struct UsageItem: Sendable, Hashable, Codable {
     /// Files inside (1 for a file).
     public var files: Int
 
+    /// An item at the path spelled by the bytes `pathBytes`.
+    init(pathBytes: [UInt8], depth: Int, isFolder: Bool, logicalBytes: Int64, allocatedBytes: Int64, files: Int) {
+        path = ReportedPath.text(pathBytes)
+        self.pathBytes = pathBytes
+        self.depth = depth
+        self.isFolder = isFolder
+        self.logicalBytes = logicalBytes
+        self.allocatedBytes = allocatedBytes
+        self.files = files
+    }
+
+    /// An item at `path` (its UTF-8 bytes).
+    init(path: String, depth: Int, isFolder: Bool, logicalBytes: Int64, allocatedBytes: Int64, files: Int) {
+        self.init(pathBytes: Array(path.utf8), depth: depth, isFolder: isFolder, logicalBytes: logicalBytes,
+                  allocatedBytes: allocatedBytes, files: files)
+    }
+
     /// The JSON names, in the vocabulary of every Stowage report: counts end in `Count`.
     private enum CodingKeys: String, CodingKey {
-        case path, depth, isFolder, logicalBytes, allocatedBytes
+        case path, pathBase64, depth, isFolder, logicalBytes, allocatedBytes
         case files = "fileCount"
+    }
+
+    /// Encodes every field, and `pathBase64` only when the path is not UTF-8.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try ReportedPath.encode(text: path, bytes: pathBytes, path: .path, base64: .pathBase64, into: &container)
+        try container.encode(depth, forKey: .depth)
+        try container.encode(isFolder, forKey: .isFolder)
+        try container.encode(logicalBytes, forKey: .logicalBytes)
+        try container.encode(allocatedBytes, forKey: .allocatedBytes)
+        try container.encode(files, forKey: .files)
+    }
+
+    /// Decodes what ``encode(to:)`` wrote.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        (path, pathBytes) = try ReportedPath.decode(path: .path, base64: .pathBase64, from: container)
+        depth = try container.decode(Int.self, forKey: .depth)
+        isFolder = try container.decode(Bool.self, forKey: .isFolder)
+        logicalBytes = try container.decode(Int64.self, forKey: .logicalBytes)
+        allocatedBytes = try container.decode(Int64.self, forKey: .allocatedBytes)
+        files = try container.decode(Int.self, forKey: .files)
     }
 }
 
 /// A problem met during a scan: the path and the system's error.
+///
+/// The path is text (``path``) and bytes (``pathBytes``), as in ``UsageItem``; JSON adds
+/// `pathBase64` only when the text is not exact.
 public struct UsageIssue: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// Where it happened.
+    /// Where it happened, as text (see ``pathBytes`` for the exact bytes).
     public var path: String
+    /// Where it happened, byte for byte.
+    public var pathBytes: [UInt8]
     /// The `errno` value.
     public var errno: Int32
     /// What happened, such as `permission denied; its contents were skipped`.
@@ -158,16 +223,54 @@ public struct UsageIssue: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// `path: message`.
     public var description: String { "\(path): \(message)" }
+
+    /// An issue at the path spelled by the bytes `pathBytes`.
+    init(pathBytes: [UInt8], errno: Int32, message: String) {
+        path = ReportedPath.text(pathBytes)
+        self.pathBytes = pathBytes
+        self.errno = errno
+        self.message = message
+    }
+
+    /// An issue at `path` (its UTF-8 bytes).
+    init(path: String, errno: Int32, message: String) {
+        self.init(pathBytes: Array(path.utf8), errno: errno, message: message)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case path, pathBase64, errno, message
+    }
+
+    /// Encodes every field, and `pathBase64` only when the path is not UTF-8.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try ReportedPath.encode(text: path, bytes: pathBytes, path: .path, base64: .pathBase64, into: &container)
+        try container.encode(errno, forKey: .errno)
+        try container.encode(message, forKey: .message)
+    }
+
+    /// Decodes what ``encode(to:)`` wrote.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        (path, pathBytes) = try ReportedPath.decode(path: .path, base64: .pathBase64, from: container)
+        errno = try container.decode(Int32.self, forKey: .errno)
+        message = try container.decode(String.self, forKey: .message)
+    }
 }
 
 extension UsageIssue {
     /// The issue of `error` at `path`: a system call's `errno` and its description, or any
     /// other error's text with `errno` 0.
     init(path: String, error: any Error) {
+        self.init(pathBytes: Array(path.utf8), error: error)
+    }
+
+    /// The issue of `error` at the path spelled by `pathBytes`.
+    init(pathBytes: [UInt8], error: any Error) {
         if let error = error as? SystemCallError {
-            self.init(path: path, errno: error.errno.rawValue, message: error.errno.description)
+            self.init(pathBytes: pathBytes, errno: error.errno.rawValue, message: error.errno.description)
         } else {
-            self.init(path: path, errno: 0, message: String(describing: error))
+            self.init(pathBytes: pathBytes, errno: 0, message: String(describing: error))
         }
     }
 }
