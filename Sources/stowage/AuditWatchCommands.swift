@@ -35,7 +35,7 @@ struct AuditCommand: AsyncParsableCommand {
                     var table = TextTable(header: ["SIZE", "WHERE", "PATH", "ADVICE"])
                     for finding in report.findings {
                         table.rows.append([ByteCount(finding.allocatedBytes).formatted(style), DisplayPath.escaped(finding.location),
-                                           DisplayPath.escaped(finding.path), finding.advice])
+                                           DisplayPath.escaped(bytes: finding.pathBytes), finding.advice])
                     }
                     text += table.render()
                 }

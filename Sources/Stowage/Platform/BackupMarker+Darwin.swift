@@ -18,6 +18,23 @@ enum BackupMarker {
         try isExcluded(url: URL(filePath: path))
     }
 
+    /// Whether the entry `name` (bytes, which need not be UTF-8) of the folder open as `folder`
+    /// is excluded, read through its path (`F_GETPATH` of the folder, then the name's bytes, as a
+    /// file system representation), since resource values take URLs; an entry that vanished is not.
+    static func isExcluded(entry name: RawPath, inFolder folder: Int32) throws -> Bool {
+        let bytes = try pathBytes(of: folder) + [UInt8(ascii: "/")] + name.bytes + [0]
+        let url = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) {
+                URL(fileURLWithFileSystemRepresentation: $0.baseAddress!, isDirectory: false, relativeTo: nil)
+            }
+        }
+        do {
+            return try isExcluded(url: url)
+        } catch Errno.noSuchEntry {
+            return false
+        }
+    }
+
     static func isExcluded(item: OpenFile, url: URL) throws -> Bool {
         try isExcluded(url: url)
     }
@@ -50,9 +67,14 @@ enum BackupMarker {
 
     /// The path of an open file or folder: `fcntl(2)` with `F_GETPATH`.
     private static func path(of descriptor: Int32) throws -> String {
+        String(decoding: try pathBytes(of: descriptor), as: UTF8.self)
+    }
+
+    /// The path of an open file or folder as bytes: `fcntl(2)` with `F_GETPATH`.
+    private static func pathBytes(of descriptor: Int32) throws -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: Int(MAXPATHLEN))
         _ = try Sys.retrying("fcntl") { fcntl(descriptor, F_GETPATH, &buffer) }
-        return String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self)
+        return Array(buffer.prefix { $0 != 0 })
     }
 }
 #endif

@@ -16,9 +16,10 @@ enum BackupMarker {
         }
     }
 
-    /// Whether the item at an absolute path is excluded, without opening it.
-    static func isExcluded(atPath path: String) throws -> Bool {
-        try ExtendedAttributes.has(attribute, value: Array("false".utf8), atPath: path)
+    /// Whether the entry `name` (bytes, which need not be UTF-8) of the folder open as `folder`
+    /// is excluded, without opening it; an entry that vanished is not.
+    static func isExcluded(entry name: RawPath, inFolder folder: Int32) throws -> Bool {
+        try ExtendedAttributes.has(attribute, value: Array("false".utf8), entry: name, inFolder: folder)
     }
 
     static func isExcluded(item: OpenFile, url: URL) throws -> Bool {

@@ -21,17 +21,55 @@ public struct AuditReport: Sendable, Hashable, Codable {
 }
 
 /// One thing worth fixing.
+///
+/// Names are bytes on disk and need not be UTF-8: ``path`` is text, with U+FFFD for bytes that
+/// are not UTF-8, ``pathBytes`` exact; JSON adds `pathBase64` only when the text is not exact.
 public struct AuditFinding: Sendable, Hashable, Codable {
     /// `largeBackedUpFile`, `largePreferencesFile` or `pinnedInCaches`.
     public var kind: String
     /// The location's identifier.
     public var location: String
-    /// The path below the location.
+    /// The path below the location, as text (see ``pathBytes`` for the exact bytes).
     public var path: String
+    /// The path below the location, byte for byte.
+    public var pathBytes: [UInt8]
     /// Its allocated size.
     public var allocatedBytes: Int64
     /// What to do about it.
     public var advice: String
+
+    init(kind: String, location: Location, path: RawPath, allocatedBytes: Int64, advice: String) {
+        self.kind = kind
+        self.location = location.identifier
+        self.path = path.description
+        pathBytes = path.bytes
+        self.allocatedBytes = allocatedBytes
+        self.advice = advice
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case kind, location, path, pathBase64, allocatedBytes, advice
+    }
+
+    /// Encodes every field, and `pathBase64` only when the path is not UTF-8.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(location, forKey: .location)
+        try ReportedPath.encode(text: path, bytes: pathBytes, path: .path, base64: .pathBase64, into: &container)
+        try container.encode(allocatedBytes, forKey: .allocatedBytes)
+        try container.encode(advice, forKey: .advice)
+    }
+
+    /// Decodes what ``encode(to:)`` wrote.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        kind = try container.decode(String.self, forKey: .kind)
+        location = try container.decode(String.self, forKey: .location)
+        (path, pathBytes) = try ReportedPath.decode(path: .path, base64: .pathBase64, from: container)
+        allocatedBytes = try container.decode(Int64.self, forKey: .allocatedBytes)
+        advice = try container.decode(String.self, forKey: .advice)
+    }
 }
 
 /// Totals of a location.
@@ -116,7 +154,7 @@ extension Container {
         let watched = reporter != nil || cancellation != nil
         let purgeable: [LocationTotals]
         do {
-            purgeable = try freeableUnderPressure(skipped: &issues, examined: watched ? examine : nil)
+            purgeable = try freeableUnderPressure(operation: .audit, skipped: &issues, examined: watched ? examine : nil)
         } catch is CancellationError {
             return AuditReport(findings: [], purgeableUnderPressure: [], issues: issues, wasCancelled: true)
         }
@@ -129,26 +167,26 @@ extension Container {
                     guard entry.status.kind == .file else { return entry.status.kind == .folder }
                     if entry.name.hasPrefix(RelativePath.reservedPrefix) || entry.name.equals(CacheDirectoryTag.name) { return false }
                     if watched { try examine(location, entry.status) }
-                    let path = entry.path.description
+                    let path = entry.path
                     let size = entry.status.allocatedSize
                     if location == .caches {
                         if try entry.carries(.pinned) {
-                            findings.append(AuditFinding(kind: "pinnedInCaches", location: location.identifier, path: path,
+                            findings.append(AuditFinding(kind: "pinnedInCaches", location: location, path: path,
                                                          allocatedBytes: size,
                                                          advice: "pinned: it never goes under storage pressure; unpin it or keep it in Application Support"))
                         }
                     } else if location == .preferences, entry.status.size > Self.preferencesWarningSize {
-                        findings.append(AuditFinding(kind: "largePreferencesFile", location: location.identifier, path: path,
+                        findings.append(AuditFinding(kind: "largePreferencesFile", location: location, path: path,
                                                      allocatedBytes: size,
                                                      advice: "over 4 MiB: preferences are read whole at launch; move the data to Application Support"))
-                    } else if size >= minimumSize, !(try BackupMarker.isExcluded(atPath: base + "/" + path)) {
-                        findings.append(AuditFinding(kind: "largeBackedUpFile", location: location.identifier, path: path,
+                    } else if size >= minimumSize, !(try entry.isExcludedFromBackup()) {
+                        findings.append(AuditFinding(kind: "largeBackedUpFile", location: location, path: path,
                                                      allocatedBytes: size,
                                                      advice: "backed up: if it can be downloaded again, move it to Caches or exclude it from backup"))
                     }
                     return false
                 }, problem: { folder, problem in
-                    issues.append(UsageIssue(path: base + (folder.isEmpty ? "" : "/" + folder.description), problem: problem))
+                    issues.append(UsageIssue(pathBytes: RawPath(base).appending(folder).bytes, problem: problem))
                 })
             } catch let error as SystemCallError {
                 throw StowageError(error, operation: .audit, location: location, path: "")
@@ -156,7 +194,10 @@ extension Container {
                 cancelled = true
             }
         }
-        findings.sort { ($0.allocatedBytes, $1.path) > ($1.allocatedBytes, $0.path) }
+        findings.sort {
+            $0.allocatedBytes != $1.allocatedBytes ? $0.allocatedBytes > $1.allocatedBytes
+                : RawPath(bytes: $0.pathBytes) < RawPath(bytes: $1.pathBytes)
+        }
         var reported = Set<UsageIssue>()  // a location skipped for the totals is skipped for the findings too
         return AuditReport(findings: findings, purgeableUnderPressure: purgeable,
                            issues: issues.filter { reported.insert($0).inserted }, wasCancelled: cancelled)

@@ -35,6 +35,13 @@ struct FileTreeWalk {
             }
             return try ExtendedAttributes.has(marker.attribute, value: Marker.setValue, entry: name, inFolder: parentDescriptor)
         }
+
+        /// Whether the entry is excluded from backup, read through its folder's descriptor and
+        /// its name's bytes (never a path rebuilt from text, which a name that is not UTF-8
+        /// would not survive).
+        func isExcludedFromBackup() throws -> Bool {
+            try BackupMarker.isExcluded(entry: name, inFolder: parentDescriptor)
+        }
     }
 
     /// Why a folder's contents were not walked.

@@ -125,7 +125,7 @@ extension Container {
                                   dryRun: dryRun, isSimulated: capacity.isSimulated, steps: [])
         guard needed > 0 else { return report }
         try refuseSystemRoot(for: .sweep)
-        let volume = try VolumeStatistics.of(path: existingAncestor(of: url(for: .documents))).device
+        let volume = try documentsVolume(operation: .sweep)
         for (location, order, purgeableOnly) in Self.reliefPlan {
             let remaining = needed - report.freedAllocatedBytes
             guard remaining > 0 else { break }
@@ -151,13 +151,38 @@ extension Container {
         return report
     }
 
+    /// The device number of the volume holding Documents, measured at its nearest existing folder.
+    ///
+    /// - Throws: a ``StowageError`` of `operation` naming the folder measured and the cause; when
+    ///   a file stands where a folder should be (a container root that is a file or a FIFO),
+    ///   ``StowageError/Code/wrongKind`` naming that file.
+    func documentsVolume(operation: StowageError.Operation) throws -> UInt64 {
+        let path = try existingAncestor(of: url(for: .documents))
+        do {
+            return try VolumeStatistics.of(path: path).device
+        } catch let error as SystemCallError {
+            throw StowageError(error, operation: operation, path: error.errno == .notFolder ? Self.obstacle(in: path) : path)
+        }
+    }
+
+    /// The nearest ancestor of `path` that exists: what is in the way when a system call said a
+    /// part of `path` is not a folder (`path` itself when none is found).
+    static func obstacle(in path: String) -> String {
+        var current = Substring(path)
+        while let slash = current.lastIndex(of: "/"), slash > current.startIndex {
+            current = current[..<slash]
+            if (try? Sys.lstat(String(current))) != nil { return String(current) }  // best effort: the path as given otherwise
+        }
+        return path
+    }
+
     /// What relief could free now on the volume `volume` (a device number; that of Documents
     /// when `nil`), per location of the relief rule, in purge order; locations whose folder
     /// cannot be used safely go to `skipped`. `examined` is told each file met (an error it
-    /// throws, a cancellation, ends the walk and is thrown).
-    func freeableUnderPressure(volume: UInt64? = nil, skipped: inout [UsageIssue],
+    /// throws, a cancellation, ends the walk and is thrown). Errors name `operation`.
+    func freeableUnderPressure(volume: UInt64? = nil, operation: StowageError.Operation = .sweep, skipped: inout [UsageIssue],
                                examined: ((Location, FileStatus) throws -> Void)? = nil) throws -> [LocationTotals] {
-        let volume = try volume ?? VolumeStatistics.of(path: existingAncestor(of: url(for: .documents))).device
+        let volume = try volume ?? documentsVolume(operation: operation)
         var totals: [LocationTotals] = []
         for (location, order, purgeableOnly) in Self.reliefPlan {
             guard let folder = try usableFolder(of: location, onVolume: volume, skipped: &skipped) else {
@@ -176,7 +201,7 @@ extension Container {
                     totals.append(LocationTotals(location: location.identifier, files: files, allocatedBytes: allocated))
                 }
             } catch let error as SystemCallError {
-                throw StowageError(error, operation: .sweep, location: location, path: "")
+                throw StowageError(error, operation: operation, location: location, path: "")
             }
         }
         return totals
