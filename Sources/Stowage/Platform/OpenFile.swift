@@ -48,9 +48,12 @@ final class OpenFile {
         try Sys.openat(descriptor, name, Sys.folderReadOnly | O_NOFOLLOW)
     }
 
-    /// Opens the file `name` for reading, never through a symbolic link.
+    /// Opens the file `name` for reading, never through a symbolic link, and without waiting: a
+    /// FIFO put in a file's place does not block the open, nor a terminal become this process's.
+    /// Callers check ``status()``'s kind before reading (a FIFO reads as empty, a character
+    /// device such as `/dev/zero` without end). `O_NONBLOCK` changes nothing for a regular file.
     func openForReading(_ name: String) throws -> OpenFile {
-        OpenFile(adopting: try Sys.openat(descriptor, name, O_RDONLY | O_NOFOLLOW))
+        OpenFile(adopting: try Sys.openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY))
     }
 
     /// Opens `name` read-only to examine it (status, attributes), never through a symbolic

@@ -2,17 +2,27 @@ import Foundation
 
 /// In-place appends to a file holding a JSON array, at a cost proportional to what is appended.
 ///
-/// The file is never parsed: the last non-blank byte must be the array's `]` and the first
+/// The file is never parsed whole: the last non-blank byte must be the array's `]` and the first
 /// non-blank byte its `[`. The `]` is overwritten with `,<elements>]` under the protection of an
-/// ``AppendJournal``. Only the first element is read, so that the caller can check its type:
-/// the cost grows with that element, never with the number of elements.
+/// ``AppendJournal``. Only the first element (so that the caller can check its type) and the last
+/// one (so that the array's end is well formed) are read: the cost grows with those two
+/// elements, never with the number of elements.
+///
+/// The last element is found by reading backwards from the `]`, through strings (an unescaped
+/// `"`) and nested values, to the `,` before it or the array's own `[`; it must be one JSON value
+/// (or nothing, after a trailing comma that follows a value). So `[1,2]]`, `[1] [2]`, `[1,[2]`,
+/// `[,]` and `[1 2]` are refused, unchanged, where appending would make them worse. Damage in the
+/// middle of a long array (`[1,,2,3]`) is not seen: that would cost a read of the whole file.
 enum JSONArrayFile {
     /// What an append found.
-    enum Outcome {
+    enum Outcome: Equatable {
         /// The elements were appended.
         case appended
         /// The file does not hold an array (a single value, say): the caller converts it.
         case notAnArray
+        /// The file starts and ends like an array, but its end is not well formed (the reason
+        /// says how): nothing was written.
+        case malformed(String)
     }
 
     /// Appends encoded `elements` to `file`, which the caller has locked exclusively.
@@ -34,6 +44,7 @@ enum JSONArrayFile {
         if let last = try lastNonBlank(in: file, before: size) {
             guard last.byte == UInt8(ascii: "]"), let first = try firstNonBlank(in: file, size: size),
                   first.byte == UInt8(ascii: "[") else { return .notAnArray }
+            if let problem = try problemAtEnd(of: file, open: first.offset, close: last.offset) { return .malformed(problem) }
             if let element = try firstElement(in: file, after: first.offset, before: last.offset) {
                 try checkingFirstElement(element)
             }
@@ -80,6 +91,103 @@ enum JSONArrayFile {
         try FaultPoint.appendBytesWritten.reach()
         try AppendJournal.end(for: name, in: folder)
         return .appended
+    }
+
+    /// Why the end of the array whose `[` is at `open` and `]` at `close` is not well formed, or
+    /// `nil` when it is: the last element, read backwards from `close`, must start after a `,` or
+    /// the array's own `[` and be one JSON value (see the type's discussion).
+    static func problemAtEnd(of file: OpenFile, open: Int64, close: Int64) throws -> String? {
+        var reader = BackwardReader(file: file, floor: open)
+        var closers: [UInt8] = []  // the `]` and `}` of the nested values the scan is inside, innermost last
+        var inString = false
+        var offset = close - 1
+        var boundary: (offset: Int64, byte: UInt8)?
+        scan: while offset >= open {
+            let byte = try reader.byte(at: offset)
+            if inString {
+                if byte == UInt8(ascii: "\""), try !reader.isEscaped(offset) { inString = false }
+            } else {
+                switch byte {
+                case UInt8(ascii: "\""):
+                    inString = true
+                case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                    closers.append(byte)
+                case UInt8(ascii: "["), UInt8(ascii: "{"):
+                    guard let closer = closers.popLast() else {
+                        boundary = (offset, byte)  // an opener of no nested value: the array's own, if at `open`
+                        break scan
+                    }
+                    if closer != (byte == UInt8(ascii: "[") ? UInt8(ascii: "]") : UInt8(ascii: "}")) {
+                        return "a '\(Character(Unicode.Scalar(byte)))' near its end is closed by a '\(Character(Unicode.Scalar(closer)))'"
+                    }
+                case UInt8(ascii: ",") where closers.isEmpty:
+                    boundary = (offset, byte)
+                    break scan
+                default:
+                    break
+                }
+            }
+            offset -= 1
+        }
+        guard let boundary else { return "its last ']' closes no array that starts at its first '['" }
+        if boundary.byte != UInt8(ascii: ",") && !(boundary.byte == UInt8(ascii: "[") && boundary.offset == open) {
+            return "its last element starts after a '\(Character(Unicode.Scalar(boundary.byte)))' that is not the array's own"
+        }
+        var element = Data(count: Int(close - boundary.offset - 1))
+        if !element.isEmpty {
+            _ = try element.withUnsafeMutableBytes { try Sys.preadAll(file.descriptor, $0, at: boundary.offset + 1) }
+        }
+        let isBlankElement = element.allSatisfy(isBlank)
+        if boundary.byte == UInt8(ascii: ",") {
+            // The byte before the comma ends a value: not `[` (as in `[,]`) nor another `,`.
+            guard let before = try lastNonBlank(in: file, before: boundary.offset), before.offset >= open,
+                  before.byte != UInt8(ascii: "[") && before.byte != UInt8(ascii: ",") else {
+                return "a ',' near its end follows no element"
+            }
+        }
+        if isBlankElement { return nil }  // `[]`, or a trailing comma after a value: `[1,]`
+        if (try? JSONSerialization.jsonObject(with: element, options: .fragmentsAllowed)) == nil {
+            let excerpt = String(decoding: element.prefix(64), as: UTF8.self)
+            return "its last element, \(excerpt)\(element.count > 64 ? "…" : ""), is not one JSON value"
+        }
+        return nil
+    }
+
+    /// Reads a file's bytes at offsets that mostly go down, a chunk at a time.
+    private struct BackwardReader {
+        let file: OpenFile
+        /// The lowest offset ever read.
+        let floor: Int64
+        private var start: Int64 = 0
+        private var buffer: [UInt8] = []
+
+        init(file: OpenFile, floor: Int64) {
+            self.file = file
+            self.floor = floor
+        }
+
+        mutating func byte(at offset: Int64) throws -> UInt8 {
+            if offset < start || offset >= start + Int64(buffer.count) {
+                let end = offset + 1
+                start = max(floor, end - 4096)
+                buffer = [UInt8](repeating: 0, count: Int(end - start))
+                let read = try buffer.withUnsafeMutableBytes { try Sys.preadAll(file.descriptor, $0, at: start) }
+                buffer.removeLast(buffer.count - read)
+                guard offset - start < Int64(buffer.count) else { throw SystemCallError(errno: .ioError, call: "pread") }
+            }
+            return buffer[Int(offset - start)]
+        }
+
+        /// Whether the `"` at `offset` is escaped: an odd number of backslashes right before it.
+        mutating func isEscaped(_ offset: Int64) throws -> Bool {
+            var count = 0
+            var position = offset - 1
+            while position >= floor, try byte(at: position) == UInt8(ascii: "\\") {
+                count += 1
+                position -= 1
+            }
+            return count % 2 == 1
+        }
     }
 
     /// Blank bytes between JSON tokens.

@@ -123,7 +123,8 @@ extension Store {
                     }
                     let file: OpenFile
                     do {
-                        file = try folder.open(relative.name, flags: Sys.readWrite)
+                        // Without blocking: a FIFO in the file's place must not hang the open.
+                        file = try folder.open(relative.name, flags: Sys.readWrite | Sys.nonBlocking)
                     } catch Errno.noSuchEntry {
                         continue  // removed meanwhile: create it anew
                     } catch Errno.isFolder {
@@ -133,6 +134,9 @@ extension Store {
                         throw StowageError(.invalidPath, operation: .append, location: location, path: path,
                                            reason: "it is a symbolic link; Stowage does not follow links inside a container")
                     }
+                    if try file.status().kind != .file {
+                        throw StowageError(.wrongKind, operation: .append, location: location, path: path, reason: Self.notRegularFile)
+                    }
                     try file.lock(exclusive: true)
                     defer { file.unlock() }
                     // Another writer may have replaced the file while we waited for the lock.
@@ -141,12 +145,20 @@ extension Store {
                           current.inode == opened.inode, current.device == opened.device else { continue }
                     try AppendJournal.recover(file: file, name: relative.name, in: folder, durable: durable)
 
-                    if format.isJSON,
-                       try JSONArrayFile.append(elements, to: file, name: relative.name, in: folder, durable: durable,
-                                                checkingFirstElement: { first in
-                                                    try checkElement(first, decodesAs: Value.self, location: location, path: path)
-                                                }) == .appended {
-                        return
+                    if format.isJSON {
+                        let outcome = try JSONArrayFile.append(elements, to: file, name: relative.name, in: folder, durable: durable,
+                                                               checkingFirstElement: { first in
+                                                                   try checkElement(first, decodesAs: Value.self, location: location, path: path)
+                                                               })
+                        switch outcome {
+                        case .appended:
+                            return
+                        case .malformed(let problem):
+                            throw StowageError(.decodingFailed, operation: .append, location: location, path: path,
+                                               reason: "the file is not a well-formed JSON array: \(problem); the file is unchanged")
+                        case .notAnArray:
+                            break
+                        }
                     }
                     try rewriteArray(appending: values, file: file, name: relative.name, folder: folder,
                                      location: location, path: path, options: options)

@@ -153,7 +153,12 @@ extension Store {
     /// How stale a recorded access time may be before a read updates it.
     static let accessRecordingInterval: Double = 60
 
-    /// Opens an existing regular file for reading, with a precise error for links and folders.
+    /// Why an item that is a FIFO, a device or a socket is refused: reading one would block
+    /// forever or never end (`/dev/zero`), and no value was ever saved as one.
+    static let notRegularFile = "it is not a regular file but a FIFO, a device or a socket; the Store reads and writes files only"
+
+    /// Opens an existing regular file for reading, with a precise error for links, folders,
+    /// FIFOs and devices (opened without blocking, refused before any read).
     func openExistingFile(_ name: String, in folder: OpenFile, operation: StowageError.Operation,
                           location: Location, path: String) throws -> OpenFile {
         do {
@@ -162,6 +167,10 @@ extension Store {
             if status.isFolder {
                 throw StowageError(.wrongKind, operation: operation, location: location, path: path,
                                    reason: "it is a folder, not a file")
+            }
+            if status.kind != .file {
+                throw StowageError(.wrongKind, operation: operation, location: location, path: path,
+                                   reason: Self.notRegularFile)
             }
             return file
         } catch let error as SystemCallError {

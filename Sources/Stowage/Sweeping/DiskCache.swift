@@ -175,6 +175,12 @@ public final class DiskCache: @unchecked Sendable {
             } catch Errno.noSuchEntry {
                 return nil
             }
+            // A FIFO or a device in an entry's place is no entry: dropped like a corrupt one
+            // (reading it would block, or never end).
+            guard try file.status().kind == .file else {
+                try removeEntry(name, in: parent)
+                return nil
+            }
             let content = try file.readAll()
             guard let entry = Self.parse(content), entry.key == key else {
                 if Self.parse(content) == nil { try removeEntry(name, in: parent) }  // corrupt: drop it
