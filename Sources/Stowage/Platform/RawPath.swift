@@ -43,9 +43,10 @@ struct RawPath: Hashable, Comparable, Sendable, CustomStringConvertible {
     func equals(_ string: String) -> Bool { bytes.elementsEqual(string.utf8) }
 
     /// This path with `name` added below it (after a `/`, unless the path is empty or ends
-    /// with one already, as `/` does).
+    /// with one already, as `/` does); this path itself when `name` is empty (``root``).
     func appending(_ name: RawPath) -> RawPath {
         if isEmpty { return name }
+        if name.isEmpty { return self }
         if bytes.last == UInt8(ascii: "/") { return RawPath(bytes: bytes + name.bytes) }
         return RawPath(bytes: bytes + [UInt8(ascii: "/")] + name.bytes)
     }

@@ -117,7 +117,7 @@ final class SweepEngine: @unchecked Sendable {
         do {
             return try entry.carries(.pinned)
         } catch {
-            issues.append(UsageIssue(path: absolutePath(entry.path), errno: (error as? SystemCallError)?.errno.rawValue ?? 0,
+            issues.append(UsageIssue(pathBytes: absolutePath(entry.path), errno: (error as? SystemCallError)?.errno.rawValue ?? 0,
                                      message: "its pin could not be read (\(UsageIssue(path: "", error: error).message)); kept"))
             return true
         }
@@ -333,9 +333,10 @@ final class SweepEngine: @unchecked Sendable {
         Candidate(path: entry.path, folder: entry.folder, status: entry.status, reason: reason)
     }
 
-    /// The absolute path of `path` below the root, for issues.
-    func absolutePath(_ path: RawPath) -> String {
-        path.isEmpty ? rootPath : rootPath + "/" + path.description
+    /// The absolute path of `path` below the root, for issues: bytes, so that an issue names a
+    /// file whose name is not UTF-8 exactly (``UsageIssue/pathBytes``).
+    func absolutePath(_ path: RawPath) -> [UInt8] {
+        RawPath(rootPath).appending(path).bytes
     }
 
     /// The folders that would be empty once `victims` are gone, deepest first: those holding
@@ -404,7 +405,7 @@ final class SweepEngine: @unchecked Sendable {
         }, folderDone: { folder, entries in
             if recording { self.entriesPerFolder[folder] = entries }
         }, problem: { folder, problem in
-            if recording { self.issues.append(UsageIssue(path: self.absolutePath(folder), problem: problem)) }
+            if recording { self.issues.append(UsageIssue(pathBytes: self.absolutePath(folder), problem: problem)) }
         })
     }
 
@@ -479,7 +480,7 @@ final class SweepEngine: @unchecked Sendable {
                 guard let status = try parent.statusIfPresent(of: name) else { continue }
                 guard status.inode == victim.inode, status.device == victim.device, status.kind == victim.kind,
                       status.modificationTime == victim.modification else {
-                    outcomes.note(UsageIssue(path: absolutePath(victim.path), errno: 0, message: "changed since it was chosen; kept"))
+                    outcomes.note(UsageIssue(pathBytes: absolutePath(victim.path), errno: 0, message: "changed since it was chosen; kept"))
                     continue
                 }
                 if victim.kind == .folder {
@@ -510,7 +511,7 @@ final class SweepEngine: @unchecked Sendable {
             } catch Errno.notEmpty, Errno.fileExists, Errno.noSuchEntry {
                 return false  // not empty any more (something was written meanwhile) or gone: not an error
             } catch {
-                issues.append(UsageIssue(path: absolutePath(folder), error: error))
+                issues.append(UsageIssue(pathBytes: absolutePath(folder), error: error))
                 return false
             }
         }
@@ -609,7 +610,7 @@ private final class RemovalOutcomes: @unchecked Sendable {
 
     func note(_ issue: UsageIssue) { lock.withLock { issues.append(issue) } }
 
-    func fail(_ path: String, _ error: any Error) { note(UsageIssue(path: path, error: error)) }
+    func fail(_ path: [UInt8], _ error: any Error) { note(UsageIssue(pathBytes: path, error: error)) }
 }
 
 /// The victims chosen so far, least deserving of removal on top, so the set can shrink to the
