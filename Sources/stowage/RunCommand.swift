@@ -89,14 +89,21 @@ struct RunCommand: ParsableCommand {
         } else if let drop = dropTo, report.drop == nil {
             Terminal.standardError.problem("note: the command ended before the drop to \(drop.size) (after \(after?.defaultValueDescription ?? ""))")
         }
-        if let error = report.keepError {
-            Terminal.standardError.problem(error)
-            failed = true
-        } else if let kept = report.kept {
+        if let kept = report.kept {
             Terminal.standardError.problem("kept \(kept.fileCount) file\(kept.fileCount == 1 ? "" : "s") (\(ByteCount(kept.copiedBytes).formatted())) "
                                            + "the command wrote in \(kept.folder)"
                                            + (kept.removedPaths.isEmpty ? "" : "; it removed \(kept.removedPaths.count) real item\(kept.removedPaths.count == 1 ? "" : "s"): "
                                               + kept.removedPaths.joined(separator: ", ")))
+            for path in kept.skippedPaths {
+                Terminal.standardError.problem("not kept: \(path): a device, socket or FIFO, which is not copied")
+            }
+            for item in kept.notCopied {
+                Terminal.standardError.write("stowage: not kept: \(DisplayPath.escaped(bytes: item.pathBytes)): \(DisplayPath.escaped(item.reason))\n")
+            }
+        }
+        if let error = report.keepError {
+            Terminal.standardError.problem(error)
+            failed = true
         }
         if failed { throw ExitCode(RunExitStatus.failure) }
         switch report.ending {

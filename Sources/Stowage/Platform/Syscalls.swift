@@ -49,8 +49,8 @@ enum Sys {
     }
 
     /// `openat(2)` of a name as bytes (see ``RawPath``). The flags always include `O_CLOEXEC`.
-    static func openat(_ directory: Int32, _ name: RawPath, _ flags: Int32) throws -> Int32 {
-        try retrying("openat") { name.withCString { systemOpenat(directory, $0, flags | O_CLOEXEC, 0) } }
+    static func openat(_ directory: Int32, _ name: RawPath, _ flags: Int32, mode: FilePermissions = FilePermissions(rawValue: 0)) throws -> Int32 {
+        try retrying("openat") { name.withCString { systemOpenat(directory, $0, flags | O_CLOEXEC, mode_t(mode.rawValue)) } }
     }
 
     /// `openat(2)` of a name given as a C string (as `readdir` hands it out, uncopied).
@@ -122,6 +122,11 @@ enum Sys {
         _ = try retrying("mkdirat") { name.withCString { systemMkdirat(directory, $0, mode_t(mode.rawValue)) } }
     }
 
+    /// `mkdirat(2)` of a name as bytes.
+    static func mkdirat(_ directory: Int32, _ name: RawPath, mode: FilePermissions) throws {
+        _ = try retrying("mkdirat") { name.withCString { systemMkdirat(directory, $0, mode_t(mode.rawValue)) } }
+    }
+
     /// `mkdir(2)` of an absolute path.
     static func mkdir(_ path: String, mode: FilePermissions) throws {
         _ = try retrying("mkdir") { path.withCString { systemMkdir($0, mode_t(mode.rawValue)) } }
@@ -146,6 +151,13 @@ enum Sys {
 
     /// `symlinkat(2)`.
     static func symlinkat(_ target: String, _ directory: Int32, _ name: String) throws {
+        _ = try retrying("symlinkat") {
+            target.withCString { t in name.withCString { n in systemSymlinkat(t, directory, n) } }
+        }
+    }
+
+    /// `symlinkat(2)` of a link and a target given as bytes.
+    static func symlinkat(_ target: RawPath, _ directory: Int32, _ name: RawPath) throws {
         _ = try retrying("symlinkat") {
             target.withCString { t in name.withCString { n in systemSymlinkat(t, directory, n) } }
         }
@@ -310,11 +322,16 @@ enum Sys {
 extension Sys {
     /// `readlinkat(2)`: the target of the symbolic link `name`.
     static func readlinkat(_ directory: Int32, _ name: String) throws -> String {
+        try readlinkat(directory, RawPath(name)).description
+    }
+
+    /// `readlinkat(2)` of a name as bytes: the target as bytes, exactly.
+    static func readlinkat(_ directory: Int32, _ name: RawPath) throws -> RawPath {
         var buffer = [CChar](repeating: 0, count: 4097)
         let count = try retrying("readlinkat") {
             name.withCString { systemReadlinkat(directory, $0, &buffer, buffer.count - 1) }
         }
-        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return RawPath(bytes: buffer.prefix(count).map { UInt8(bitPattern: $0) })
     }
 
     /// `renameat2(2)` with `RENAME_NOREPLACE` (fails with `EEXIST` when `to` exists) or

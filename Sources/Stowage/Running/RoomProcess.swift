@@ -203,7 +203,13 @@ public final class RoomProcess: @unchecked Sendable {
         }
         if let keepFolder = plan.keepFolder {
             do {
-                result.kept = try RoomKeeper(layer: child.layer, folders: coveredFolders).copy(to: keepFolder)
+                let kept = try RoomKeeper(layer: child.layer, folders: coveredFolders).copy(to: keepFolder)
+                result.kept = kept
+                if !kept.notCopied.isEmpty {
+                    result.keepError = StowageError(.ioFailure, operation: .run, path: keepFolder.fileSystemPath,
+                                                    reason: "\(kept.notCopied.count) of the command's writes could not be copied "
+                                                        + "(each listed); the rest were")
+                }
             } catch let error as StowageError {
                 result.keepError = error
             } catch let error as SystemCallError {

@@ -92,4 +92,24 @@ public struct KeptWrites: Sendable, Hashable, Codable {
     public var removedPaths: [String]
     /// Devices, sockets and pipes the command made, as absolute paths: not copied.
     public var skippedPaths: [String]
+    /// Items the command wrote that could not be read or copied, each with the reason (the
+    /// rest were copied; ``RoomReport/keepError`` then says how many).
+    public var notCopied: [NotCopied] = []
+
+    /// An item of the command's writes that is not in the keep folder.
+    public struct NotCopied: Sendable, Hashable, Codable {
+        /// Its absolute path in the room, exactly (it need not be UTF-8).
+        public var pathBytes: [UInt8]
+        /// Why, in words: `openat failed: permission denied`, or that it is a device.
+        public var reason: String
+
+        /// Its path as text (bytes that are not UTF-8 as U+FFFD; ``pathBytes`` is exact).
+        public var path: String { String(decoding: pathBytes, as: UTF8.self) }
+
+        /// Creates an entry.
+        public init(pathBytes: [UInt8], reason: String) {
+            self.pathBytes = pathBytes
+            self.reason = reason
+        }
+    }
 }

@@ -115,20 +115,25 @@ enum TreeOperations {
         }
     }
 
+    /// Copies what is left to read of `input` to `output`, a MiB at a time.
+    static func copyBytes(from input: OpenFile, to output: OpenFile) throws {
+        let chunk = 1 << 20
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = try Sys.read(input.descriptor, buffer, chunk)
+            if count == 0 { break }
+            try Sys.writeAll(output.descriptor, UnsafeRawBufferPointer(start: buffer, count: count))
+        }
+    }
+
     /// Copies the open file `input` into a new file `name` in `destination`.
     static func copyFile(_ input: OpenFile, to destination: OpenFile, as name: String,
                          durable: Bool, protection: FileProtection?) throws {
         let mode = protection.fileMode
         let output = try destination.open(name, flags: Sys.writeCreateExclusive, mode: mode)
         do {
-            let chunk = 1 << 20
-            let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 16)
-            defer { buffer.deallocate() }
-            while true {
-                let count = try Sys.read(input.descriptor, buffer, chunk)
-                if count == 0 { break }
-                try Sys.writeAll(output.descriptor, UnsafeRawBufferPointer(start: buffer, count: count))
-            }
+            try copyBytes(from: input, to: output)
             if durable { try output.syncData() }
             try output.close()
         } catch {
