@@ -318,6 +318,15 @@ extension Sys {
         }
     }
 
+    /// The access this process has to `path` as permission bits (`r` 4, `w` 2, `x` 1), by
+    /// `access(2)`: what the owner's bits must say of a covered folder that, in a user
+    /// namespace, shows as this user's own.
+    static func accessBits(_ path: String) -> UInt32 {
+        path.withCString { cPath in
+            (access(cPath, R_OK) == 0 ? 4 : 0) | (access(cPath, W_OK) == 0 ? 2 : 0) | (access(cPath, X_OK) == 0 ? 1 : 0)
+        }
+    }
+
     /// The first executable file named `name` in `folders`, in order (`""` is the working
     /// folder, as in `PATH`), or `nil`; names and folders are bytes, as `PATH` holds them.
     static func firstExecutable(named name: [UInt8], in folders: [[UInt8]]) -> [UInt8]? {

@@ -97,10 +97,20 @@ struct RoomSetup {
     }
 
     /// The folder at `path` as the child needs it: its mode and owner for its upper folder.
+    ///
+    /// For an ordinary user whose folder it is not, the room (a user namespace, where only the
+    /// user is mapped) cannot give the upper folder its real owner, so the covered folder shows
+    /// as the user's own; its owner bits are then what the user may really do there (`access`),
+    /// so that `touch /usr/share/doc/x` fails in the room as it does outside. (A `chmod` of that
+    /// one folder still succeeds in the room, as its owner's would; nothing reaches the disk.)
     private static func folder(_ path: String, isOptional: Bool) throws -> RoomChild.Folder {
         do {
             let status = try Sys.stat(path)
-            return RoomChild.Folder(path: path, mode: status.permissions, owner: status.userID, group: status.groupID,
+            var mode = status.permissions
+            if Sys.effectiveUserID != 0 && status.userID != Sys.effectiveUserID {
+                mode = (mode & ~0o700) | (Sys.accessBits(path) << 6)
+            }
+            return RoomChild.Folder(path: path, mode: mode, owner: status.userID, group: status.groupID,
                                     isOptional: isOptional)
         } catch let error as SystemCallError {
             throw StowageError(error, operation: .run, path: path)
