@@ -6,15 +6,18 @@ import Stowage
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run a command with exactly this much room in its folders, with real ENOSPC, the disk untouched.",
+        abstract: "Run a command with exactly this much room in its folders, with real ENOSPC, those folders untouched.",
         discussion: """
             The command runs in a private mount namespace where the folders (--over; by default \
             the app's locations with --app or --root, else your home folder and the temporary \
             folder) are covered by an overlay whose writable layer holds exactly the room: it \
             reads the real files, its writes land in the layer until write(2) fails with ENOSPC, \
             and statvfs/df inside report the room. Modifying a real file copies it into the layer \
-            whole first, which counts against the room. Nothing is mounted or written on the host; \
-            what the command wrote is gone when it ends (see --keep), also if stowage is killed.
+            whole first, which counts against the room. Nothing is mounted on the host and the \
+            covered folders are never written; what the command wrote there is gone when it ends \
+            (see --keep), also if stowage is killed. Writes to any other folder (not covered) \
+            reach the real disk, as without stowage. A root command can undo the room's mounts \
+            (umount): the room contains mistakes, not an adversary.
 
             Needs root, or an ordinary user where the kernel allows unprivileged user namespaces; \
             --fs ext4 needs root. Linux only (elsewhere: simulated capacity, STOWAGE_SIMULATED_AVAILABLE).
