@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// A small real file system mounted for one test: a tmpfs (or another memory file system such
-/// as ramfs), or an ext4 image on a loop device. Unmounted, and its image removed, when the
+/// as ramfs), or an ext4, XFS or btrfs image on a loop device. Unmounted, and its image removed, when the
 /// test's reference goes away, also when the test fails.
 ///
 /// Mounting needs root. Where it is refused, the `mount` functions print the reason and cancel
@@ -40,7 +40,31 @@ public final class ScratchVolume: Sendable {
     /// blocks and journal included) and mounts it through a loop device.
     public static func mountExt4(megabytes: Int, in folder: URL,
                                  sourceLocation: SourceLocation = #_sourceLocation) throws -> ScratchVolume {
-        let mountPoint = try makeMountPoint("ext4", in: folder)
+        try mountImage("ext4", megabytes: megabytes, making: ["-q", "-F", "-E", "nodiscard"], in: folder, sourceLocation: sourceLocation)
+    }
+
+    /// Makes an XFS image of `megabytes` (at least 300: `mkfs.xfs` refuses less) in `folder`,
+    /// with `mkfs.xfs`'s defaults (speculative preallocation, background inode inactivation, as
+    /// on a real disk), and mounts it through a loop device.
+    public static func mountXFS(megabytes: Int, in folder: URL,
+                                sourceLocation: SourceLocation = #_sourceLocation) throws -> ScratchVolume {
+        try mountImage("xfs", megabytes: megabytes, making: ["-q", "-f", "-K"], in: folder, sourceLocation: sourceLocation)
+    }
+
+    /// Makes a btrfs image of `megabytes` (at least 114: `mkfs.btrfs` refuses less) in
+    /// `folder`, with `mkfs.btrfs`'s defaults (metadata twice, copy on write), and mounts it
+    /// through a loop device.
+    public static func mountBtrfs(megabytes: Int, in folder: URL,
+                                  sourceLocation: SourceLocation = #_sourceLocation) throws -> ScratchVolume {
+        try mountImage("btrfs", megabytes: megabytes, making: ["-q", "-f", "-K"], in: folder, sourceLocation: sourceLocation)
+    }
+
+    /// Makes an image of `type` (`mkfs.<type>` with `options`) and mounts it on a loop device.
+    private static func mountImage(_ type: String, megabytes: Int, making options: [String], in folder: URL,
+                                   sourceLocation: SourceLocation) throws -> ScratchVolume {
+        let mkfs = try requireTool("mkfs.\(type)", sourceLocation: sourceLocation)
+        let mount = try requireTool("mount", sourceLocation: sourceLocation)
+        let mountPoint = try makeMountPoint(type, in: folder)
         let image = folder.appending(path: mountPoint.lastPathComponent + ".img")
         let imagePath = image.path(percentEncoded: false)
         guard FileManager.default.createFile(atPath: imagePath, contents: nil) else {
@@ -49,10 +73,9 @@ public final class ScratchVolume: Sendable {
         let handle = try FileHandle(forWritingTo: image)
         try handle.truncate(atOffset: UInt64(megabytes) << 20)
         try handle.close()
-        try run(try requireTool("mkfs.ext4", sourceLocation: sourceLocation), ["-q", "-F", "-E", "nodiscard", imagePath], refusal: "making an ext4 image",
-                sourceLocation: sourceLocation)
-        try run(try requireTool("mount", sourceLocation: sourceLocation), ["-o", "loop", imagePath, mountPoint.path(percentEncoded: false)],
-                refusal: "mounting an ext4 image on a loop device", sourceLocation: sourceLocation)
+        try run(mkfs, options + [imagePath], refusal: "making an \(type) image", sourceLocation: sourceLocation)
+        try run(mount, ["-o", "loop", imagePath, mountPoint.path(percentEncoded: false)],
+                refusal: "mounting an \(type) image on a loop device", sourceLocation: sourceLocation)
         return ScratchVolume(url: mountPoint, image: image)
     }
 
