@@ -120,8 +120,8 @@ struct FillCommand: AsyncParsableCommand {
                 stopping.attach(task)
                 let report = try await task.value
                 try events.filled(report, holding: false)
-                // Stopped by a signal, or the volume full before the goal: ran, goal not met.
-                if report.ending == .cancelled || report.ending == .volumeFull { throw ExitCode(ExitStatus.goalNotMet) }
+                // Stopped by a signal, the volume full before the goal, or the goal missed: ran, goal not met.
+                if report.ending != .goalReached && report.ending != .alreadyAtGoal { throw ExitCode(ExitStatus.goalNotMet) }
             }
         } catch let error as StowageError {
             events.clearProgress()
@@ -300,6 +300,7 @@ enum FillView {
         case .volumeFull: verb = "The volume is full: filled"
         case .cancelled: verb = "Stopped: filled"
         case .alreadyAtGoal: verb = "Already at the goal: filled"
+        case .goalMissed: verb = "Missed the goal: filled"
         }
         let seconds = report.seconds.formatted(.number.precision(.fractionLength(1)))
         return "\(verb) \(ByteCount(report.filledBytes).formatted(style)) (\(report.method.rawValue), \(report.goal)) "

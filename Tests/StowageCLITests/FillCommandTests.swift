@@ -173,4 +173,78 @@ struct FillCommandTests {
         #expect(Self.available(volume.path) < before)
         #expect(try runner.run("release", volume.path).status == 0)
     }
+
+    @Test("fill on XFS: goalReached and exit 0 with the settled available bytes on the goal; release reports them after XFS freed its blocks")
+    func fillOnXFS() throws {
+        let runner = try CommandRunner()
+        let volume = try ScratchVolume.mountXFS(megabytes: 400, in: runner.folder)
+        let before = Self.available(volume.path)
+        let fill = try runner.run("fill", volume.path, "--leave", "100MB", "--method", "zeros", "--json")
+        let report = try fill.json()
+        #expect(fill.status == 0, "\(fill.error)")
+        #expect(report["ending"] as? String == "goalReached")
+        #expect(report["availableBytesAfter"] as? Int64 == 100_003_840, "\(report)")
+        sync()
+        #expect(Self.available(volume.path) == 100_003_840)
+        let release = try runner.run("release", volume.path, "--json")
+        #expect(release.status == 0, "\(release.error)")
+        #expect(try release.json()["availableBytesAfter"] as? Int64 == before)
+    }
+
+    @Test("a fill whose volume another writer keeps moving cannot settle: goalMissed, exit 3, the report as usual")
+    func fillOnAMovingVolume() throws {
+        let runner = try CommandRunner()
+        let volume = try ScratchVolume.mount(size: "64m", in: runner.folder)
+        let writer = MovingWriter(path: volume.path + "/other.bin")
+        let fill = try runner.run("fill", volume.path, "--leave", "20MB", "--method", "zeros", "--chunk", "1MB", "--json")
+        writer.stop()
+        #expect(fill.status == 3, "\(fill.error)")
+        let report = try fill.json()
+        #expect(report["ending"] as? String == "goalMissed", "\(report)")
+        #expect(try runner.run("release", volume.path).status == 0)
+    }
+}
+
+/// Another program writing all along: appends 4 KiB every 5 ms to a file, emptied again at
+/// 1 MiB, so the volume's available bytes never stay put for 20 ms, until ``stop()``.
+///
+/// `@unchecked Sendable`: `running` is read and written only under `lock`.
+final class MovingWriter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var running = true
+    private let done = DispatchSemaphore(value: 0)
+
+    init(path: String) {
+        let thread = Thread { [self] in
+            defer { done.signal() }
+            guard let file = FileHandle(forUpdatingAtPath: path) ?? {
+                FileManager.default.createFile(atPath: path, contents: nil)
+                return FileHandle(forUpdatingAtPath: path)
+            }() else { return }
+            let block = Data(count: 4096)
+            var size = 0
+            while lock.withLock({ running }) {
+                if size >= 1 << 20 {
+                    try? file.truncate(atOffset: 0)
+                    size = 0
+                }
+                try? file.seek(toOffset: UInt64(size))
+                try? file.write(contentsOf: block)
+                size += block.count
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+            try? file.close()
+        }
+        thread.start()
+    }
+
+    /// Stops writing, and waits for the writer to stop.
+    func stop() {
+        let wasRunning = lock.withLock { () -> Bool in
+            defer { running = false }
+            return running
+        }
+        guard wasRunning else { return }
+        done.wait()
+    }
 }

@@ -50,7 +50,7 @@ final class FillEngine: @unchecked Sendable {
         }
         do {
             parent = try OpenFile.openFolder(atPath: parentPath, followingLinks: true)
-            start = try parent.spaceFigures()
+            start = try SettledFigures.of(parent).figures  // a removal just before may not be counted yet
         } catch let error as SystemCallError {
             throw StowageError(error, operation: .fill, path: parentPath)
         }
@@ -83,7 +83,7 @@ final class FillEngine: @unchecked Sendable {
             throw StowageError(error, operation: .fill, path: parentPath)
         }
         var unknown: String?
-        for path in ["/"] + ProtectedFolders.homeFolders() {
+        for path in [RawPath("/")] + ProtectedFolders.homeFolders() {
             switch ProtectedFolders.examine(path) {
             case .present(let status) where status.device == device:
                 return "this volume holds / or your home folder"
@@ -110,7 +110,7 @@ final class FillEngine: @unchecked Sendable {
         }
         do {
             try prepare()
-            let ending = try fillLoop { available in
+            let (ending, atGoal) = try fillLoop { available in
                 guard let progress else { return }
                 let elapsed = seconds()
                 let rate = elapsed > 0 ? Double(filled) / elapsed : 0
@@ -120,9 +120,11 @@ final class FillEngine: @unchecked Sendable {
                                       elapsedSeconds: elapsed))
             }
             try finishCurrentFile()
-            let after = try parent.spaceFigures().available
+            // The figure the goal was reached on (closing a fill file frees nothing: it was
+            // trimmed, and stays), or, for any other ending, the settled figure now.
+            let after = try atGoal ?? SettledFigures.of(parent)
             folder?.unlock()
-            return report(ending: ending, after: after, seconds: seconds())
+            return report(ending: ending, after: after.available, seconds: seconds())
         } catch let error as SystemCallError {
             try? finishCurrentFile()  // best effort: the error that stopped the fill is the one to report
             throw StowageError(error, operation: .fill, path: currentName.map { folderPath + "/" + $0 } ?? folderPath)
@@ -194,53 +196,106 @@ final class FillEngine: @unchecked Sendable {
         }
     }
 
-    /// The measure-and-fill loop, then the correction of any overshoot.
-    private func fillLoop(progress: (Int64) -> Void) throws -> FillReport.Ending {
+    /// How many settled figures a fill takes near its goal, correcting between two, before it
+    /// ends as ``FillReport/Ending/goalMissed``: a fill alone needs two or three.
+    static let correctionRounds = 8
+
+    /// The least distance above the goal at which the quick part of the fill stops (one chunk
+    /// when that is more): the last stretch is filled in steps each followed by a settled
+    /// figure, from above, since giving back is not exact everywhere (btrfs frees a shortened
+    /// extent only once no part of it is used).
+    static let minimumApproach: Int64 = 4 << 20
+
+    /// The measure-and-fill loop. Quickly first: one `fstatvfs` (cheap) before every chunk,
+    /// until one approach (``minimumApproach``, or a chunk) above the goal; the figure aimed by
+    /// is the lower of the volume's and the fill's own count since the last settled figure
+    /// (btrfs counts written data only once it is written back, so the volume's figure alone let
+    /// a fill write the whole volume). Then settled: the figure is settled (``SettledFigures``)
+    /// before every step, an overshoot is given back and a shortfall filled, until the settled
+    /// figure is within one block above the goal, at most ``correctionRounds`` times.
+    ///
+    /// - Returns: Why the fill ended, and at `.goalReached` the settled figure it ended on.
+    private func fillLoop(progress: (Int64) -> Void) throws -> (FillReport.Ending, SettledFigures?) {
+        let approach = max(chunk, Self.minimumApproach)
         var limit = chunk
+        var rounds = 0
+        var base = (available: start.available, filled: filled)
+        func measure() throws -> Int64 {
+            min(try parent.spaceFigures().available, base.available - (filled - base.filled))
+        }
         while true {
-            if isCancelled { return .cancelled }
-            let available = try parent.spaceFigures().available
-            let remaining = (available - target) / start.blockSize * start.blockSize
-            if remaining <= 0 { break }
-            let step = min(limit, remaining)
-            if try fillStep(step) {
-                try FaultPoint.fillStepWritten.reach()
-                progress(available - step)
+            if isCancelled { return (.cancelled, nil) }
+            var available = try measure()
+            if available - target <= approach, try trimCurrentFile() { available = try measure() }
+            let remaining = (available - target - approach) / start.blockSize * start.blockSize
+            if remaining > 0 {
+                let step = min(limit, remaining)
+                if try fillStep(step) {
+                    try FaultPoint.fillStepWritten.reach()
+                    progress(available - step)
+                    continue
+                }
+                // No space for this step; maybe for less: tmpfs allocates all of a range or none,
+                // and a file system may need a block of metadata too. Halve until one block fails.
+                guard step > start.blockSize else { return (.volumeFull, nil) }
+                limit = max(start.blockSize, step / 2 / start.blockSize * start.blockSize)
                 continue
             }
-            // No space for this step; maybe for less: tmpfs allocates all of a range or none,
-            // and a file system may need a block of metadata too. Halve until one block fails.
-            guard step > start.blockSize else { return .volumeFull }
-            limit = max(start.blockSize, step / 2 / start.blockSize * start.blockSize)
-        }
-        return try correct() ? .goalReached : .volumeFull
-    }
-
-    /// Gives back an overshoot or fills a shortfall, a few rounds. Written data and freed
-    /// blocks only settle in the figures once written back (delayed allocation reserves
-    /// conservatively; ext4 counts freed blocks when their transaction commits), so the volume
-    /// is synced first after writing and after every shrink; allocating needs no sync.
-    private func correct() throws -> Bool {
-        var needsSync = plan.method != .allocate
-        for _ in 0..<16 {
-            if needsSync { try parent.syncVolume() }
-            let available = try parent.spaceFigures().available
-            if available < target {
-                guard let current, currentSize > 0 else { return true }  // nothing of ours left to shrink
-                let excess = (target - available + start.blockSize - 1) / start.blockSize * start.blockSize
-                let size = max(0, currentSize - excess)
-                try current.truncate(to: size)
-                filled -= currentSize - size
-                currentSize = size
-                needsSync = true
-            } else if available >= target + start.blockSize {
-                if try !fillStep(min(chunk, (available - target) / start.blockSize * start.blockSize)) { return false }
-                needsSync = needsSync || plan.method != .allocate
-            } else {
-                return true
+            while true {
+                if isCancelled { return (.cancelled, nil) }
+                _ = try trimCurrentFile()
+                let settled = try SettledFigures.of(parent)
+                if isAtGoal(settled) { return (.goalReached, settled) }
+                rounds += 1
+                if rounds >= Self.correctionRounds { return (.goalMissed, nil) }
+                base = (settled.available, filled)
+                if settled.available < target {
+                    guard try giveBack(target - settled.available) else { return (.goalMissed, nil) }
+                    continue
+                }
+                let gap = (settled.available - target) / start.blockSize * start.blockSize
+                if gap > approach { break }  // space came back meanwhile: quickly again
+                if gap == 0 { continue }  // within the block, but the figure was still moving
+                var piece = gap
+                while try !fillStep(piece) {  // no space for it: for less, perhaps (as above)
+                    guard piece > start.blockSize else { return (.volumeFull, nil) }
+                    piece = max(start.blockSize, piece / 2 / start.blockSize * start.blockSize)
+                }
+                progress(settled.available - piece)
             }
         }
-        return true  // as close as the file system lets it get: the report says by how much
+    }
+
+    /// Whether `figures` settled within one block above the goal: the only figure a fill claims
+    /// its goal on.
+    private func isAtGoal(_ figures: SettledFigures) -> Bool {
+        figures.isSettled && figures.available >= target && figures.available < target + start.blockSize
+    }
+
+    /// Shrinks the current fill file by `bytes`, rounded up to whole blocks (to nothing at
+    /// most); `false` when it holds nothing to give back (another writer took the space).
+    private func giveBack(_ bytes: Int64) throws -> Bool {
+        guard let current, currentSize > 0 else { return false }
+        let excess = (bytes + start.blockSize - 1) / start.blockSize * start.blockSize
+        let size = max(0, currentSize - excess)
+        try current.truncate(to: size)
+        filled -= currentSize - size
+        currentSize = size
+        return true
+    }
+
+    /// Gives back the blocks the file system holds past the end of the current file: XFS
+    /// reserves them while a file grows by writing (speculative preallocation, 59 MB past a
+    /// 200 MB file) and frees them only when the file is closed, or minutes later; truncating a
+    /// file to its own size frees every block past its end. Only where the file holds more
+    /// blocks than its size needs: a truncation is not free everywhere (on btrfs it moves the
+    /// figure while the data is written back). `false` when nothing was trimmed.
+    private func trimCurrentFile() throws -> Bool {
+        guard let current else { return false }
+        let blocks = (currentSize + start.blockSize - 1) / start.blockSize * start.blockSize
+        guard try current.status().allocatedSize > blocks else { return false }
+        try current.truncate(to: currentSize)
+        return true
     }
 
     /// Writes or allocates `bytes` at the end of the current file, starting a new file when
@@ -255,9 +310,13 @@ final class FillEngine: @unchecked Sendable {
             case .allocate:
                 try Sys.allocate(file.descriptor, offset: currentSize, length: bytes)
             case .zeros, .random:
-                let bytesToWrite = UnsafeMutableRawBufferPointer(rebasing: buffer![0..<Int(bytes)])
-                if plan.method == .random { random.fill(bytesToWrite) }
-                try Sys.pwriteAll(file.descriptor, UnsafeRawBufferPointer(bytesToWrite), at: currentSize)
+                var written: Int64 = 0
+                while written < bytes {  // a step near the goal may be longer than the buffer
+                    let bytesToWrite = UnsafeMutableRawBufferPointer(rebasing: buffer![0..<Int(min(chunk, bytes - written))])
+                    if plan.method == .random { random.fill(bytesToWrite) }
+                    try Sys.pwriteAll(file.descriptor, UnsafeRawBufferPointer(bytesToWrite), at: currentSize + written)
+                    written += Int64(bytesToWrite.count)
+                }
             }
         } catch Errno.noSpace, Errno.quotaExceeded {
             let size = (try? file.status().size) ?? currentSize  // a write may have stored part of the chunk
@@ -328,6 +387,7 @@ final class FillEngine: @unchecked Sendable {
     /// Closes the current named file (an unnamed one stays open: closing would free it).
     private func finishCurrentFile() throws {
         guard let file = current else { return }
+        _ = try trimCurrentFile()
         current = nil
         if !(unnamed && !usesNames) { try file.close() }
     }

@@ -114,12 +114,8 @@ public struct FillFolder: Sendable, Hashable {
             throw StowageError(.invalidArgument, operation: .release, path: path,
                                reason: "the amount to release cannot be negative (\(amount))")
         }
-        return try perform(.release) {
-            guard let folder = try openIfPresent(for: .release) else {
-                let available = try Sys.spaceFigures(atPath: Container.existingAncestor(of: parent)).available
-                return FillReleaseReport(folder: path, removedFiles: 0, shrunkFiles: 0, releasedBytes: 0,
-                                         availableBefore: available, availableAfter: available, remainingBytes: 0)
-            }
+        let outcome = try perform(.release) { () -> FillReleaseReport? in
+            guard let folder = try openIfPresent(for: .release) else { return nil }
             guard try folder.tryLock(exclusive: true) else {
                 throw StowageError(.busy, operation: .release, path: path,
                                    reason: "a fill is running in this folder; stop it first (a held fill releases itself when stopped)")
@@ -203,13 +199,21 @@ public struct FillFolder: Sendable, Hashable {
                 }
                 try removeFolderIfEmpty()
             }
-            try folder.syncVolume()  // so that the volume's figures count what was freed, now
-            let availableAfter = try openParent().spaceFigures().available
             let remaining = try heldBytes(of: manifest, in: folder)
             return FillReleaseReport(folder: path, removedFiles: removed, shrunkFiles: shrunk, releasedBytes: released,
-                                     availableBefore: availableBefore, availableAfter: availableAfter, remainingBytes: remaining,
+                                     availableBefore: availableBefore, availableAfter: availableBefore, remainingBytes: remaining,
                                      wasCancelled: cancelled)
         }
+        guard var report = outcome else {
+            let available = try perform(.release) { try Sys.spaceFigures(atPath: Container.existingAncestor(of: parent)).available }
+            return FillReleaseReport(folder: path, removedFiles: 0, shrunkFiles: 0, releasedBytes: 0,
+                                     availableBefore: available, availableAfter: available, remainingBytes: 0)
+        }
+        // Measured once the fill folder is closed (a removed folder's blocks are freed when its
+        // last descriptor closes), and settled: XFS frees a removed file's blocks from a
+        // background worker, which `syncfs` does not wait for.
+        report.availableAfter = try perform(.release) { try SettledFigures.of(openParent()).available }
+        return report
     }
 
     /// Shrinks a fill file by at least `bytes` (whole blocks), checking on the open file that

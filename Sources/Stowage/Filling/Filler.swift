@@ -6,7 +6,11 @@ import Foundation
 /// The filler measures the volume before every chunk (through `fstatvfs`, which is cheap), so
 /// block rounding, file-system metadata, reserved blocks and other processes writing at the
 /// same time cannot make it miss: it stops at the goal, and it ends by correcting any
-/// overshoot. Running out of space on the way (`ENOSPC`) is a normal end, not an error. Memory
+/// overshoot. Where the figure says the goal is reached it settles it first (written back and
+/// measured again until two readings agree, at most seven readings and 1.26 s of pauses): a
+/// file system may count writes and removals late (XFS by hundreds of megabytes). The report's
+/// ending is `.goalReached` only when the settled figure it reports is within one block above
+/// the goal. Running out of space on the way (`ENOSPC`) is a normal end, not an error. Memory
 /// stays at one chunk, whatever the size filled.
 ///
 /// Fill files live in a ``FillFolder`` with a manifest, so ``FillFolder/release(amount:)``
@@ -205,6 +209,11 @@ public struct FillReport: Sendable, Hashable, Codable {
         case cancelled
         /// The volume was already at or below the goal: nothing was written.
         case alreadyAtGoal
+        /// The fill ended near the goal, but the volume's settled figure is not within one block
+        /// above it: another writer took or gave back space meanwhile (and the fill's current
+        /// file had nothing left to give back), or the figure did not settle within eight
+        /// rounds of settling and correcting. ``FillReport/availableAfter`` says where it ended.
+        case goalMissed
     }
 
     /// The fill folder (for unnamed files, the folder whose volume was filled).
