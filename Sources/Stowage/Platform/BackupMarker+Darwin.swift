@@ -18,18 +18,15 @@ enum BackupMarker {
         try isExcluded(url: URL(filePath: path))
     }
 
-    /// Whether the entry `name` (bytes, which need not be UTF-8) of the folder open as `folder`
-    /// is excluded, read through its path (`F_GETPATH` of the folder, then the name's bytes, as a
-    /// file system representation), since resource values take URLs; an entry that vanished is not.
+    /// Whether the entry `name` of the folder open as `folder` is excluded, read through its path
+    /// (`F_GETPATH` of the folder, then the name), since resource values take URLs; an entry that
+    /// vanished is not. APFS and HFS+ hold only UTF-8 names, so the path is exact there; a name
+    /// that is not UTF-8 (a FAT or SMB volume) cannot be spelled by a URL made from text, and
+    /// reads as not excluded.
     static func isExcluded(entry name: RawPath, inFolder folder: Int32) throws -> Bool {
-        let bytes = try pathBytes(of: folder) + [UInt8(ascii: "/")] + name.bytes + [0]
-        let url = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) {
-                URL(fileURLWithFileSystemRepresentation: $0.baseAddress!, isDirectory: false, relativeTo: nil)
-            }
-        }
+        let path = String(decoding: try pathBytes(of: folder) + [UInt8(ascii: "/")] + name.bytes, as: UTF8.self)
         do {
-            return try isExcluded(url: url)
+            return try isExcluded(atPath: path)
         } catch Errno.noSuchEntry {
             return false
         }
