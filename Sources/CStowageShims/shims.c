@@ -238,3 +238,24 @@ int cstowage_terminal_size(int fd, unsigned short *columns, unsigned short *rows
 }
 
 int cstowage_errno(void) { return errno; }
+
+int64_t cstowage_seek_data(int fd, int64_t offset) {
+#ifdef SEEK_DATA
+    return (int64_t)lseek(fd, (off_t)offset, SEEK_DATA);
+#else
+    struct stat status;
+    if (fstat(fd, &status) != 0) return -1;
+    if (offset >= (int64_t)status.st_size) { errno = ENXIO; return -1; }
+    return offset;
+#endif
+}
+
+int64_t cstowage_seek_hole(int fd, int64_t offset) {
+#ifdef SEEK_HOLE
+    return (int64_t)lseek(fd, (off_t)offset, SEEK_HOLE);
+#else
+    struct stat status;
+    if (fstat(fd, &status) != 0) return -1;
+    return (int64_t)status.st_size;
+#endif
+}

@@ -20,6 +20,25 @@ struct RunKeepCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: real).isEmpty, "the real folder untouched")
     }
 
+    @Test("a sparse file is kept sparse: a terabyte with a byte of data costs a block, not a terabyte of zeros")
+    func sparseFiles() throws {
+        let runner = try RunCommandTests.runner()
+        let real = runner.folderPath + "/real"
+        let keep = runner.folderPath + "/kept"
+        let result = try runner.run("run", "--available", "5MB", "--over", real, "--keep", keep, "--", "/bin/sh", "-c",
+                                    #"cd "$0" && truncate -s 1T sparse && printf x | dd of=sparse bs=1 seek=1000000 conv=notrunc 2>/dev/null"#,
+                                    real)
+        #expect(result.status == 0, "\(result.error)")
+        var status = stat()
+        #expect(stat(keep + real + "/sparse", &status) == 0)
+        #expect(status.st_size == 1 << 40, "the size kept")
+        #expect(status.st_blocks * 512 <= 1 << 20, "only the data written: \(status.st_blocks * 512) bytes allocated")
+        let file = try FileHandle(forReadingFrom: URL(filePath: keep + real + "/sparse"))
+        defer { try? file.close() }
+        try file.seek(toOffset: 999_999)
+        #expect(try file.read(upToCount: 3) == Data([0, UInt8(ascii: "x"), 0]), "the data where it was")
+    }
+
     @Test("as an ordinary user, unreadable items are listed with the reason, the readable ones kept, and the run exits 125")
     func unreadableItems() throws {
         let runner = try RunCommandTests.runner()

@@ -30,6 +30,12 @@ int cstowage_posix_fallocate(int fd, int64_t offset, int64_t length);
 /// the folder's volume; ENOSYS elsewhere.
 int cstowage_open_unnamed(int directory, mode_t mode);
 
+/// `lseek(fd, offset, SEEK_DATA)` and `lseek(fd, offset, SEEK_HOLE)`: the next byte of data at or
+/// after `offset` (-1 with ENXIO when there is none), and the next hole (the end of the file at
+/// the latest). Where the system has no SEEK_DATA, the whole file is one range of data.
+int64_t cstowage_seek_data(int fd, int64_t offset);
+int64_t cstowage_seek_hole(int fd, int64_t offset);
+
 /// `syncfs(2)` on Linux (writes back the whole file system holding `fd` and commits its
 /// journal, so freed blocks count as available again); `fsync(2)` of `fd` elsewhere.
 int cstowage_syncfs(int fd);

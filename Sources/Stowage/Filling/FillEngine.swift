@@ -83,7 +83,7 @@ final class FillEngine: @unchecked Sendable {
             throw StowageError(error, operation: .fill, path: parentPath)
         }
         var unknown: String?
-        for path in ["/"] + ProtectedFolders.homeFolders() {
+        for path in [RawPath("/")] + ProtectedFolders.homeFolders() {
             switch ProtectedFolders.examine(path) {
             case .present(let status) where status.device == device:
                 return "this volume holds / or your home folder"

@@ -39,5 +39,10 @@ extension Container {
     static func homeFromPasswordDatabase() -> String? {
         NSHomeDirectory()
     }
+
+    /// ``homeFromPasswordDatabase()`` as bytes (Foundation names it as text here).
+    static func homeBytesFromPasswordDatabase() -> RawPath? {
+        RawPath(NSHomeDirectory())
+    }
 }
 #endif

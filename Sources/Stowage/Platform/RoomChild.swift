@@ -319,11 +319,12 @@ extension Sys {
     }
 
     /// The access this process has to `path` as permission bits (`r` 4, `w` 2, `x` 1), by
-    /// `access(2)`: what the owner's bits must say of a covered folder that, in a user
-    /// namespace, shows as this user's own.
+    /// `faccessat(2)` with the effective ids: what the owner's bits must say of a covered folder
+    /// that, in a user namespace, shows as this user's own.
     static func accessBits(_ path: String) -> UInt32 {
         path.withCString { cPath in
-            (access(cPath, R_OK) == 0 ? 4 : 0) | (access(cPath, W_OK) == 0 ? 2 : 0) | (access(cPath, X_OK) == 0 ? 1 : 0)
+            func may(_ mode: Int32) -> Bool { faccessat(AT_FDCWD, cPath, mode, AT_EACCESS) == 0 }
+            return (may(R_OK) ? 4 : 0) | (may(W_OK) ? 2 : 0) | (may(X_OK) ? 1 : 0)
         }
     }
 

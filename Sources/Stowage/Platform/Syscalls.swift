@@ -216,13 +216,60 @@ enum Sys {
         return FileStatus(status)
     }
 
+    /// Copies the file open as `input` (`size` bytes) to the empty file open as `output`, holes
+    /// kept as holes: only the data `lseek(SEEK_DATA)`/`lseek(SEEK_HOLE)` find is read and
+    /// written, then `output` is made `size` long. A sparse terabyte costs what it holds, not a
+    /// terabyte of zeros (a file system that does not tell holes apart reports one data range).
+    static func copyKeepingHoles(from input: Int32, to output: Int32, size: Int64) throws {
+        let chunk = 1 << 20
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
+        defer { buffer.deallocate() }
+        var position: Int64 = 0
+        while position < size {
+            let dataStart = cstowage_seek_data(input, position)
+            if dataStart < 0 {
+                if errno == ENXIO { break }  // no data past `position`: the rest is a hole
+                throw SystemCallError(errno: .current, call: "lseek")
+            }
+            let holeStart = cstowage_seek_hole(input, dataStart)
+            guard holeStart >= 0 else { throw SystemCallError(errno: .current, call: "lseek") }
+            var offset = Int64(dataStart)
+            while offset < min(Int64(holeStart), size) {
+                let wanted = Int(min(Int64(chunk), min(Int64(holeStart), size) - offset))
+                let read = try preadAll(input, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]), at: offset)
+                if read == 0 { break }
+                try pwriteAll(output, UnsafeRawBufferPointer(rebasing: buffer[0..<read]), at: offset)
+                offset += Int64(read)
+            }
+            position = Int64(holeStart)
+        }
+        try ftruncate(output, size)
+    }
+
+    /// `stat(2)` of a path given as bytes, following links.
+    static func stat(_ path: RawPath) throws -> FileStatus {
+        try path.withCString { try fstatat(AT_FDCWD, cName: $0, followingLinks: true) }
+    }
+
     /// `realpath(3)`: the absolute path of `path` without links, `.` or `..`.
+    ///
+    /// - Throws: `EILSEQ` when the resolved path is not UTF-8 (a link can lead there from a
+    ///   UTF-8 path): as text it would be another folder's path.
     static func resolvedPath(_ path: String) throws -> String {
         guard let resolved = path.withCString({ realpath($0, nil) }) else {
             throw SystemCallError(errno: .current, call: "realpath")
         }
         defer { free(resolved) }
-        return String(cString: resolved)
+        let bytes = RawPath(cString: resolved)
+        guard bytes.isUTF8 else { throw SystemCallError(errno: Errno(rawValue: EILSEQ), call: "realpath") }
+        return bytes.description
+    }
+
+    /// `realpath(3)` of a path given as bytes, or the path itself when it cannot be resolved.
+    static func resolvedBytes(_ path: RawPath) -> RawPath {
+        guard let resolved = path.withCString({ realpath($0, nil) }) else { return path }
+        defer { free(resolved) }
+        return RawPath(cString: resolved)
     }
 
     /// ``resolvedPath(_:)``, or `path` itself when it cannot be resolved (for a lookup that
@@ -355,6 +402,8 @@ extension Sys {
     static let readOnly: Int32 = O_RDONLY
     static let noFollow: Int32 = O_NOFOLLOW
     static let nonBlocking: Int32 = O_NONBLOCK
+    /// `O_NOCTTY`: opening a terminal never makes it this process's controlling terminal.
+    static let noControllingTerminal: Int32 = O_NOCTTY
 }
 
 extension Errno {

@@ -55,14 +55,15 @@ public struct RoomCommand: Sendable, Hashable {
     }
 
     /// Why `execve` could not carry this command (an empty program, or a NUL byte in an argument
-    /// or an environment entry, which would end it early), or `nil`.
+    /// or an environment entry, which would end it early), or `nil`. An entry without `=` is
+    /// passed on as it is, as `execve` takes it.
     func problem(environment: [[UInt8]]) -> String? {
         guard let program = arguments.first, !program.isEmpty else { return "there is no command to run" }
         if let index = arguments.firstIndex(where: { $0.contains(0) }) {
             return "argument \(index) of the command holds a NUL byte, which no command line can carry"
         }
-        if environment.contains(where: { $0.contains(0) || !$0.contains(UInt8(ascii: "=")) }) {
-            return "an environment entry holds a NUL byte or no '=', which no environment can carry"
+        if environment.contains(where: { $0.contains(0) }) {
+            return "an environment entry holds a NUL byte, which no environment can carry"
         }
         return nil
     }

@@ -59,7 +59,9 @@ struct RoomKeeper {
                     let output = OpenFile(adopting: try Sys.openat(destination.descriptor, name, Sys.writeCreateExclusive,
                                                                    mode: .defaultFile))
                     do {
-                        try TreeOperations.copyBytes(from: input, to: output)
+                        // Holes stay holes: a sparse terabyte made in a 5 MB room must not
+                        // become a terabyte of zeros on the real disk.
+                        try Sys.copyKeepingHoles(from: input.descriptor, to: output.descriptor, size: status.size)
                     } catch {
                         try? destination.removeEntry(name, folder: false)  // best effort: the copy's error is listed
                         throw error

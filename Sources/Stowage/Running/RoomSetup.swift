@@ -179,6 +179,13 @@ struct RoomSetup {
                                + "kernel.apparmor_restrict_unprivileged_userns); run as root, or allow unprivileged user namespaces")
         case .mountNamespace where refused:
             return unsupported("making a mount namespace was refused; run as root")
+        case .pidNamespace where refused || errno == .invalidArgument:
+            return unsupported("making a PID namespace was refused (or this kernel has none); run as root")
+        case .mountProc where refused:
+            return unsupported(failure.isUserNamespace
+                               ? "mounting /proc for the room's PID namespace in a user namespace was refused "
+                                   + "(the host's /proc is partly hidden, as in some containers); run as root"
+                               : "mounting /proc for the room's PID namespace was refused; run as root")
         case .idMaps:
             return unsupported("the user namespace's id maps could not be written (/proc/self/uid_map)")
         case .mountLayer where errno == .noDevice:
@@ -212,9 +219,10 @@ extension RoomChild.Stage {
     /// The system call behind the step.
     var systemCall: String {
         switch self {
-        case .mountNamespace, .userNamespace: "unshare"
+        case .mountNamespace, .userNamespace, .pidNamespace: "unshare"
         case .idMaps: "write"
-        case .privateMounts, .mountLayer, .mountOverlay: "mount"
+        case .privateMounts, .mountLayer, .mountOverlay, .mountProc: "mount"
+        case .start: "fork"
         case .openFolder: "open"
         case .layerFolders: "mkdirat"
         case .parentGone: "read"
@@ -237,6 +245,9 @@ extension RoomChild.Stage {
         case .parentGone: "waiting for the go-ahead"
         case .workingFolder: "entering the working folder in the room"
         case .execute: "running the command"
+        case .pidNamespace: "making a PID namespace"
+        case .start: "starting the room's init and the command"
+        case .mountProc: "mounting the room's /proc"
         }
     }
 }

@@ -123,8 +123,13 @@ extension Store {
                     }
                     let file: OpenFile
                     do {
-                        // Without blocking: a FIFO in the file's place must not hang the open.
-                        file = try folder.open(relative.name, flags: Sys.readWrite | Sys.nonBlocking)
+                        // A device is refused before it is opened (opening one can act: a tape
+                        // rewinds); the kind is checked again on the descriptor below.
+                        if let present = try folder.statusIfPresent(of: relative.name), present.kind == .other {
+                            throw StowageError(.wrongKind, operation: .append, location: location, path: path, reason: Self.notRegularFile)
+                        }
+                        // Without blocking: a FIFO put in the file's place must not hang the open.
+                        file = try folder.open(relative.name, flags: Sys.readWrite | Sys.nonBlocking | Sys.noControllingTerminal)
                     } catch Errno.noSuchEntry {
                         continue  // removed meanwhile: create it anew
                     } catch Errno.isFolder {

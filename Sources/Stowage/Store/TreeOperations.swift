@@ -74,22 +74,13 @@ enum TreeOperations {
 
     /// Copies the item `name` in `source` to `destinationName` in `destination`. Files are
     /// copied byte for byte (writable by the owner whatever the source's mode), folders
-    /// recursively, links as links. Fails with `EEXIST` when the destination exists.
-    ///
-    /// - Parameters:
-    ///   - skippingSpecialItems: Whether a device, socket, pipe or whiteout is passed over;
-    ///     by default such an item fails the copy.
-    ///   - visit: Given every item before it is copied (its path below `name`'s parent and its
-    ///     status).
-    ///   - path: `name`'s path for `visit` (`name` itself by default).
+    /// recursively, links as links; a device, socket or pipe fails the copy. Fails with `EEXIST`
+    /// when the destination exists.
     static func copy(_ name: String, in source: OpenFile, to destination: OpenFile,
                      as destinationName: String, durable: Bool, protection: FileProtection?,
-                     followingLink: Bool = false, skippingSpecialItems: Bool = false,
-                     visit: ((_ path: String, _ status: FileStatus) -> Void)? = nil,
-                     path: String? = nil) throws {
+                     followingLink: Bool = false) throws {
         let status = followingLink ? try Sys.fstatat(source.descriptor, name, followingLinks: true)
                                    : try source.status(of: name)
-        visit?(path ?? name, status)
         switch status.kind {
         case .file:
             let input = followingLink ? OpenFile(adopting: try Sys.openat(source.descriptor, name, Sys.readOnly))
@@ -102,14 +93,12 @@ enum TreeOperations {
             try destination.createFolder(destinationName, mode: mode)
             let output = try destination.openFolder(destinationName)
             for child in try input.entryNames() {
-                try copy(child, in: input, to: output, as: child, durable: durable, protection: protection,
-                         skippingSpecialItems: skippingSpecialItems, visit: visit, path: (path ?? name) + "/" + child)
+                try copy(child, in: input, to: output, as: child, durable: durable, protection: protection)
             }
             if durable { try output.syncFolder() }
         case .symbolicLink:
             try destination.createLink(destinationName, to: try source.linkTarget(of: name))
         case .other:
-            if skippingSpecialItems { return }
             throw StowageError(.unsupported, operation: .move, path: name,
                                reason: "'\(name)' is a device, socket or pipe, which Stowage does not copy")
         }

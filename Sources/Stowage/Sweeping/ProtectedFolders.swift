@@ -37,7 +37,7 @@ enum ProtectedFolders {
     static func protection(of folder: OpenFile) throws -> String? {
         let status = try folder.status()
         var unknown: String?
-        func same(_ path: String) -> Bool {
+        func same(_ path: RawPath) -> Bool {
             switch examine(path) {
             case .present(let other): return other.device == status.device && other.inode == status.inode
             case .absent: return false
@@ -46,13 +46,14 @@ enum ProtectedFolders {
                 return false
             }
         }
-        if same("/") { return "it is the root folder" }
+        if same(RawPath("/")) { return "it is the root folder" }
         for home in homeFolders() {
             if same(home) { return "it is the home folder" }
-            var ancestor = URL(filePath: home, directoryHint: .isDirectory)
-            while ancestor.fileSystemPath != "/" {
-                ancestor = ancestor.deletingLastPathComponent()
-                if same(ancestor.fileSystemPath) { return "it holds the home folder (\(home))" }
+            var ancestor = home
+            while !ancestor.equals("/") && !ancestor.isEmpty {
+                let parent = ancestor.parentAndName.parent
+                ancestor = parent.isEmpty ? RawPath("/") : parent
+                if same(ancestor) { return "it holds the home folder (\(home))" }
             }
         }
         return unknown.map { "could not tell whether it is or holds the home folder (\($0))" }
@@ -67,9 +68,9 @@ enum ProtectedFolders {
         case unknown(String)
     }
 
-    /// Examines `/`, a home folder or a folder above it, to compare it with what an operation
-    /// is about to act on.
-    static func examine(_ path: String) -> Examined {
+    /// Examines `/`, a home folder or a folder above it (its path as bytes), to compare it with
+    /// what an operation is about to act on.
+    static func examine(_ path: RawPath) -> Examined {
         do {
             return .present(try Sys.stat(path))
         } catch Errno.noSuchEntry {
@@ -83,15 +84,14 @@ enum ProtectedFolders {
 
     /// The home folder as `HOME` gives it and as the system does (the password database on
     /// Linux, `NSHomeDirectory()` on Apple platforms; they can differ), each also with its links
-    /// resolved, so the folders holding it are known however reached.
-    static func homeFolders() -> [String] {
-        var homes: [String] = []
-        // A HOME that is not UTF-8 is left out: no path a sweep accepts can name it (arguments
-        // and working folders that are not UTF-8 are refused), and its repaired form would be
-        // another folder.
-        let named = [(try? ProcessEnvironment.value(of: "HOME")) ?? nil, Container.homeFromPasswordDatabase()]
-        for case let home? in named where home.hasBytePrefix("/") {
-            for spelling in [home, URL(filePath: home).resolvingSymlinksInPath().fileSystemPath] where !homes.contains(spelling) {
+    /// resolved, so the folders holding it are known however reached. Bytes, exactly: a home
+    /// whose path is not UTF-8 is protected like any other (a UTF-8 path through a link can
+    /// reach it).
+    static func homeFolders() -> [RawPath] {
+        var homes: [RawPath] = []
+        let named = [Sys.environmentBytes("HOME").map { RawPath(bytes: $0) }, Container.homeBytesFromPasswordDatabase()]
+        for case let home? in named where home.hasPrefix("/") {
+            for spelling in [home, Sys.resolvedBytes(home)] where !homes.contains(spelling) {
                 homes.append(spelling)
             }
         }

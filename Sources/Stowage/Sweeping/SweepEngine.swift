@@ -132,9 +132,9 @@ final class SweepEngine: @unchecked Sendable {
     ///
     /// Climbs by descriptors (`..` of the folder open, never a path rebuilt from text), reading
     /// each folder's marker, up to the top of the root's mount (a folder above it on another
-    /// mount is another file system's business) or `/`. As for entries, a marker that cannot be
-    /// read, or a folder above that cannot be opened to read it, counts as a pin: an issue says
-    /// which, and nothing is removed. Read once per engine.
+    /// mount is another file system's business), `/`, or the first folder above that this user
+    /// may not open (someone else's, or a sandbox's). As for entries, a marker that cannot be
+    /// read counts as a pin: an issue says which, and nothing is removed. Read once per engine.
     private func rootIsUnderPin() -> Bool {
         if let rootPin { return rootPin }
         let answer = climbForPin()
@@ -154,7 +154,15 @@ final class SweepEngine: @unchecked Sendable {
                     // No attributes on this file system: nothing here is pinned.
                 }
                 let status = try folder.status()
-                let parent = try folder.openFolder(RawPath(".."))
+                let parent: OpenFile
+                do {
+                    parent = try folder.openFolder(RawPath(".."))
+                } catch let error as SystemCallError where [.permissionDenied, .notPermitted].contains(error.errno) {
+                    // A folder above that is not this user's to read (a 0711 /srv/app; an app
+                    // sandbox's container folders): its pin is not this user's to honour, and
+                    // reading one would be refused anyway. The climb ends here.
+                    return false
+                }
                 let parentStatus = try parent.status()
                 if parentStatus.inode == status.inode && parentStatus.device == status.device { return false }  // `/`
                 guard try parent.mountIdentity().isSameMount(as: mount) else { return false }

@@ -9,7 +9,9 @@ import Testing
 struct PinAboveRootTests {
     func pin(_ url: URL) throws {
         let folder = try OpenFile.openFolder(atPath: url.fileSystemPath, followingLinks: false)
-        try ExtendedAttributes.set(Marker.pinned.attribute, to: Marker.setValue, on: folder.descriptor)
+        try withExtendedLifetime(folder) {
+            try ExtendedAttributes.set(Marker.pinned.attribute, to: Marker.setValue, on: folder.descriptor)
+        }
     }
 
     func files(_ folder: TestFolder, _ relatives: [String]) throws {
