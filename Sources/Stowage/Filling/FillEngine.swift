@@ -229,16 +229,11 @@ final class FillEngine: @unchecked Sendable {
             if available - target <= approach, try trimCurrentFile() { available = try measure() }
             let remaining = (available - target - approach) / start.blockSize * start.blockSize
             if remaining > 0 {
-                let step = min(limit, remaining)
-                if try fillStep(step) {
-                    try FaultPoint.fillStepWritten.reach()
-                    progress(available - step)
-                    continue
-                }
-                // No space for this step; maybe for less: tmpfs allocates all of a range or none,
-                // and a file system may need a block of metadata too. Halve until one block fails.
-                guard step > start.blockSize else { return (.volumeFull, nil) }
-                limit = max(start.blockSize, step / 2 / start.blockSize * start.blockSize)
+                let wanted = min(limit, remaining)
+                guard let step = try fillFitting(wanted) else { return (.volumeFull, nil) }
+                if step < wanted { limit = step }  // halved: the next steps are no longer
+                try FaultPoint.fillStepWritten.reach()
+                progress(available - step)
                 continue
             }
             while true {
@@ -256,12 +251,8 @@ final class FillEngine: @unchecked Sendable {
                 let gap = (settled.available - target) / start.blockSize * start.blockSize
                 if gap > approach { break }  // space came back meanwhile: quickly again
                 if gap == 0 { continue }  // within the block, but the figure was still moving
-                var piece = gap
-                while try !fillStep(piece) {  // no space for it: for less, perhaps (as above)
-                    guard piece > start.blockSize else { return (.volumeFull, nil) }
-                    piece = max(start.blockSize, piece / 2 / start.blockSize * start.blockSize)
-                }
-                progress(settled.available - piece)
+                guard let step = try fillFitting(gap) else { return (.volumeFull, nil) }
+                progress(settled.available - step)
             }
         }
     }
@@ -296,6 +287,20 @@ final class FillEngine: @unchecked Sendable {
         guard try current.status().allocatedSize > blocks else { return false }
         try current.truncate(to: currentSize)
         return true
+    }
+
+    /// Fills `bytes` at the end of the current file or, where there is no room for them, less:
+    /// the step is halved after every `ENOSPC` (tmpfs allocates all of a range or none, and a
+    /// file system may need a block of metadata too) until one block fails.
+    ///
+    /// - Returns: The bytes of the step that fitted; `nil` when not even one block did.
+    private func fillFitting(_ bytes: Int64) throws -> Int64? {
+        var step = bytes
+        while try !fillStep(step) {
+            guard step > start.blockSize else { return nil }
+            step = max(start.blockSize, step / 2 / start.blockSize * start.blockSize)
+        }
+        return step
     }
 
     /// Writes or allocates `bytes` at the end of the current file, starting a new file when
