@@ -15,12 +15,29 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <poll.h>
 #include <linux/loop.h>
 #endif
 
 #if defined(__linux__)
 
 // ---- The child: async-signal-safe calls only (no allocation, no stdio, no locks). ----
+// Three processes, each forked by the one before: the room's child (what stowage waits for and
+// signals: it makes the namespaces and mounts, then relays signals and waits), the init of the
+// room's PID namespace (PID 1: mounts /proc, relays signals, reaps every process, and reports
+// how the command ended), and the command (PID 2). A PID namespace's init ignores every signal it
+// has no handler for, so the command must not be it. When init ends, the kernel ends every
+// process left in its namespace; each of the first two has a parent-death signal (SIGKILL), so
+// a killed stowage takes the whole room with it.
+
+/// In the room's child and in init: where relayed signals go (init, then the command), or 0.
+static volatile sig_atomic_t room_relay_target = 0;
+/// The signals stowage ignored when it forked the child: still ignored by the command, as by
+/// any program another starts (the relay's handlers replace them in the first two).
+static sigset_t room_ignored;
 
 /// Writes one report record; a failure to report changes nothing for the child.
 static void room_report(const cstowage_room_spec *spec, int kind, int stage, int error, int index, int value, int user) {
@@ -82,13 +99,170 @@ static int room_write_file(const char *path, const char *text) {
     return 0;
 }
 
+/// Sends a signal sent to this process on to `room_relay_target`. A terminal's signals
+/// (`SI_KERNEL`) go to its whole foreground process group, the command included, which needs no
+/// second copy; a fault of this process itself ends it, as the default action would.
+static void room_relay(int number, siginfo_t *info, void *context) {
+    (void)context;
+    int saved = errno;
+    if (info != NULL && info->si_code > 0) {
+        if (info->si_code != SI_KERNEL) {
+            struct sigaction fresh;
+            memset(&fresh, 0, sizeof fresh);
+            fresh.sa_handler = SIG_DFL;
+            sigemptyset(&fresh.sa_mask);
+            sigaction(number, &fresh, NULL);  // the faulting instruction runs again, and ends the process
+        }
+        errno = saved;
+        return;
+    }
+    pid_t target = (pid_t)room_relay_target;
+    if (target > 0) kill(target, number);
+    errno = saved;
+}
+
+/// Every signal that can be caught goes to `room_relay`, but SIGCHLD, which stays at its default
+/// (never ignored: the children must be waited for). Call it with every signal blocked.
+static void room_take_signals(void) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_sigaction = room_relay;
+    action.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigfillset(&action.sa_mask);
+    for (int number = 1; number < 65; number++) {
+        if (number == SIGKILL || number == SIGSTOP || number == SIGCHLD) continue;
+        sigaction(number, &action, NULL);  // fails for the C library's own real-time signals: nothing to relay
+    }
+    struct sigaction fresh;
+    memset(&fresh, 0, sizeof fresh);
+    fresh.sa_handler = SIG_DFL;
+    sigemptyset(&fresh.sa_mask);
+    sigaction(SIGCHLD, &fresh, NULL);
+}
+
+/// Gives the command the signal actions it would have had: default, or ignored where stowage ignored it.
+static void room_give_back_signals(void) {
+    for (int number = 1; number < 65; number++) {
+        if (number == SIGKILL || number == SIGSTOP) continue;
+        struct sigaction fresh;
+        memset(&fresh, 0, sizeof fresh);
+        fresh.sa_handler = sigismember(&room_ignored, number) == 1 ? SIG_IGN : SIG_DFL;
+        sigemptyset(&fresh.sa_mask);
+        sigaction(number, &fresh, NULL);
+    }
+}
+
+static void room_block_signals(void) {
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, NULL);
+}
+
+static void room_unblock_signals(void) {
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/// Closes every descriptor but 0, 1, 2 and `keep` (close-on-exec: the report pipe, for a failed
+/// execve): the command gets only the standard three, whatever stowage or its caller had open.
+static void room_close_descriptors(int keep) {
+#if defined(SYS_close_range)
+    int closed = syscall(SYS_close_range, (unsigned int)keep + 1, ~0U, 0) == 0;
+    if (closed && keep > 3) closed = syscall(SYS_close_range, 3U, (unsigned int)keep - 1, 0) == 0;
+    if (closed) return;
+#endif
+    // Before Linux 5.9: one close per possible descriptor.
+    struct rlimit limit;
+    int top = 1 << 20;
+    if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < (rlim_t)top) {
+        top = (int)limit.rlim_cur;
+    }
+    for (int fd = 3; fd < top; fd++) {
+        if (fd != keep) close(fd);
+    }
+}
+
+/// Ends this process as `status` says the command ended: the same exit code, or the same signal
+/// (without a core dump of its own).
+static void room_end_as(int status) {
+    if (WIFEXITED(status)) _exit(WEXITSTATUS(status));
+    int number = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
+    prctl(PR_SET_DUMPABLE, 0);
+    struct sigaction fresh;
+    memset(&fresh, 0, sizeof fresh);
+    fresh.sa_handler = SIG_DFL;
+    sigemptyset(&fresh.sa_mask);
+    sigaction(number, &fresh, NULL);
+    kill(getpid(), number);
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, number);
+    sigprocmask(SIG_UNBLOCK, &only, NULL);  // delivered here
+    _exit(128 + number);
+}
+
+/// PID 2: the command, with the signal actions and descriptors any program would get.
+static void room_command(const cstowage_room_spec *spec, int user) {
+    room_give_back_signals();
+    room_close_descriptors(spec->report_fd);
+    room_unblock_signals();  // a signal relayed before this ends the command here, as it would have
+    execve(spec->executable, spec->arguments, spec->environment);
+    room_fail(spec, CSTOWAGE_ROOM_STAGE_EXECUTE, -1, user);
+}
+
+/// PID 1 of the room's PID namespace. Starts with every signal blocked and relayed; `link` is
+/// its end of the socket pair with the room's child, whose end it has closed.
+static void room_init(const cstowage_room_spec *spec, int link, int user) {
+    room_relay_target = 0;  // the child's target is no process of this namespace
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    struct pollfd peer = {link, 0, 0};  // the child ended before the line above: its end is closed
+    if (poll(&peer, 1, 0) != 0) _exit(127);
+    // The namespace's own /proc, over the host's: the command sees only the room's processes.
+    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) {
+        room_fail(spec, CSTOWAGE_ROOM_STAGE_MOUNT_PROC, -1, user);
+    }
+    pid_t command = fork();
+    if (command < 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_START, -1, user);
+    if (command == 0) {
+        close(link);
+        room_command(spec, user);
+    }
+    room_relay_target = command;
+    close(spec->report_fd);  // the command's copy closes on execve, and the parent reads the end
+    room_unblock_signals();
+    // Every process of the namespace whose parent ends becomes this one's: reap them all, and
+    // the command last, without reaping it until the relay stops (its number stays its own).
+    for (;;) {
+        siginfo_t info;
+        memset(&info, 0, sizeof info);
+        if (waitid(P_ALL, 0, &info, WEXITED | WNOWAIT) != 0) {
+            if (errno == EINTR) continue;
+            _exit(127);
+        }
+        if (info.si_pid == command) break;
+        while (waitpid(info.si_pid, NULL, 0) < 0 && errno == EINTR) {}
+    }
+    room_block_signals();
+    room_relay_target = 0;
+    int status = 0;
+    while (waitpid(command, &status, 0) < 0 && errno == EINTR) {}
+    ssize_t sent;
+    do {
+        sent = send(link, &status, sizeof status, MSG_NOSIGNAL);
+    } while (sent < 0 && errno == EINTR);
+    _exit(0);  // and the kernel ends every process left in the namespace
+}
+
 static void room_child(const cstowage_room_spec *spec) {
     // Signals: nothing of the parent's may run here. Caught signals go back to their default
     // action (exec would do it too, but a signal could arrive before); ignored ones stay ignored,
     // as with any program started by another. Then every signal is unblocked.
+    sigemptyset(&room_ignored);
     for (int number = 1; number < 65; number++) {
         struct sigaction old;
         if (sigaction(number, NULL, &old) != 0) continue;
+        if (old.sa_handler == SIG_IGN) sigaddset(&room_ignored, number);
         if (old.sa_handler == SIG_DFL || old.sa_handler == SIG_IGN) continue;
         struct sigaction fresh = {0};
         fresh.sa_handler = SIG_DFL;
@@ -119,6 +293,8 @@ static void room_child(const cstowage_room_spec *spec) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != spec->parent) _exit(127);
     }
+    // The next process forked here is PID 1 of a namespace of its own (the room's init).
+    if (unshare(CLONE_NEWPID) != 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_PID_NAMESPACE, -1, user);
     // Nothing mounted from here on propagates to the host's mount namespace.
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_PRIVATE, -1, user);
 
@@ -197,8 +373,42 @@ static void room_child(const cstowage_room_spec *spec) {
     if (spec->working_directory != NULL && chdir(spec->working_directory) != 0) {
         room_fail(spec, CSTOWAGE_ROOM_STAGE_WORKING_FOLDER, -1, user);
     }
-    execve(spec->executable, spec->arguments, spec->environment);
-    room_fail(spec, CSTOWAGE_ROOM_STAGE_EXECUTE, -1, user);
+    close(layer);  // the parent holds the layer open now
+
+    // The socket pair: init's ending report comes back on it, and init sees the child gone on it.
+    int link[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, link) != 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_START, -1, user);
+    room_block_signals();  // a signal sent from here on waits for its relay's target
+    room_take_signals();
+    pid_t init = fork();
+    if (init < 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_START, -1, user);
+    if (init == 0) {
+        close(link[0]);
+        room_init(spec, link[1], user);
+    }
+    close(link[1]);
+    room_relay_target = init;
+    close(spec->report_fd);
+    room_unblock_signals();
+    // Waits for init without reaping it until the relay stops, so no signal reaches a process
+    // that took its number. Init ends once every process of the namespace has.
+    for (;;) {
+        siginfo_t info;
+        memset(&info, 0, sizeof info);
+        if (waitid(P_PID, (id_t)init, &info, WEXITED | WNOWAIT) == 0) break;
+        if (errno != EINTR) _exit(127);
+    }
+    room_block_signals();
+    room_relay_target = 0;
+    int init_status = 0;
+    while (waitpid(init, &init_status, 0) < 0 && errno == EINTR) {}
+    int status = 0;
+    ssize_t received;
+    do {
+        received = read(link[0], &status, sizeof status);
+    } while (received < 0 && errno == EINTR);
+    // Without init's report (it failed, or was killed), the child ends as init did.
+    room_end_as(received == (ssize_t)sizeof status ? status : init_status);
 }
 
 // ---- The spawner: one thread that lives as long as the process and forks every room's child. ----

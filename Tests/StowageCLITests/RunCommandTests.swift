@@ -28,15 +28,6 @@ struct RunCommandTests {
     }
 
 
-    /// The processes in the mount namespace `namespace` (`mnt:[4026532178]`).
-    static func processes(in namespace: String) -> [String] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.filter { $0.allSatisfy(\.isNumber) }.filter {
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\($0)/ns/mnt")) == namespace
-        }
-    }
-
-
     @Test("the command's output and exit status are its own; the room is what --available says")
     func outputAndStatus() throws {
         let runner = try Self.runner()
@@ -115,26 +106,37 @@ struct RunCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/Documents") == ["value.bin"])
     }
 
-    @Test("SIGKILL of stowage ends the command and leaves no mount on the host", arguments: ["tmpfs", "ext4"])
+    @Test("SIGKILL of stowage ends every process of the room, those the command left in the background too, and leaves no mount on the host",
+          arguments: ["tmpfs", "ext4"])
     func killedStowageLeavesNothing(fileSystem: String) throws {
         let runner = try Self.runner(fileSystem: fileSystem)
         let real = runner.folderPath + "/real"
+        // The shell waits for the second sleep; the first runs in the background, and a command's
+        // processes outlived a killed stowage (holding the namespace and the loop device) before
+        // the room had a PID namespace of its own.
         let script = "readlink /proc/self/ns/mnt; grep \" $0 \" /proc/self/mountinfo | grep -o '/dev/loop[0-9]*' | head -1; "
-            + "echo ready; exec sleep 60"
+            + "echo ready; sleep 300 & sleep 301"
         let process = try runner.start(["run", "--available", "1MB", "--fs", fileSystem, "--over", real, "--",
                                         "/bin/sh", "-c", script, real])
         let lines = try process.read(until: "ready", within: .seconds(120)).split(separator: "\n").map(String.init)
         let namespace = try #require(lines.first { $0.hasPrefix("mnt:[") }, "\(lines)")
-        #expect(!Self.processes(in: namespace).isEmpty, "the command runs in its namespace")
+        defer { endProcesses(inMountNamespace: namespace) }  // a failure leaves nothing running
+        var started = processes(inMountNamespace: namespace)
+        for _ in 0..<200 where started.count < 3 {  // the shell and both sleeps (and, with a PID namespace, its init)
+            Thread.sleep(forTimeInterval: 0.05)
+            started = processes(inMountNamespace: namespace)
+        }
+        #expect(started.count >= 3, "the command and its two sleeps run in the namespace: \(started)")
         #expect(namespace != (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/mnt")))
         process.signal(SIGKILL)
         _ = try process.finish(within: .seconds(60))
-        var left = Self.processes(in: namespace)
-        // The parent-death signal ends the command at once; the polls stop as soon as what they
-        // wait for is seen, and allow 2 minutes to a machine starved by the rest of the suite.
+        var left = processes(inMountNamespace: namespace)
+        // The parent-death signals end the room's init at once, and the kernel every process
+        // in its PID namespace; the polls stop as soon as what they wait for is seen, and allow
+        // 2 minutes to a machine starved by the rest of the suite.
         for _ in 0..<2_400 where !left.isEmpty {
             Thread.sleep(forTimeInterval: 0.05)
-            left = Self.processes(in: namespace)
+            left = processes(inMountNamespace: namespace)
         }
         #expect(left.isEmpty, "no process is left in the namespace, so it is gone with its mounts")
         #expect(try hostRoomMounts().isEmpty)
@@ -149,6 +151,26 @@ struct RunCommandTests {
             }
             #expect(!attached, "\(loop) detached itself when the namespace's mounts went")
         }
+    }
+
+    @Test("the command gets descriptors 0, 1 and 2 only: one open on a real file before run is not inherited, nor stowage's own",
+          arguments: ["tmpfs", "ext4"])
+    func onlyStandardDescriptors(fileSystem: String) throws {
+        let runner = try Self.runner(fileSystem: fileSystem)
+        let real = runner.folderPath + "/real"
+        let outside = runner.folderPath + "/outside.txt"
+        try Data("real\n".utf8).write(to: URL(filePath: outside))
+        // The shell opens fd 5 on a real file (no close-on-exec), then becomes stowage.
+        let result = try runProcess(URL(filePath: "/bin/sh"), ["-c", "exec 5>>\"$0\"; exec \"$@\"", outside,
+                                                               try CommandRunner.binary().path(percentEncoded: false),
+                                                               "run", "--available", "4MB", "--fs", fileSystem, "--over", real, "--",
+                                                               "/bin/sh", "-c", "echo changed >&5 || echo refused; exec ls /proc/self/fd"],
+                                    environment: runner.environment, directory: runner.folder)
+        // The shell's descriptors become ls's, which adds one, 3, to read the folder.
+        #expect(result.output == "refused\n0\n1\n2\n3\n", "only the standard descriptors: \(result.output)")
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.error.contains("Bad file descriptor"), "\(result.error)")
+        #expect(try String(contentsOfFile: outside, encoding: .utf8) == "real\n", "the real file is unchanged")
     }
 
     @Test("the README's example: a test suite in a 5 MB room over the home and temporary folders (the defaults)")

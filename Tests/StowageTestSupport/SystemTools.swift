@@ -26,6 +26,23 @@ public func hostRoomMounts() throws -> [String] {
         .filter { $0.contains(" stowage-room ") }.map(String.init)
 }
 
+/// The processes in the mount namespace `namespace` (`mnt:[4026532178]`), by their numbers in
+/// this process's `/proc`.
+public func processes(inMountNamespace namespace: String) -> [String] {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.filter { $0.allSatisfy(\.isNumber) }.filter {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\($0)/ns/mnt")) == namespace
+    }
+}
+
+/// Ends with `SIGKILL` every process still in the mount namespace `namespace`, so that a test
+/// that failed leaves none behind to hold a room's mounts.
+public func endProcesses(inMountNamespace namespace: String) {
+    for process in processes(inMountNamespace: namespace) {
+        if let pid = Int32(process), pid > 1 { _ = kill(pid, SIGKILL) }
+    }
+}
+
 /// A second mount of something already there (`mount --bind`, or a proc file system), removed
 /// when the test's reference goes away, also when the test fails. Where mounting is refused the
 /// test is cancelled with the reason printed, never passed silently.

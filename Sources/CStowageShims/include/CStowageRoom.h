@@ -48,7 +48,8 @@ typedef struct cstowage_room_spec {
     char *const *environment;
     /// This process's identifier: the child ends itself if it is no longer its parent.
     pid_t parent;
-    /// The child's end of the report pipe (written, closed on exec) and of the go-ahead pipe (read).
+    /// The child's end of the report pipe (written by the child, init or the command; closed on
+    /// the command's exec) and of the go-ahead pipe (read).
     int report_fd;
     int go_fd;
     /// The parent's ends of the same pipes, which the child closes at once.
@@ -73,6 +74,9 @@ typedef struct cstowage_room_spec {
 #define CSTOWAGE_ROOM_STAGE_PARENT_GONE 9      // the parent ended or gave up before the go-ahead
 #define CSTOWAGE_ROOM_STAGE_WORKING_FOLDER 10  // chdir into the working folder
 #define CSTOWAGE_ROOM_STAGE_EXECUTE 11         // execve of the command
+#define CSTOWAGE_ROOM_STAGE_PID_NAMESPACE 12   // unshare(CLONE_NEWPID)
+#define CSTOWAGE_ROOM_STAGE_START 13           // socketpair and fork of the namespace's init, fork of the command
+#define CSTOWAGE_ROOM_STAGE_MOUNT_PROC 14      // mounting the PID namespace's /proc (in its init)
 
 typedef struct cstowage_room_report {
     int32_t kind;
@@ -85,7 +89,10 @@ typedef struct cstowage_room_report {
 } cstowage_room_report;
 
 /// Forks the child described by `spec`. Returns its process identifier, or -1 with errno
-/// (ENOSYS where the system has no mount namespaces). The fork is made by one thread that lives
+/// (ENOSYS where the system has no mount namespaces). After the go-ahead the child forks the
+/// init of the room's PID namespace, which forks the command; signals sent to the child reach
+/// the command through both, and the child ends as the command did once every process of the
+/// namespace has ended (see room.c). The fork is made by one thread that lives
 /// as long as the process, with every signal blocked: a parent-death signal fires when the thread
 /// that forked the child ends, so a caller's thread (retired from a pool, say) must not fork it.
 /// The child resets caught signals to their default action and unblocks every signal before it

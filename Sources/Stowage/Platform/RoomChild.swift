@@ -11,8 +11,16 @@ import CStowageShims
 import Foundation
 
 /// The child process of a room: forked by the C shim `cstowage_room_spawn`, which makes a
-/// private mount namespace (and a user namespace where the caller is not root), mounts the
-/// layer and the overlays, reports, waits for the go-ahead, and runs the command.
+/// private mount namespace (and a user namespace where the caller is not root) and a PID
+/// namespace, mounts the layer and the overlays, reports, and waits for the go-ahead. Then it
+/// forks the PID namespace's init (PID 1), which mounts the namespace's own `/proc` and forks
+/// the command (PID 2) with descriptors 0, 1 and 2 only. Signals sent to the child go on to init
+/// and from init to the command (a namespace's init ignores those it has no handler for, so the
+/// command must not be it); init reaps every process of the namespace and reports how the
+/// command ended; the child then ends the same way (exit status, or the same signal without a
+/// core dump), once every process of the room has ended. Each of the two has `SIGKILL` as its
+/// parent-death signal, and when init ends the kernel ends every process left in its namespace:
+/// if this process dies, even by `SIGKILL`, nothing of the room runs on.
 ///
 /// The child of a multithreaded Swift process may make only async-signal-safe calls, so
 /// everything it needs (paths, options, the command line) is prepared here first, and all that
@@ -51,6 +59,7 @@ final class RoomChild {
     enum Stage: Int32, Sendable {
         case mountNamespace = 1, userNamespace, idMaps, privateMounts, openFolder, mountLayer, layerFolders, mountOverlay
         case parentGone, workingFolder, execute
+        case pidNamespace, start, mountProc
     }
 
     /// A step of the child failed; the child has ended and been waited for.
@@ -162,7 +171,7 @@ final class RoomChild {
     }
 
     /// Lets the child run the command, and waits until it has (the report pipe closes on
-    /// `execve`).
+    /// `execve`: the child and init have closed their ends by then).
     ///
     /// - Throws: ``Failure`` when the working folder or the command could not be entered or
     ///   run (the child is reaped).

@@ -26,9 +26,12 @@ import Foundation
 /// - Renaming a real folder fails with `EXDEV` (overlayfs without `redirect_dir`); `mv` then
 ///   copies, and so must other programs.
 /// - Nothing is mounted on the host, and nothing is written there but the ext4 layer's unnamed
-///   image. The namespace, its mounts and the layer go when the command's last process ends;
-///   if this process dies first, even by `SIGKILL`, the command gets `SIGKILL` (its
-///   parent-death signal), and the rest follows.
+///   image. The command runs as PID 2 of a PID namespace of its own, under a small init that
+///   relays signals to it; it sees only the room's processes (`/proc` is the namespace's) and
+///   gets descriptors 0, 1 and 2 only. When the command ends, every process it left running
+///   ends too, before ``wait()`` returns; the namespace, its mounts and the layer go with them.
+///   If this process dies first, even by `SIGKILL`, the room's child and its init get `SIGKILL`
+///   (their parent-death signal), and the kernel ends every process of the namespace.
 ///
 /// - Important: Keep the `RoomProcess` until ``wait()`` returns: releasing it earlier ends the
 ///   command with `SIGKILL` (so no command runs on in a room nobody manages).
@@ -36,7 +39,10 @@ import Foundation
 ///   (an ordinary user), only files whose owner and group are the user's can be modified in
 ///   the room (copy-up of others' files fails with `EOVERFLOW`); reading is unaffected.
 public final class RoomProcess: @unchecked Sendable {
-    /// The command's process identifier.
+    /// The process that stands for the command in this process's PID namespace: the room's
+    /// child, which relays every signal sent to it but `SIGSTOP` to the command (`SIGKILL` ends
+    /// the whole room at once), and ends as the command did. (The command itself is PID 2 of the
+    /// room's own PID namespace.)
     public let processIdentifier: Int32
     /// The room as made, measured before the command started.
     public let room: Room

@@ -162,6 +162,69 @@ struct RoomProcessTests {
         #expect(try process.wait().ending == .signalled(SIGUSR1), "waiting again gives the same report")
     }
 
+    @Test("every process of the room ends with the command: one it left running in the background does not outlive it")
+    func backgroundProcessesEndWithTheRoom() throws {
+        try requireRooms()
+        let fixture = try RoomFixture()
+        let plan = RoomPlan(available: .bytes(1 << 20), over: [fixture.real])
+        let (report, output) = try fixture.run(plan, "echo namespace=$(readlink /proc/self/ns/mnt)\nsleep 300 &\nsleep 301 &\nexit 3")
+        let namespace = try #require(RoomFixture.value("namespace", in: output), "\(output)")
+        defer { endProcesses(inMountNamespace: namespace) }
+        #expect(report.ending == .exited(3), "the command's own status")
+        #expect(processes(inMountNamespace: namespace).isEmpty, "wait() returns once every process of the room has ended")
+    }
+
+    @Test("a signal reaches the command however it is sent, and ends it; the command is not its PID namespace's init",
+          arguments: [SIGTERM, SIGINT, SIGHUP, SIGUSR2, SIGQUIT])
+    func signalsReachTheCommand(signal: Int32) throws {
+        try requireRooms()
+        let fixture = try RoomFixture()
+        let process = try RoomProcess.start(RoomPlan(available: .bytes(1 << 20), over: [fixture.real]), command: ["/bin/sleep", "60"])
+        try process.send(signal: signal)
+        #expect(try process.wait().ending == .signalled(signal), "sleep has no handler: PID 1 would ignore it")
+    }
+
+    @Test("the command gets descriptors 0, 1 and 2 only: one this process opened without CLOEXEC is not inherited",
+          arguments: ["tmpfs", "ext4"])
+    func onlyStandardDescriptors(fileSystem: String) throws {
+        try requireRooms(fileSystem: fileSystem == "ext4" ? .ext4 : .tmpfs)
+        let fixture = try RoomFixture()
+        try fixture.folder.write("real\n", to: "out/real.txt")
+        let descriptor = open(fixture.folder.file("out/real.txt").fileSystemPath, O_WRONLY | O_APPEND)  // no O_CLOEXEC
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        let plan = RoomPlan(available: .bytes(4 << 20), over: [fixture.real], fileSystem: fileSystem == "ext4" ? .ext4 : .tmpfs)
+        let (report, output) = try fixture.run(plan, """
+            echo changed >> /proc/$$/fd/\(descriptor) && echo wrote=yes  # (dash takes no fd above 9 in >&N)
+            echo open:
+            exec ls /proc/self/fd
+            """)
+        #expect(report.ending == .exited(0))
+        // The shell's descriptors become ls's, which adds one, 3, to read the folder.
+        #expect(output.hasSuffix("open:\n0\n1\n2\n3\n"), "\(output)")
+        #expect(RoomFixture.value("wrote", in: output) == nil, "\(output)")
+        #expect(try fixture.folder.read("out/real.txt") == "real\n", "the real file is unchanged")
+    }
+
+    @Test("the command sees only the room's processes: it is PID 2 under the room's init, and this process is not there")
+    func ownProcessesOnly() throws {
+        try requireRooms()
+        let fixture = try RoomFixture()
+        let plan = RoomPlan(available: .bytes(1 << 20), over: [fixture.real])
+        let (report, output) = try fixture.run(plan, """
+            echo pid=$$
+            echo namespaces=$(for p in /proc/[0-9]*; do readlink $p/ns/mnt; done | sort -u | wc -l)
+            [ -e /proc/\(getpid())/root ] && echo parent=visible
+            echo escaped > /proc/\(getpid())/root\(fixture.folder.file("out").fileSystemPath)/escaped || echo write=refused
+            """)
+        #expect(report.ending == .exited(0))
+        #expect(RoomFixture.value("pid", in: output) == "2", "\(output)")
+        #expect(RoomFixture.value("namespaces", in: output) == "1", "every process in /proc is the room's: \(output)")
+        #expect(RoomFixture.value("parent", in: output) == nil, "\(output)")
+        #expect(RoomFixture.value("write", in: output) == "refused", "\(output)")
+        #expect(!fixture.folder.exists("out/escaped"))
+    }
+
     @Test("two rooms at once over the same folder are independent")
     func twoRoomsAtOnce() throws {
         try requireRooms()
