@@ -56,17 +56,6 @@ struct PathArgument: Sendable {
     }
 }
 
-/// Runs `body`, whose ``StowageError/Code/invalidArgument`` errors come from what the user gave
-/// (an option, or the environment: `--app ""`, a `HOME` that is not UTF-8): they are usage
-/// errors, status 64, as DESIGN 15 and 17 say, not failures of the work.
-func invalidArgumentsAsUsageErrors<Value>(_ body: () throws -> Value) throws -> Value {
-    do {
-        return try body()
-    } catch let error as StowageError where ExitStatus.status(for: error) == ExitStatus.usage {
-        throw ValidationError(DisplayPath.escaped(error.description))
-    }
-}
-
 /// A span of time on the command line: `45s`, `30m`, `12h`, `7d`, `2w` (a bare number is seconds).
 ///
 /// The number is decimal digits with an optional fraction (`0.5s`), as sizes are: no sign, no

@@ -122,7 +122,7 @@ struct RunCommand: ParsableCommand {
         var folders = self.folders.map { $0.url(directoryHint: .isDirectory).absoluteURL }
         if folders.isEmpty {
             let app = container.app != nil || container.root != nil ? try container.resolve() : nil
-            folders = try invalidArgumentsAsUsageErrors { try RoomPlan.defaultFolders(for: app) }
+            folders = try RoomPlan.defaultFolders(for: app)
         }
         let drop = dropTo.map { RoomPlan.Drop(to: $0.size, after: .milliseconds(Int64(((after?.seconds ?? 0) * 1000).rounded()))) }
         return RoomPlan(available: available.size, over: folders, fileSystem: fileSystem, availableInodes: inodes, drop: drop,

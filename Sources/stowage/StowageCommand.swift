@@ -54,7 +54,9 @@ struct StowageCommand: AsyncParsableCommand {
             }
         } catch {
             let arguments = CommandLine.arguments.dropFirst().prefix { $0 != "--" }
-            if exitCode(for: error).rawValue == ExitStatus.usage, arguments.contains("--json") || arguments.contains("--json-lines") {
+            // A StowageError refused with 64 was printed as JSON already (ExitCode carries only its status).
+            if !(error is ExitCode), exitCode(for: error).rawValue == ExitStatus.usage,
+               arguments.contains("--json") || arguments.contains("--json-lines") {
                 let body = ErrorJSON(error: .init(code: "usage", operation: "parse arguments", location: nil, path: nil,
                                                   errno: nil, message: message(for: error)))
                 // Best effort: the usage message goes to standard error below in any case.
@@ -117,13 +119,12 @@ struct ContainerOptions: ParsableArguments {
         try ProcessEnvironment.value(of: "STOWAGE_APP").flatMap { $0.isEmpty ? nil : $0 } ?? "stowage"
     }
 
-    /// The container; an unusable app identifier or environment (`--app ""`, `HOME` not UTF-8)
-    /// is a usage error.
+    /// The container. An unusable app identifier or environment (`--app ""`, `HOME` not UTF-8)
+    /// throws `invalidArgument`, which every command reports with status 64
+    /// (``ExitStatus/status(for:)``), its code kept in the JSON error.
     func resolve() throws -> Container {
         if let root { return Container(root: root.url(directoryHint: .isDirectory)) }
-        return try invalidArgumentsAsUsageErrors {
-            try Container.default(appIdentifier: app ?? Self.defaultAppIdentifier())
-        }
+        return try Container.default(appIdentifier: app ?? Self.defaultAppIdentifier())
     }
 }
 

@@ -123,7 +123,7 @@ struct FillCommandTests {
             #expect(result.status == 64, "\(arguments): \(result.error)")
         }
         let tooMuch = try runner.run("fill", volume.path, "--leave", "1TB", "--json")
-        #expect(tooMuch.status == 1)
+        #expect(tooMuch.status == 64, "a goal the volume cannot hold is refused before anything is done")
         #expect((try tooMuch.json()["error"] as? [String: Any])?["code"] as? String == "invalidArgument")
         #expect(tooMuch.error.contains("cannot leave 1 TB available on a volume of 16.8 MB"), "\(tooMuch.error)")
         let nowhere = try runner.run("fill", volume.path + "/missing", "--leave", "1MB")

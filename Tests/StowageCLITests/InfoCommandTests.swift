@@ -37,11 +37,11 @@ struct InfoCommandTests {
         #expect(overview.output.contains("200 MB"))
     }
 
-    @Test("a malformed simulated size or a missing path fails with a clear message")
+    @Test("a malformed simulated size is a usage error (64), a missing path a failure (1), each said clearly")
     func errors() throws {
         let runner = try CommandRunner()
         let bad = try runner.run("info", runner.folderPath, environment: ["STOWAGE_SIMULATED_AVAILABLE": "lots"])
-        #expect(bad.status == 1)
+        #expect(bad.status == 64)
         #expect(bad.error.contains("STOWAGE_SIMULATED_AVAILABLE: 'lots' is not a size"))
         let missing = try runner.run("info", "/no/such/place")
         #expect(missing.status == 1)

@@ -53,14 +53,14 @@ struct LocationsCommandTests {
         #expect(container["appIdentifier"] as? String == "from-env")
     }
 
-    @Test("a bad app identifier fails with a clear message, also as JSON")
+    @Test("a bad app identifier is a usage error (64) with a clear message, also as JSON")
     func badIdentifier() throws {
         let runner = try CommandRunner()
         let result = try runner.run("locations", "--app", "../evil")
-        #expect(result.status == 1)
+        #expect(result.status == 64)
         #expect(result.error.hasPrefix("stowage: locate '../evil' failed: the app identifier is not usable as a folder name"))
         let json = try runner.run("locations", "--app", "a/b", "--json")
-        #expect(json.status == 1)
+        #expect(json.status == 64)
         let error = try #require(try json.json()["error"] as? [String: Any])
         #expect(error["code"] as? String == "invalidArgument")
     }

@@ -328,12 +328,12 @@ extension Sys {
     }
 
     /// The access this process has to `path` as permission bits (`r` 4, `w` 2, `x` 1), by
-    /// `faccessat(2)` with the effective ids: what the owner's bits must say of a covered folder
-    /// that, in a user namespace, shows as this user's own.
+    /// `access(2)`: what the owner's bits must say of a covered folder that, in a user
+    /// namespace, shows as this user's own. (`access` checks the real ids; stowage is never
+    /// set-user-ID, so they are the effective ones.)
     static func accessBits(_ path: String) -> UInt32 {
         path.withCString { cPath in
-            func may(_ mode: Int32) -> Bool { faccessat(AT_FDCWD, cPath, mode, AT_EACCESS) == 0 }
-            return (may(R_OK) ? 4 : 0) | (may(W_OK) ? 2 : 0) | (may(X_OK) ? 1 : 0)
+            (access(cPath, R_OK) == 0 ? 4 : 0) | (access(cPath, W_OK) == 0 ? 2 : 0) | (access(cPath, X_OK) == 0 ? 1 : 0)
         }
     }
 

@@ -11,8 +11,9 @@ import Foundation
 /// The last element is found by reading backwards from the `]`, through strings (an unescaped
 /// `"`) and nested values, to the `,` before it or the array's own `[`; it must be one JSON value
 /// (or nothing, after a trailing comma that follows a value). So `[1,2]]`, `[1] [2]`, `[1,[2]`,
-/// `[,]` and `[1 2]` are refused, unchanged, where appending would make them worse. Damage in the
-/// middle of a long array (`[1,,2,3]`) is not seen: that would cost a read of the whole file.
+/// `[,]` and `[1 2]` are refused, unchanged, where appending would make them worse. Damage before
+/// the last element is not seen (`[1,,2,3]`, `[1],2]`, `[1,[2,3]`: the last element looks well
+/// formed, and telling `[1],2]` from `[[1],2]` would cost a read of the whole file).
 enum JSONArrayFile {
     /// What an append found.
     enum Outcome: Equatable {

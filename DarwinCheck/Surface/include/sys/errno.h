@@ -35,6 +35,7 @@ extern int *__error(void);
 #define ENOTEMPTY       66
 #define EDQUOT          69
 #define ENOSYS          78
+#define EILSEQ          92
 #define ENOATTR         93
 #define ETIMEDOUT       60
 
