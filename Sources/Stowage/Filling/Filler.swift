@@ -123,8 +123,10 @@ public final class FillHold: @unchecked Sendable {
 
     deinit { _ = try? release() }  // best effort: an implicit release has nobody to tell
 
-    /// Gives the space back (closing the unnamed files, or releasing the named ones).
-    /// Releasing twice does nothing.
+    /// Gives the space back (closing the unnamed files, or releasing the named ones), and
+    /// returns once the volume's figures count it: settled, as a fill's are (XFS frees a closed
+    /// unnamed file's blocks from a background worker, a moment later). Releasing twice does
+    /// nothing.
     @discardableResult
     public func release() throws -> FillReleaseReport? {
         let closing: [OpenFile] = lock.withLock {
@@ -132,7 +134,16 @@ public final class FillHold: @unchecked Sendable {
             return files
         }
         for file in closing { try? file.close() }  // closing an unnamed file frees it; a close error changes nothing
-        guard let folder else { return nil }
+        guard let folder else {
+            if !closing.isEmpty {
+                do {
+                    _ = try SettledFigures.of(OpenFile.openFolder(atPath: report.folder, followingLinks: true))
+                } catch let error as SystemCallError {
+                    throw StowageError(error, operation: .release, path: report.folder)
+                }
+            }
+            return nil
+        }
         return try folder.release()
     }
 }

@@ -100,6 +100,17 @@ struct FillSettlingTests {
         #expect(after == fill.availableBefore, "the fill's space back, to the byte")
     }
 
+    @Test("a hold released on XFS returns once the volume counts the space it gave back")
+    func holdOnXFS() throws {
+        let folder = TestFolder()
+        let volume = try ScratchVolume.mountXFS(megabytes: 400, in: folder.url)
+        let hold = try Filler(plan: FillPlan(volume: volume.url, goal: .leaving(100_000_000), method: .zeros)).hold()
+        #expect(hold.isUnnamed && hold.report.ending == .goalReached && hold.report.availableAfter == 100_003_840, "\(hold.report)")
+        try hold.release()
+        let now = try OpenFile.openFolder(atPath: volume.path, followingLinks: true).spaceFigures().available
+        #expect(now == hold.report.availableBefore, "available \(now) right after the release")
+    }
+
     // MARK: btrfs
 
     @Test("two fills at once on btrfs never claim the goal unless the volume is at it")
