@@ -120,23 +120,25 @@ struct RunCommandTests {
                                         "/bin/sh", "-c", script, real])
         let lines = try process.read(until: "ready", within: .seconds(120)).split(separator: "\n").map(String.init)
         let namespace = try #require(lines.first { $0.hasPrefix("mnt:[") }, "\(lines)")
-        defer { endProcesses(inMountNamespace: namespace) }  // a failure leaves nothing running
+        // Looked up while the namespace exists (its number may be another room's once it is gone).
         var started = processes(inMountNamespace: namespace)
-        for _ in 0..<200 where started.count < 3 {  // the shell and both sleeps (and, with a PID namespace, its init)
+        func sleeps() -> Int { started.filter { (try? String(contentsOfFile: "/proc/\($0.pid)/comm", encoding: .utf8)) == "sleep\n" }.count }
+        for _ in 0..<2_400 where sleeps() < 2 {
             Thread.sleep(forTimeInterval: 0.05)
             started = processes(inMountNamespace: namespace)
         }
-        #expect(started.count >= 3, "the command and its two sleeps run in the namespace: \(started)")
+        defer { end(started) }  // a failure leaves nothing running
+        #expect(sleeps() == 2, "both sleeps run in the namespace: \(started)")
         #expect(namespace != (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/mnt")))
         process.signal(SIGKILL)
         _ = try process.finish(within: .seconds(60))
-        var left = processes(inMountNamespace: namespace)
+        var left = started.filter(\.exists)
         // The parent-death signals end the room's init at once, and the kernel every process
         // in its PID namespace; the polls stop as soon as what they wait for is seen, and allow
         // 2 minutes to a machine starved by the rest of the suite.
         for _ in 0..<2_400 where !left.isEmpty {
             Thread.sleep(forTimeInterval: 0.05)
-            left = processes(inMountNamespace: namespace)
+            left = started.filter(\.exists)
         }
         #expect(left.isEmpty, "no process is left in the namespace, so it is gone with its mounts")
         #expect(try hostRoomMounts().isEmpty)

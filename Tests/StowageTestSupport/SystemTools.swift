@@ -26,21 +26,41 @@ public func hostRoomMounts() throws -> [String] {
         .filter { $0.contains(" stowage-room ") }.map(String.init)
 }
 
-/// The processes in the mount namespace `namespace` (`mnt:[4026532178]`), by their numbers in
-/// this process's `/proc`.
-public func processes(inMountNamespace namespace: String) -> [String] {
-    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-    return entries.filter { $0.allSatisfy(\.isNumber) }.filter {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\($0)/ns/mnt")) == namespace
+/// A process as this process's `/proc` shows it: its number and its start time (field 22 of
+/// `/proc/<pid>/stat`), which together name it even after the number has gone to another.
+public struct ProcessIdentity: Hashable, Sendable, CustomStringConvertible {
+    public let pid: Int32
+    public let startTime: String
+
+    /// The process numbered `pid` now, or `nil` when there is none.
+    public init?(pid: Int32) {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: end)...].split(separator: " ")  // from field 3, the state
+        guard fields.count > 19 else { return nil }
+        self.pid = pid
+        startTime = String(fields[19])
     }
+
+    /// Whether this very process is still there (a zombie included).
+    public var exists: Bool { ProcessIdentity(pid: pid) == self }
+
+    public var description: String { "\(pid)" }
 }
 
-/// Ends with `SIGKILL` every process still in the mount namespace `namespace`, so that a test
-/// that failed leaves none behind to hold a room's mounts.
-public func endProcesses(inMountNamespace namespace: String) {
-    for process in processes(inMountNamespace: namespace) {
-        if let pid = Int32(process), pid > 1 { _ = kill(pid, SIGKILL) }
-    }
+/// The processes in the mount namespace `namespace` (`mnt:[4026532178]`) now. Ask while the
+/// namespace is known to exist: once it is gone, its number may be another namespace's.
+public func processes(inMountNamespace namespace: String) -> [ProcessIdentity] {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap(Int32.init).filter {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\($0)/ns/mnt")) == namespace
+    }.compactMap(ProcessIdentity.init(pid:))
+}
+
+/// Ends with `SIGKILL` each of `processes` still there, so that a test that failed leaves none
+/// behind to hold a room's mounts (never another process that took one's number).
+public func end(_ processes: [ProcessIdentity]) {
+    for process in processes where process.pid > 1 && process.exists { _ = kill(process.pid, SIGKILL) }
 }
 
 /// A second mount of something already there (`mount --bind`, or a proc file system), removed

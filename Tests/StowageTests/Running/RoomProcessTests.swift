@@ -166,12 +166,23 @@ struct RoomProcessTests {
     func backgroundProcessesEndWithTheRoom() throws {
         try requireRooms()
         let fixture = try RoomFixture()
-        let plan = RoomPlan(available: .bytes(1 << 20), over: [fixture.real])
-        let (report, output) = try fixture.run(plan, "echo namespace=$(readlink /proc/self/ns/mnt)\nsleep 300 &\nsleep 301 &\nexit 3")
-        let namespace = try #require(RoomFixture.value("namespace", in: output), "\(output)")
-        defer { endProcesses(inMountNamespace: namespace) }
-        #expect(report.ending == .exited(3), "the command's own status")
-        #expect(processes(inMountNamespace: namespace).isEmpty, "wait() returns once every process of the room has ended")
+        let output = fixture.folder.file("out/background").fileSystemPath
+        let go = fixture.folder.file("out/go").fileSystemPath
+        let process = try RoomProcess.start(RoomPlan(available: .bytes(1 << 20), over: [fixture.real]), command: [
+            "/bin/sh", "-c", "exec >\"$0\" 2>&1; echo namespace=$(readlink /proc/self/ns/mnt)\nsleep 300 &\nsleep 301 &\n"
+                + "while [ ! -e \"$1\" ]; do sleep 0.02; done; exit 3", output, go])
+        // The room's processes, looked up while it runs (once gone, its namespace's number may be another's).
+        var room: [ProcessIdentity] = []
+        for _ in 0..<2_400 where room.filter({ $0.isSleep(seconds: 300) || $0.isSleep(seconds: 301) }).count < 2 {
+            Thread.sleep(forTimeInterval: 0.05)
+            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            if let namespace = RoomFixture.value("namespace", in: text) { room = processes(inMountNamespace: namespace) }
+        }
+        defer { end(room) }  // a failure leaves nothing running
+        #expect(room.filter { $0.isSleep(seconds: 300) || $0.isSleep(seconds: 301) }.count == 2, "both sleeps run: \(room)")
+        try fixture.folder.write("", to: "out/go")
+        #expect(try process.wait().ending == .exited(3), "the command's own status")
+        #expect(room.filter(\.exists).isEmpty, "wait() returns once every process of the room has ended")
     }
 
     @Test("a signal reaches the command however it is sent, and ends it; the command is not its PID namespace's init",

@@ -51,3 +51,9 @@ func requireRooms(fileSystem: RoomPlan.FileSystem = .tmpfs, sourceLocation: Sour
     }
 }
 
+extension ProcessIdentity {
+    /// Whether the process runs `sleep SECONDS` (its command line).
+    func isSleep(seconds: Int) -> Bool {
+        (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) == "sleep\0\(seconds)\0"
+    }
+}
