@@ -5,7 +5,9 @@
 
 #include <sys/types.h>
 
-#define X_OK (1<<0)
+#define X_OK (1<<0)  // access(2) modes: xnu bsd/sys/unistd.h
+#define W_OK (1<<1)
+#define R_OK (1<<2)
 #define _SC_PAGESIZE 29
 
 int access(const char *, int);

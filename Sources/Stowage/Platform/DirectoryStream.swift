@@ -1,9 +1,14 @@
 #if canImport(Darwin)
 import Darwin
+/// What `fdopendir` returns. Apple's `DIR` is a complete struct (Libc's include/dirent.h), which
+/// Swift imports as a typed pointer; glibc's and musl's are opaque.
+typealias DirectoryStreamHandle = UnsafeMutablePointer<DIR>
 #elseif canImport(Glibc)
 import Glibc
+typealias DirectoryStreamHandle = OpaquePointer
 #elseif canImport(Musl)
 import Musl
+typealias DirectoryStreamHandle = OpaquePointer
 #else
 #error("Stowage's Platform layer supports Darwin, Glibc and Musl systems")
 #endif
@@ -18,7 +23,7 @@ import Musl
 ///
 /// Owns its descriptor: the stream closes it.
 final class DirectoryStream {
-    private let stream: OpaquePointer
+    private let stream: DirectoryStreamHandle
     /// The folder's descriptor, for `fstatat` and `openat` of its entries.
     let descriptor: Int32
 
@@ -52,7 +57,8 @@ final class DirectoryStream {
                 return
             }
             let keepGoing = try withUnsafePointer(to: &entry.pointee.d_name) { tuple in
-                try tuple.withMemoryRebound(to: CChar.self, capacity: 256) { name -> Bool in
+                // d_name holds 256 bytes on Linux, 1024 on Apple platforms (64-bit inodes).
+                try tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) { name -> Bool in
                     if name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0)) { return true }
                     let kind: FileStatus.Kind?
                     switch Int32(entry.pointee.d_type) {

@@ -168,7 +168,11 @@ final class OpenFile {
 
     /// Reads the whole file into `Data`, sized once from `fstat` and grown if the file grew.
     func readAll() throws -> Data {
-        let expected = Int(try status().size)
+        // A size Int cannot hold (past 2 GiB on watchOS, whose arm64_32 has a 32-bit Int) cannot be
+        // read into memory: EOVERFLOW, as the C library says of a size its type cannot hold.
+        guard let expected = Int(exactly: try status().size), expected < Int.max else {
+            throw SystemCallError(errno: Errno(rawValue: EOVERFLOW), call: "read")
+        }
         var capacity = max(expected + 1, 4096)
         var buffer = malloc(capacity)!
         var count = 0

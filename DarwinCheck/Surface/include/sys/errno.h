@@ -37,6 +37,7 @@ extern int *__error(void);
 #define ENOSYS          78
 #define EILSEQ          92
 #define ENOATTR         93
+#define EOVERFLOW       84
 #define ETIMEDOUT       60
 
 #endif
