@@ -55,4 +55,14 @@ struct sigaction {
 int sigaction(int, const struct sigaction *, struct sigaction *);
 int sigemptyset(sigset_t *);
 
+// include/signal.h (Libc) and bsd/sys/signal.h: what the stowage command needs to end itself by
+// the signal that ended its child (Sources/stowage/RunCommand.swift).
+typedef void (*sig_t)(int);  // bsd/sys/signal.h
+#define SIG_DFL (void (*)(int))0  // a cast: Swift sees the overlay's SIG_DFL instead
+#define SIG_UNBLOCK 2
+int sigaddset(sigset_t *, int);
+int sigprocmask(int, const sigset_t *, sigset_t *);
+int raise(int);
+void (*signal(int, void (*)(int)))(int);
+
 #endif

@@ -10,5 +10,6 @@ void *malloc(size_t __size);
 void *realloc(void *__ptr, size_t __size);
 void free(void *);
 char *realpath(const char *, char *);
+void exit(int) __attribute__((__noreturn__));
 
 #endif
