@@ -14,8 +14,8 @@
 #     surface Stowage uses, written from Apple's headers and documentation (DarwinCheck/Surface;
 #     every declaration names its source), with each symbol's availability per platform.
 # The whole `Stowage` library is compiled (with warnings as errors), and the C shim is checked
-# with clang for the same target against the same headers. With DARWIN_CHECK_COMMAND=1 the
-# `stowage` command is compiled for macOS too, over swift-argument-parser's declarations.
+# with clang for the same target against the same headers. The `stowage` command is compiled for
+# macOS too, over swift-argument-parser's declarations (DARWIN_CHECK_COMMAND=0 leaves it out).
 #
 # Then it checks itself: it breaks the code or the stand-in on purpose in several ways (a wrong
 # Darwin signature, an undeclared symbol, an API a platform lacks, an API newer than the
@@ -27,7 +27,7 @@
 # Usage: DarwinCheck/check.sh [platform...]   (default: all seven; the self-test needs iOS,
 #        MacCatalyst and watchOS)
 # Environment: DARWIN_CHECK_BUILD (default .build-darwincheck), DARWIN_CHECK_JOBS (default 2),
-#              DARWIN_CHECK_COMMAND (set: compile the command for macOS too).
+#              DARWIN_CHECK_COMMAND (default 1; 0: do not compile the command for macOS).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -230,7 +230,7 @@ check_platform() {
     : > "$log"
     for config in Debug Release; do
         mkdir -p "$out/$name/modules-$config"
-        if [ "$name" = macOS ] && [ -n "${DARWIN_CHECK_COMMAND:-}" ]; then
+        if [ "$name" = macOS ] && [ "${DARWIN_CHECK_COMMAND:-1}" != 0 ]; then
             compile_library "$name" "$target" "$sdk" "$config" "$sources" "$out/$name/modules-$config/Stowage.swiftmodule" >> "$log" 2>&1
             # Only over a library that compiled: without its module the command's errors take minutes.
             grep -q "error:" "$log" || compile_command "$name" "$target" "$sdk" "$config" "$sources" >> "$log" 2>&1
@@ -245,7 +245,7 @@ check_platform() {
         return 1
     fi
     local what="the Stowage library (Debug and Release)"
-    [ "$name" = macOS ] && [ -n "${DARWIN_CHECK_COMMAND:-}" ] && what="the Stowage library and the stowage command (Debug and Release)"
+    [ "$name" = macOS ] && [ "${DARWIN_CHECK_COMMAND:-1}" != 0 ] && what="the Stowage library and the stowage command (Debug and Release)"
     echo "darwin-check: $name: $what and the C shim compile ($target, $((SECONDS - start)) s)"
 }
 

@@ -45,6 +45,7 @@ struct LocationsReport: Encodable {
     var style: ByteCountStyle = .decimal
 
     /// The figures of `overview` (refreshed), the one way Stowage measures a container.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @MainActor
     init(_ overview: StorageOverview) {
         let container = overview.container
@@ -90,6 +91,7 @@ struct LocationsReport: Encodable {
     }
 }
 
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension StorageOverview {
     /// A model of `container` and the shared containers of `groups`, measured.
     @MainActor
@@ -105,4 +107,10 @@ struct OverviewJSON: Encodable {
     var container: LocationsReport.ContainerInfo
     var capacity: VolumeCapacity
     var locations: [LocationsReport.LocationInfo]
+}
+
+/// The error `locations` and the overview give before macOS 14, where `StorageOverview` (built
+/// on the Observation framework) is not available; the command itself runs from macOS 13.
+func overviewUnavailable() -> StowageError {
+    StowageError(.unsupported, operation: .locate, reason: "the overview of locations needs macOS 14 or later")
 }

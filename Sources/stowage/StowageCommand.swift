@@ -76,6 +76,7 @@ struct StowageCommand: AsyncParsableCommand {
         let groups = self.groups.groups
         let style = units.style
         try await output.run {
+            guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { throw overviewUnavailable() }
             let overview = try await StorageOverview.refreshed(container.resolve(), groups: groups, style: style)
             let report = LocationsReport(overview)
             // Set by a refresh that ran to its end, as the command's always does (nothing cancels it).
@@ -145,6 +146,7 @@ struct LocationsCommand: AsyncParsableCommand {
         let groups = self.groups.groups
         let style = units.style
         try await output.run {
+            guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { throw overviewUnavailable() }
             let report = LocationsReport(try await StorageOverview.refreshed(container.resolve(), groups: groups, style: style))
             return Rendered(json: report) { report.renderHuman() }
         }

@@ -171,7 +171,7 @@ final class OpenFile {
         // A size Int cannot hold (past 2 GiB on watchOS, whose arm64_32 has a 32-bit Int) cannot be
         // read into memory: EOVERFLOW, as the C library says of a size its type cannot hold.
         guard let expected = Int(exactly: try status().size), expected < Int.max else {
-            throw SystemCallError(errno: Errno(rawValue: EOVERFLOW), call: "read")
+            throw SystemCallError(errno: .valueTooLarge, call: "read")
         }
         var capacity = max(expected + 1, 4096)
         var buffer = malloc(capacity)!

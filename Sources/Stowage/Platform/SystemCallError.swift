@@ -87,6 +87,9 @@ struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     static let outOfRange = Errno(rawValue: ERANGE)
     /// `EIO`: an input/output error.
     static let ioError = Errno(rawValue: EIO)
+    /// `EOVERFLOW`: a size too large for the type that must hold it (a file past `Int` on
+    /// watchOS's arm64_32, read into memory).
+    static let valueTooLarge = Errno(rawValue: EOVERFLOW)
     /// `ENOSYS`: the system does not implement the call.
     static let notImplemented = Errno(rawValue: ENOSYS)
     /// `ENOTSUP`: not supported (on Linux the same value as ``operationNotSupported``).

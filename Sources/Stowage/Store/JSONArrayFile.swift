@@ -65,7 +65,8 @@ enum JSONArrayFile {
             newBytes.append(UInt8(ascii: "]"))
         }
 
-        var oldTail = [UInt8](repeating: 0, count: Int(size - offset))
+        guard let tailLength = Int(exactly: size - offset) else { throw SystemCallError(errno: .valueTooLarge, call: "read") }
+        var oldTail = [UInt8](repeating: 0, count: tailLength)
         if !oldTail.isEmpty {
             _ = try oldTail.withUnsafeMutableBytes { try Sys.preadAll(file.descriptor, $0, at: offset) }
         }
@@ -134,7 +135,9 @@ enum JSONArrayFile {
         if boundary.byte != UInt8(ascii: ",") && !(boundary.byte == UInt8(ascii: "[") && boundary.offset == open) {
             return "its last element starts after a '\(Character(Unicode.Scalar(boundary.byte)))' that is not the array's own"
         }
-        var element = Data(count: Int(close - boundary.offset - 1))
+        // A last element past Int (2 GiB on watchOS's arm64_32) cannot be read into memory.
+        guard let length = Int(exactly: close - boundary.offset - 1) else { throw SystemCallError(errno: .valueTooLarge, call: "read") }
+        var element = Data(count: length)
         if !element.isEmpty {
             _ = try element.withUnsafeMutableBytes { try Sys.preadAll(file.descriptor, $0, at: boundary.offset + 1) }
         }
