@@ -329,6 +329,8 @@ MISTAKES = [
      ("record", "statfs"), "a field of struct statfs left out"),
     ("dirent.h", r"(fdopendir\(int\)[^;]*?availability\(ios, introduced=)8\.0", r"\g<1>9.0",
      ("availability", "fdopendir"), "a wrong availability of fdopendir"),
+    ("sys/mman.h", r"(?m)^#define MAP_FAILED(\s+)\(\(void \*\)-1\)", r"#define MAP_FAILED\g<1>((void *)0)",
+     ("macro", "MAP_FAILED"), "a null MAP_FAILED (a macro that is no constant, compared by its expansion)"),
 ]
 HARMLESS = ("unistd.h", r"(?m)^int fsync\(int\);", "int fsync(__int32_t);", ("function", "fsync"),
             "fsync's int spelled __int32_t")

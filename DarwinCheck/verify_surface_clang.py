@@ -195,10 +195,12 @@ def expansions(sysroot, target, headers, names, work):
         file.write(includes(headers))
         for name, parameters in names:
             arguments = "(" + ", ".join("__stowage_argument_%d" % index for index in range(parameters)) + ")" if parameters is not None else ""
-            file.write("__stowage_macro %s = %s%s ;\n" % (name, name, arguments))
+            # The name on the left is part of one identifier, so the preprocessor leaves it alone
+            # (written alone, an object-like macro's name would be expanded there too).
+            file.write("__stowage_macro_%s = %s%s ;\n" % (name, name, arguments))
     result = run([clang(), "-target", target, "-isysroot", sysroot, "-E", "-P", "-w", source])
     found = {}
-    for match in re.finditer(r"__stowage_macro\s+(\w+)\s*=(.*?);\s*$", result.stdout, re.M | re.S):
+    for match in re.finditer(r"__stowage_macro_(\w+)\s*=(.*?);\s*$", result.stdout, re.M | re.S):
         tokens = re.findall(r"[A-Za-z_][A-Za-z0-9_]*|0[xX][0-9a-fA-F]+[uUlL]*|[0-9]+[uUlL]*|->|<<|>>|[^\sA-Za-z0-9_]", match.group(2))
         found[match.group(1)] = " ".join(tokens)
     return found
@@ -337,7 +339,9 @@ def compare_target(standin_root, apple_root, target, platform, headers, macros, 
         s_tokens = expansions(standin_root, target, headers, not_constant, work)
         a_tokens = expansions(apple_root, target, headers, not_constant, work)
         for name, _ in not_constant:
-            if s_tokens.get(name) != a_tokens.get(name):
+            if s_tokens.get(name) is None:
+                differences.append(("macro", name, "expansion: clang could not expand it in the stand-in"))
+            elif s_tokens.get(name) != a_tokens.get(name):
                 differences.append(("macro", name, "expansion: %s" % describe(s_tokens.get(name), a_tokens.get(name))))
 
     s_availability = parse_availability(standin_root, target, headers, platform, work)

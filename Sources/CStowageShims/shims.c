@@ -259,3 +259,5 @@ int64_t cstowage_seek_hole(int fd, int64_t offset) {
     return (int64_t)status.st_size;
 #endif
 }
+
+uint64_t cstowage_atomic_load_u64(const uint64_t *word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }

@@ -8,6 +8,16 @@
 //   stowage-test-helper cache-write FOLDER MAX-BYTES COUNT TAG
 //                                       sets COUNT DiskCache entries TAG-0 ... (CacheWorkload data),
 //                                       reading an earlier one back after each; exit 2 on wrong data
+//   stowage-test-helper cache-set FOLDER MAX-BYTES MAX-COUNT COUNT TAG SIZE [MEMORY]
+//                                       sets COUNT entries TAG-0 ... of SIZE bytes (0 for no limit; MEMORY
+//                                       is the memory tier's capacity, 0 unless given); after each set the
+//                                       entry files must be within the limits plus one entry (the change of
+//                                       another process in progress): else exit 3; prints "peak BYTES FILES"
+//   stowage-test-helper cache-get FOLDER KEY                prints the entry's data as UTF-8, or "miss"
+//   stowage-test-helper cache-hits FOLDER COUNT             sets one entry, reads it COUNT times from the memory
+//                                                           tier; prints the read system calls made meanwhile
+//                                                           (syscr of /proc/self/io: reading it counts too)
+//   stowage-test-helper cache-default NAME                  sets "k" in DiskCache(name:) and prints its folder
 //   stowage-test-helper crash-loop ROOT                     the CrashWorkload, forever; prints "ready"
 //                                                           once started, for a parent to kill it
 //                                                           (or STOWAGE_TEST_FAULTS kills it at a step)
@@ -137,6 +147,37 @@ do {
                 fail("entry \(probe) holds \(data.count) wrong bytes", status: 2)
             }
         }
+    case "cache-set":
+        let (maximumBytes, maximumCount, size) = (number(2), number(3), number(6))
+        let limits = DiskCache.Limits(maximumAllocatedSize: maximumBytes > 0 ? Int64(maximumBytes) : nil,
+                                      maximumCount: maximumCount > 0 ? maximumCount : nil,
+                                      memoryCapacity: arguments.count > 7 ? number(7) : 0)
+        let cache = try DiskCache(folder: folderURL(1), limits: limits)
+        let block = Int64((size + 4095) / 4096 * 4096 + 4096)  // an entry: its data, the header, rounded to blocks
+        var peak: (bytes: Int64, files: Int) = (0, 0)
+        for index in 0..<number(4) {
+            try cache.set(Data(repeating: UInt8(index % 251), count: size), for: "\(argument(5))-\(index)")
+            let (files, bytes) = try CacheFolder.entries(in: folderURL(1))
+            peak = (max(peak.bytes, bytes), max(peak.files, files))
+            if maximumBytes > 0 && bytes > Int64(maximumBytes) + block || maximumCount > 0 && files > maximumCount + 1 {
+                fail("over the limits after a set: \(bytes) bytes in \(files) entries", status: 3)
+            }
+        }
+        print("peak \(peak.bytes) \(peak.files)")
+    case "cache-get":
+        let cache = try DiskCache(folder: folderURL(1), limits: DiskCache.Limits(memoryCapacity: 0))
+        print(try cache.data(for: argument(2)).map { String(decoding: $0, as: UTF8.self) } ?? "miss")
+    case "cache-hits":
+        let cache = try DiskCache(folder: folderURL(1))
+        try cache.set(Data("hot".utf8), for: "hot")
+        _ = try cache.data(for: "hot")
+        let before = try CacheFolder.readCalls()
+        for _ in 0..<number(2) where try cache.data(for: "hot") != Data("hot".utf8) { fail("a wrong hit", status: 2) }
+        print(try CacheFolder.readCalls() - before)
+    case "cache-default":
+        let cache = try DiskCache(name: argument(1))
+        try cache.set(Data("v".utf8), for: "k")
+        print(cache.folder.path(percentEncoded: false))
     case "crash-loop":
         try crashLoop(store(1))
     case "save-over":

@@ -17,6 +17,10 @@ extern "C" {
 #define CSTOWAGE_RENAME_NOREPLACE 1
 #define CSTOWAGE_RENAME_EXCHANGE 2
 
+/// An acquiring load of a 64-bit word that other processes may change at the same time (a word
+/// of a shared file mapping): Swift has no atomics on raw memory.
+uint64_t cstowage_atomic_load_u64(const uint64_t *word);
+
 /// `renameat2(2)` on Linux; on other systems sets errno to ENOSYS and returns -1.
 int cstowage_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
 

@@ -46,6 +46,13 @@ extension Container {
         return try platformDefault(appIdentifier: appIdentifier, environment: variables)
     }
 
+    /// This app's identifier, for ``default(appIdentifier:environment:)``: the main bundle's
+    /// identifier where there is one (an app), else the executable's name (a command-line tool or
+    /// a server on Linux).
+    public static var currentAppIdentifier: String {
+        Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+    }
+
     /// The home folder: `HOME` when it is an absolute path, else the user's home folder in the
     /// password database.
     ///

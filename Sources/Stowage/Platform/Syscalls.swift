@@ -424,6 +424,7 @@ extension Errno {
 
 extension Sys {
     static let readWrite: Int32 = O_RDWR
+    static let readWriteCreate: Int32 = O_RDWR | O_CREAT
     static let folderReadOnly: Int32 = O_RDONLY | O_DIRECTORY
 }
 

@@ -28,12 +28,21 @@ struct FaultPoint: Hashable, Sendable, CustomStringConvertible {
     /// A fill's release chose the files it gives back and removes nothing yet.
     static let fillReleaseChosen = FaultPoint("fill-release.chosen")
 
+    /// A ``DiskCache`` change (a write, a removal, an eviction) marked the shared index as
+    /// changing, and has changed nothing yet.
+    static let cacheChanging = FaultPoint("cache.changing")
+    /// A ``DiskCache`` write put its entry in place, and has not yet counted it or evicted.
+    static let cacheWritten = FaultPoint("cache.written")
+    /// A ``DiskCache`` eviction removed its entries, and the index does not count that yet.
+    static let cacheEvicted = FaultPoint("cache.evicted")
+
     /// A `StorageOverview` measured its locations and has not yet measured the volume.
     static let overviewMeasured = FaultPoint("overview.measured")
 
     /// Every point, for names given in the environment.
     static let all: [FaultPoint] = [.sweepChosen, .appendJournalWritten, .appendBytesWritten, .atomicWriteBeforeRename,
-                                    .atomicWriteRenamed, .fillStepWritten, .fillReleaseChosen, .overviewMeasured]
+                                    .atomicWriteRenamed, .fillStepWritten, .fillReleaseChosen, .overviewMeasured,
+                                    .cacheChanging, .cacheWritten, .cacheEvicted]
 
     /// The point named `name`, or `nil`.
     init?(named name: String) {

@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+import StowageTestSupport
+@testable import Stowage
+
+/// The memory tier: hits without system calls, exact across instances and processes, limited
+/// by its capacity, emptied under memory pressure.
+@Suite("DiskCache: the memory tier")
+struct DiskCacheMemoryTierTests {
+    @Test("a repeated hit is served from memory: 1,000 hits make no read system call")
+    func hitsMakeNoSystemCall() throws {
+        guard FileManager.default.fileExists(atPath: "/proc/self/io") else {
+            print("skipped: no /proc/self/io to count read system calls with")
+            return
+        }
+        let folder = TestFolder()
+        let helper = try builtProduct("stowage-test-helper")
+        let result = try runProcess(helper, ["cache-hits", folder.file("cache").fileSystemPath, "1000"])
+        #expect(result.status == 0, "\(result.error)")
+        let reads = Int(result.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        // Reading /proc/self/io itself is one or two reads; a hit from disk would be at least one each.
+        #expect(reads >= 0 && reads <= 3, "1,000 hits made \(reads) read system calls")
+        print("memory tier: 1,000 hits made \(reads) read system calls (reading /proc/self/io included)")
+    }
+
+    @Test("a hit is served from memory: an entry removed behind the cache's back is still served, until any instance changes the folder")
+    func servedFromMemory() throws {
+        let folder = TestFolder()
+        let url = folder.file("cache")
+        let cache = try DiskCache(folder: url)
+        try cache.set(Data("value".utf8), for: "k")
+        let (fanOut, name) = DiskCache.fileName(for: "k")
+        try FileManager.default.removeItem(at: url.appending(path: "\(fanOut)/\(name)"))
+        #expect(try cache.data(for: "k") == Data("value".utf8), "from memory")
+        try DiskCache(folder: url).set(Data(), for: "another")  // any change by any instance
+        #expect(try cache.data(for: "k") == nil, "the generation moved on: read from disk, a miss")
+    }
+
+    @Test("another instance's set of the same key is seen at once; so is its remove and removeAll")
+    func otherInstances() throws {
+        let folder = TestFolder()
+        let url = folder.file("cache")
+        let reader = try DiskCache(folder: url)
+        let writer = try DiskCache(folder: url)
+        try writer.set(Data("one".utf8), for: "k")
+        #expect(try reader.data(for: "k") == Data("one".utf8))
+        #expect(try reader.data(for: "k") == Data("one".utf8), "now in the reader's memory")
+        try writer.set(Data("two".utf8), for: "k")
+        #expect(try reader.data(for: "k") == Data("two".utf8))
+        try writer.remove("k")
+        #expect(try reader.data(for: "k") == nil)
+        try writer.set(Data("three".utf8), for: "k")
+        #expect(try reader.data(for: "k") == Data("three".utf8))
+        try writer.removeAll()
+        #expect(try reader.data(for: "k") == nil)
+    }
+
+    @Test("another process's set of the same key is seen by the next read")
+    func otherProcesses() throws {
+        let folder = TestFolder()
+        let helper = try builtProduct("stowage-test-helper")
+        let url = folder.file("cache")
+        let cache = try DiskCache(folder: url)
+        try cache.set(Data("mine".utf8), for: "p-0")
+        #expect(try cache.data(for: "p-0") == Data("mine".utf8))
+        // The helper's entries hold SIZE bytes of (index % 251): key p-0 becomes four zero bytes.
+        let result = try runProcess(helper, ["cache-set", url.fileSystemPath, "0", "0", "1", "p", "4"])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(try cache.data(for: "p-0") == Data(count: 4))
+        let read = try runProcess(helper, ["cache-get", url.fileSystemPath, "p-0"])
+        #expect(read.output == String(decoding: Data(count: 4), as: UTF8.self) + "\n")
+    }
+
+    @Test("the tier keeps to its capacity, least recently used out first; entries over a quarter of it are never kept")
+    func capacity() throws {
+        let folder = TestFolder()
+        let url = folder.file("cache")
+        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(memoryCapacity: 4000))
+        try cache.set(Data(count: 1000), for: "a")
+        try cache.set(Data(count: 1000), for: "b")
+        try cache.set(Data(count: 1000), for: "c")
+        try cache.set(Data(count: 1000), for: "d")
+        #expect(cache.memoryCost == 4000, "exactly at its capacity")
+        _ = try cache.data(for: "a")  // a is now the most recently used
+        try cache.set(Data(count: 1000), for: "e")
+        #expect(cache.memoryCost == 4000)
+        // b was the least recently used: gone from memory, still on disk.
+        let (fanOut, name) = DiskCache.fileName(for: "b")
+        let (fanOutA, nameA) = DiskCache.fileName(for: "a")
+        try FileManager.default.removeItem(at: url.appending(path: "\(fanOut)/\(name)"))
+        try FileManager.default.removeItem(at: url.appending(path: "\(fanOutA)/\(nameA)"))
+        #expect(try cache.data(for: "b") == nil, "b was out of memory: read from disk")
+        #expect(try cache.data(for: "a") == Data(count: 1000), "a stayed in memory")
+        try cache.set(Data(count: 1001), for: "a")  // over a quarter of 4,000
+        #expect(cache.memoryCost == 4000 - 1000, "the big entry is not kept, and a's old value neither")
+        #expect(try cache.data(for: "a") == Data(count: 1001), "from disk")
+        try cache.set(Data(count: 1000), for: "exactly a quarter")
+        #expect(cache.memoryCost == 4000)
+    }
+
+    @Test("expiry holds in memory too; memory pressure empties every tier; capacity 0 turns the tier off")
+    func expiryPressureAndOff() throws {
+        let folder = TestFolder()
+        let cache = try DiskCache(folder: folder.file("cache"))
+        try cache.set(Data("soon".utf8), for: "k", expiresAfter: 0.2)
+        #expect(try cache.data(for: "k") == Data("soon".utf8))
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(try cache.data(for: "k") == nil)
+        try cache.set(Data("v".utf8), for: "v")
+        #expect(cache.memoryCost == 1)
+        // The system's warning empties every registered tier; here only this one, so that the
+        // memory tiers of tests running at the same time keep theirs.
+        MemoryPressure.relieve { $0 === cache.memory }
+        #expect(cache.memoryCost == 0)
+        #expect(try cache.data(for: "v") == Data("v".utf8), "from disk")
+        let off = try DiskCache(folder: folder.file("off"), limits: DiskCache.Limits(memoryCapacity: 0))
+        try off.set(Data("v".utf8), for: "v")
+        #expect(off.memoryCost == 0)
+        expectStowageError(.invalidArgument) { _ = try DiskCache(folder: folder.file("bad"), limits: DiskCache.Limits(memoryCapacity: -1)) }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+import StowageTestSupport
+@testable import Stowage
+
+/// The limits hold whoever writes: several instances, processes and threads on one folder, and
+/// processes killed at every step of a write and of an eviction.
+@Suite("DiskCache: limits shared by every writer")
+struct DiskCacheSharingTests {
+    /// The entry files on disk agree with what `cache`'s index says.
+    func expectIndexAgrees(_ cache: DiskCache, _ folder: URL, _ label: String,
+                           sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let disk = try CacheFolder.entries(in: folder)
+        #expect(cache.count == disk.files, "\(label): the index counts \(cache.count) entries, the folder holds \(disk.files)",
+                sourceLocation: sourceLocation)
+        #expect(cache.totalAllocatedSize == disk.allocatedBytes,
+                "\(label): the index counts \(cache.totalAllocatedSize) bytes, the folder holds \(disk.allocatedBytes)",
+                sourceLocation: sourceLocation)
+    }
+
+    @Test("two instances on one folder, each with a 1,000,000-byte limit, keep it together after every set")
+    func twoInstances() throws {
+        let folder = TestFolder()
+        let url = folder.file("cache")
+        let limits = DiskCache.Limits(maximumAllocatedSize: 1_000_000, memoryCapacity: 0)
+        let first = try DiskCache(folder: url, limits: limits)
+        let second = try DiskCache(folder: url, limits: limits)
+        var peak: Int64 = 0
+        for index in 0..<80 {
+            for (name, cache) in [("first", first), ("second", second)] {
+                try cache.set(Data(repeating: 7, count: 10_000), for: "\(name)-\(index)")
+                let disk = try CacheFolder.entries(in: url)
+                peak = max(peak, disk.allocatedBytes)
+                #expect(disk.allocatedBytes <= 1_000_000, "after \(name)'s set \(index): \(disk.allocatedBytes) bytes")
+                try expectIndexAgrees(cache, url, "after \(name)'s set \(index)")
+            }
+        }
+        try expectIndexAgrees(first, url, "the first instance at the end")
+        #expect(first.sweepCount + second.sweepCount > 0)
+        print("two instances: 160 sets of 10 kB under a 1,000,000-byte limit; the folder peaked at \(peak) bytes, "
+            + "\(first.sweepCount + second.sweepCount) evictions")
+    }
+
+    @Test("three processes on one folder keep its limit: within it, plus the one entry being written, at every moment")
+    func threeProcesses() throws {
+        let folder = TestFolder()
+        let helper = try builtProduct("stowage-test-helper")
+        let url = folder.file("cache")
+        let limit = 1_000_000
+        let writers = try (0..<3).map { index in
+            try ChildProcess(helper, ["cache-set", url.fileSystemPath, String(limit), "0", "80", "p\(index)", "10000"])
+        }
+        var peaks: [String] = []
+        for writer in writers {
+            let result = try writer.finish(within: .seconds(120))
+            #expect(result.status == 0, "a writer: \(result.error)")
+            peaks.append(result.output.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let disk = try CacheFolder.entries(in: url)
+        #expect(disk.allocatedBytes <= Int64(limit), "within the limit once every set returned: \(disk.allocatedBytes)")
+        try expectIndexAgrees(try DiskCache(folder: url), url, "reopened")
+        print("three processes: 240 sets of 10 kB under a \(limit)-byte limit; peaks seen by each (bytes files): \(peaks)")
+    }
+
+    @Test("sixteen threads setting the same 300 keys: the index counts 300 entries, as on disk, and no needless eviction")
+    func sixteenThreads() async throws {
+        let folder = TestFolder()
+        let url = folder.file("cache")
+        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(maximumCount: 310))
+        await withTaskGroup(of: Void.self) { group in
+            for thread in 0..<16 {
+                group.addTask {
+                    for key in 0..<300 {
+                        try? cache.set(Data(repeating: UInt8(thread), count: 1000 + (key * 37 + thread * 101) % 6000),
+                                       for: "key-\((key + thread * 19) % 300)")
+                    }
+                }
+            }
+        }
+        #expect(cache.count == 300)
+        #expect(cache.sweepCount == 0, "300 entries never pass a limit of 310")
+        try expectIndexAgrees(cache, url, "after 4,800 sets by 16 threads")
+    }
+
+    /// A helper process killed at `point` (its `hit`th time there) while it sets entries over a
+    /// limit; afterwards, an instance that was open all along and a reopened one agree with the folder.
+    @Test("a writer killed at every step of a set and of an eviction leaves an index that the next change or a reopening makes right",
+          arguments: [(FaultPoint.cacheChanging, 5), (.atomicWriteBeforeRename, 5), (.atomicWriteRenamed, 5), (.cacheWritten, 5),
+                      (.sweepChosen, 1), (.cacheEvicted, 1), (.cacheWritten, 13)])
+    func killed(point: FaultPoint, hit: Int) throws {
+        let folder = TestFolder()
+        let helper = try builtProduct("stowage-test-helper")
+        let url = folder.file("cache")
+        let limit: Int64 = 100_000
+        let limits = DiskCache.Limits(maximumAllocatedSize: limit, memoryCapacity: 0)
+        let survivor = try DiskCache(folder: url, limits: limits)
+        try survivor.set(Data(count: 10_000), for: "before")
+        var environment = ProcessInfo.processInfo.environment
+        environment["STOWAGE_TEST_FAULTS"] = "\(point)@\(hit)=kill"
+        let child = try ChildProcess(helper, ["cache-set", url.fileSystemPath, String(limit), "0", "40", "w", "10000"],
+                                     environment: environment)
+        let ended = try child.finish(within: .seconds(120))
+        #expect(ended.signal == SIGKILL, "the writer was to be killed at \(point)@\(hit); it ended with \(ended.status): \(ended.error)")
+
+        let reopened = try DiskCache(folder: url, limits: limits)
+        try expectIndexAgrees(reopened, url, "reopened after a kill at \(point)@\(hit)")
+        try survivor.set(Data(count: 10_000), for: "after")
+        try expectIndexAgrees(survivor, url, "the instance open all along, after its next set")
+        #expect(try CacheFolder.entries(in: url).allocatedBytes <= limit)
+        #expect(try survivor.data(for: "after") == Data(count: 10_000))
+    }
+
+    @Test("an index file that is damaged, cut short or replaced by a link is measured again or refused, never trusted")
+    func damagedIndex() throws {
+        let folder = TestFolder()
+        let url = folder.file("cache")
+        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(memoryCapacity: 0))
+        for index in 0..<5 { try cache.set(Data(count: 5000), for: "k\(index)") }
+        let index = url.appending(path: CacheIndex.name)
+        try Data(repeating: 0xAB, count: 64).write(to: index)  // a wrong magic number and wrong totals
+        let reopened = try DiskCache(folder: url)
+        try expectIndexAgrees(reopened, url, "after a damaged index")
+        try FileManager.default.removeItem(at: index)
+        try Data([1, 2, 3]).write(to: index)  // shorter than the index: made long enough, measured
+        try expectIndexAgrees(try DiskCache(folder: url), url, "after an index cut short")
+        try FileManager.default.removeItem(at: index)
+        try FileManager.default.createSymbolicLink(atPath: index.path, withDestinationPath: folder.file("elsewhere").path)
+        expectStowageError(.invalidPath) { _ = try DiskCache(folder: url) }
+        #expect(!folder.exists("elsewhere"), "the link was not followed")
+    }
+
+    @Test("a cache folder removed and made again behind the cache's back: the next change uses the new folder's index")
+    func folderMadeAgain() throws {
+        let folder = TestFolder()
+        let url = folder.file("cache")
+        let limits = DiskCache.Limits(maximumCount: 3, memoryCapacity: 0)
+        let first = try DiskCache(folder: url, limits: limits)
+        try first.set(Data(count: 100), for: "old")
+        try FileManager.default.removeItem(at: url)
+        let second = try DiskCache(folder: url, limits: limits)
+        for index in 0..<10 {
+            try (index.isMultiple(of: 2) ? first : second).set(Data(count: 100), for: "k\(index)")
+            #expect(try CacheFolder.entries(in: url).files <= 3, "after set \(index)")
+        }
+        try expectIndexAgrees(first, url, "the first instance")
+        try expectIndexAgrees(second, url, "the second instance")
+    }
+}
