@@ -144,7 +144,7 @@ final class CacheIndex: @unchecked Sendable {
     /// Writes `words` into the index file from `word` on (little endian, as the words are read
     /// on every platform Stowage runs on). Called with `lock` held.
     private func write(_ words: [UInt64], at word: Word) throws {
-        var bytes = Data(capacity: words.count * 8)
+        var bytes = Data()
         for value in words { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
         try file.writeAll(bytes, at: Int64(word.rawValue * 8))
     }

@@ -35,7 +35,7 @@ enum MemoryPressure {
 
     private static func startWatching() -> AnyObject? {
         #if canImport(Darwin)
-        let source = DispatchSource.makeMemoryPressureSource(eventMask: [.warning, .critical], queue: .global(qos: .utility))
+        let source = DispatchSource.makeMemoryPressureSource(eventMask: [.warning, .critical], queue: nil)
         source.setEventHandler { relieve() }
         source.resume()
         return source as AnyObject
