@@ -7,18 +7,32 @@ import Glibc
 public enum CacheFolder {
     /// The entry files under `folder` (regular files, not Stowage's `.stowage-*` bookkeeping nor
     /// `CACHEDIR.TAG`) and their allocated bytes (`st_blocks`).
+    /// Folders and files that vanish while they are read (another process's eviction removes
+    /// the fan-out folders it empties) are passed over, as a walk made a moment later would.
     public static func entries(in folder: URL) throws -> (files: Int, allocatedBytes: Int64) {
         var files = 0
         var bytes: Int64 = 0
-        let root = folder.path(percentEncoded: false)
-        for relative in try FileManager.default.subpathsOfDirectory(atPath: root) {
-            let name = (relative as NSString).lastPathComponent
-            var status = stat()
-            guard lstat(root + "/" + relative, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
-                  !name.hasPrefix(".stowage-"), name != "CACHEDIR.TAG" else { continue }
-            files += 1
-            bytes += Int64(status.st_blocks) * 512
+        func walk(_ path: String) {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
+            for name in names {
+                var status = stat()
+                guard lstat(path + "/" + name, &status) == 0 else { continue }
+                switch status.st_mode & S_IFMT {
+                case S_IFDIR:
+                    walk(path + "/" + name)
+                case S_IFREG where !name.hasPrefix(".stowage-") && name != "CACHEDIR.TAG":
+                    files += 1
+                    bytes += Int64(status.st_blocks) * 512
+                default:
+                    break
+                }
+            }
         }
+        var status = stat()
+        guard lstat(folder.path(percentEncoded: false), &status) == 0 else {
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: folder.path(percentEncoded: false)])
+        }
+        walk(folder.path(percentEncoded: false))
         return (files, bytes)
     }
 

@@ -63,23 +63,46 @@ struct DiskCacheSharingTests {
     }
 
     @Test("sixteen threads setting the same 300 keys: the index counts 300 entries, as on disk, and no needless eviction")
-    func sixteenThreads() async throws {
+    func sixteenThreads() throws {
         let folder = TestFolder()
         let url = folder.file("cache")
         let cache = try DiskCache(folder: url, limits: DiskCache.Limits(maximumCount: 310))
-        await withTaskGroup(of: Void.self) { group in
-            for thread in 0..<16 {
-                group.addTask {
+        // Sixteen threads of their own (not tasks: the cooperative pool has as many threads as
+        // cores), started together; every size differs, so a lost update shows in the bytes.
+        let start = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        let failures = FailureList()
+        for thread in 0..<16 {
+            done.enter()
+            Thread {
+                start.wait()
+                for round in 0..<2 {
                     for key in 0..<300 {
-                        try? cache.set(Data(repeating: UInt8(thread), count: 1000 + (key * 37 + thread * 101) % 6000),
-                                       for: "key-\((key + thread * 19) % 300)")
+                        do {
+                            try cache.set(Data(repeating: UInt8(thread), count: 1000 + (key * 37 + thread * 101 + round * 11) % 6000),
+                                          for: "key-\((key + thread * 19) % 300)")
+                        } catch {
+                            failures.append("\(error)")
+                        }
                     }
                 }
-            }
+                done.leave()
+            }.start()
         }
+        for _ in 0..<16 { start.signal() }
+        done.wait()
+        #expect(failures.all.isEmpty, "\(failures.all.prefix(3))")
         #expect(cache.count == 300)
         #expect(cache.sweepCount == 0, "300 entries never pass a limit of 310")
-        try expectIndexAgrees(cache, url, "after 4,800 sets by 16 threads")
+        try expectIndexAgrees(cache, url, "after 9,600 sets by 16 threads")
+    }
+
+    /// Errors met on other threads. `@unchecked Sendable`: `list` is used only while `lock` is held.
+    final class FailureList: @unchecked Sendable {
+        private let lock = NSLock()
+        private var list: [String] = []
+        func append(_ failure: String) { lock.withLock { list.append(failure) } }
+        var all: [String] { lock.withLock { list } }
     }
 
     /// A helper process killed at `point` (its `hit`th time there) while it sets entries over a
