@@ -343,7 +343,7 @@ public final class DiskCache: Sendable {
             }
             guard let status = try parent.statusIfPresent(of: name) else { return }
             do {
-                try parent.removeEntry(name, folder: false)
+                try Removal.removeItem(name, in: parent)
             } catch Errno.noSuchEntry {
                 return
             }
@@ -367,9 +367,8 @@ public final class DiskCache: Sendable {
         let report = try run("") {
             let root = try openRoot()
             return try change(root, key: nil) { totals in
-                let report = try TreeOperations.removeContents(of: root, path: folder.fileSystemPath, dryRun: false,
-                                                               operation: .cache, reporter: reporter,
-                                                               cancellation: cancellation)
+                let report = try Removal.run(root: root, path: folder.fileSystemPath, .contents, operation: .cache,
+                                             reporter: reporter, cancellation: cancellation)
                 totals = report.wasCancelled ? try Self.measure(root)
                                              : CacheIndex.Totals(allocatedBytes: report.keptAllocatedBytes, count: report.keptFiles)
                 return report
@@ -407,8 +406,8 @@ public final class DiskCache: Sendable {
     /// measured. Called inside a change.
     @discardableResult
     private func evict(_ root: OpenFile, policy: SweepPolicy, totals: inout CacheIndex.Totals) throws -> SweepReport {
-        let report = try Sweeper.run(root: root, path: folder.fileSystemPath, policy: policy, goal: .limits,
-                                     dryRun: false, now: Date(), operation: .cache)
+        let report = try Sweeper.run(root: root, path: folder.fileSystemPath, policy: policy, dryRun: false, now: Date(),
+                                     operation: .cache)
         index.noteSweep()
         try FaultPoint.cacheEvicted.reach()
         totals = CacheIndex.Totals(allocatedBytes: report.keptAllocatedBytes, count: report.keptFiles)

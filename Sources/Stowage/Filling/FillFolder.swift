@@ -150,16 +150,14 @@ public struct FillFolder: Sendable, Hashable {
                 chosen += status.allocatedSize
             }
             try FaultPoint.fillReleaseChosen.reach()
-            // Removed by the one removal walk, which checks each file again just before unlinking it.
-            let engine = SweepEngine(rootPath: path, root: folder, policy: SweepPolicy(), goal: .everything(.wholeTree), now: Date())
-            let removedVictims = engine.remove(victims, progress: { files, bytes in
-                reporter?.report(.removing, items: files, bytes: bytes, expectedBytes: expected)
-                return true
-            }, shouldStop: { cancellation?.isCancelled == true })
-            var cancelled = engine.stoppedEarly
-            var released = removedVictims.reduce(Int64(0)) { $0 + $1.allocated }
-            forgotten.formUnion(removedVictims.map(\.path.description))
-            let failure = engine.issues.first { $0.errno != 0 }
+            // Removed by the one removal walk, which checks each file again just before unlinking it
+            // (this folder's lock is held already).
+            let removal = try Removal.run(root: folder, path: path, .chosen(victims), operation: .release, reporter: reporter,
+                                          cancellation: cancellation, expectedBytes: expected)
+            var cancelled = removal.wasCancelled
+            var released = removal.removed.reduce(Int64(0)) { $0 + $1.allocatedBytes }
+            forgotten.formUnion(removal.removed.map(\.path))
+            let failure = removal.issues.first { $0.errno != 0 }
             var shrunk = 0
             if let shrinking, !cancelled, failure == nil {
                 if cancellation?.isCancelled == true {
@@ -167,12 +165,12 @@ public struct FillFolder: Sendable, Hashable {
                 } else if let freed = try shrink(shrinking.entry, ofFill: manifest.id, in: folder, by: shrinking.bytes) {
                     released += freed
                     shrunk = 1
-                    reporter?.report(.removing, items: removedVictims.count + shrunk, bytes: released, expectedBytes: expected)
+                    reporter?.report(.removing, items: removal.removed.count + shrunk, bytes: released, expectedBytes: expected)
                 } else {
                     forgotten.insert(shrinking.entry.name)  // replaced since it was examined: not ours any more
                 }
             }
-            let removed = removedVictims.count
+            let removed = removal.removed.count
             // Names are unique in a manifest (``readManifest`` refuses others), so a name forgets one entry.
             manifest.files.removeAll { forgotten.contains($0.name) }
             if (mustSave || !forgotten.isEmpty) && !manifest.files.isEmpty {

@@ -136,9 +136,8 @@ extension Container {
             guard let folder = try usableFolder(of: location, onVolume: volume, skipped: &report.skipped) else { continue }
             // The folder just opened (never through a link, and for tmp checked to be the user's
             // own), not its path looked up again, which a swapped-in link could lead elsewhere.
-            let step = try Sweeper.run(root: folder, path: try url(for: location).fileSystemPath,
-                                       policy: SweepPolicy(order: order),
-                                       goal: .free(remaining, purgeableOnly: purgeableOnly), dryRun: dryRun, now: now,
+            let step = try Removal.run(root: folder, path: try url(for: location).fileSystemPath,
+                                       .free(remaining, order: order, purgeableOnly: purgeableOnly), dryRun: dryRun, now: now,
                                        reporter: reporter, cancellation: cancellation, location: location)
             report.freedAllocatedBytes += step.freedAllocatedBytes
             report.steps.append(ReliefStep(location: location.identifier, report: step))
@@ -191,12 +190,11 @@ extension Container {
             }
             let path = try url(for: location).fileSystemPath
             do {
-                let engine = SweepEngine(rootPath: path, root: folder, policy: SweepPolicy(order: order),
-                                         goal: .free(.max, purgeableOnly: purgeableOnly), now: Date())
-                let (files, allocated) = try engine.freeableTotals(examined: examined.map { examined in
+                let (files, allocated, issues) = try Removal.freeable(root: folder, path: path, order: order,
+                                                                      purgeableOnly: purgeableOnly, examined: examined.map { examined in
                     { try examined(location, $0) }
                 })
-                skipped += engine.issues
+                skipped += issues
                 if !purgeableOnly || files > 0 {
                     totals.append(LocationTotals(location: location.identifier, files: files, allocatedBytes: allocated))
                 }

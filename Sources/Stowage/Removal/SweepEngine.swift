@@ -2,9 +2,10 @@ import Dispatch
 import Foundation
 
 /// The one removal walk: every operation that deletes (``Sweeper``, pressure relief, `clear`,
-/// ``Store/remove(_:from:)``, ``DiskCache`` limits and ``DiskCache/removeAll()``) chooses its
-/// victims here and removes them here, under one safety policy (a fill's release chooses its
-/// files from its manifest, and removes them here):
+/// ``Store/remove(_:from:)``, ``DiskCache`` limits, removals and ``DiskCache/removeAll()``)
+/// chooses its victims here and removes them here, under one safety policy (a fill's release
+/// chooses its files from its manifest, and removes them here). It is made only by ``Removal``,
+/// the entry point every caller goes through:
 ///
 /// - the root is opened by the caller without following a link (see ``Container``'s folders);
 ///   below it nothing is reached through a link, and no other mount is entered (a bind mount
@@ -81,9 +82,9 @@ final class SweepEngine: @unchecked Sendable {
     let policy: SweepPolicy
     let goal: Goal
     let now: Double
-    private(set) var issues: [UsageIssue] = []
+    var issues: [UsageIssue] = []
     /// Entries per folder, to predict which folders the operation empties.
-    private var entriesPerFolder: [RawPath: Int] = [:]
+    var entriesPerFolder: [RawPath: Int] = [:]
 
     init(rootPath: String, root: OpenFile, policy: SweepPolicy, goal: Goal, now: Date) {
         self.rootPath = rootPath
@@ -93,7 +94,7 @@ final class SweepEngine: @unchecked Sendable {
         self.now = now.timeIntervalSince1970
     }
 
-    private var removesEverything: Bool {
+    var removesEverything: Bool {
         if case .everything = goal { return true }
         return false
     }
@@ -104,15 +105,15 @@ final class SweepEngine: @unchecked Sendable {
     }
 
     /// Whether the last ``remove(_:progress:shouldStop:)`` was stopped before trying every victim.
-    private(set) var stoppedEarly = false
+    var stoppedEarly = false
 
     /// Folders met (their inodes), so that only the very folder predicted empty is removed.
-    private var folderInodes: [RawPath: UInt64] = [:]
+    var folderInodes: [RawPath: UInt64] = [:]
 
     /// Whether `entry` is protected by a pin. A marker that cannot be read (no permission to
     /// read the file's attributes) counts as a pin: the entry is kept and reported, and the
     /// walk goes on with the rest of its folder.
-    private func isPinned(_ entry: FileTreeWalk.Entry) -> Bool {
+    func isPinned(_ entry: FileTreeWalk.Entry) -> Bool {
         guard !removesWholeTree else { return false }
         do {
             return try entry.carries(.pinned)
@@ -183,187 +184,6 @@ final class SweepEngine: @unchecked Sendable {
     /// business); returns `false` to stop the work.
     typealias Progress = (_ files: Int, _ allocatedBytes: Int64) -> Bool
 
-    // MARK: Selection
-
-    /// Chooses the victims; nothing is removed.
-    ///
-    /// - Parameter progress: Called after each file examined, with the files examined so far by
-    ///   both walks; when it returns `false` the selection stops and throws `CancellationError`.
-    func select(progress: Progress? = nil) throws -> Selection {
-        var examined = 0
-        var examinedAllocated: Int64 = 0
-        func examine(_ status: FileStatus) throws {
-            guard let progress else { return }
-            examined += 1
-            examinedAllocated += status.allocatedSize
-            if !progress(examined, examinedAllocated) { throw CancellationError() }
-        }
-        var totalFiles = 0
-        var totalAllocated: Int64 = 0
-        if case .limits = goal, policy.maximumAllocatedSize != nil || policy.maximumCount != nil {
-            try walk(recording: false) { entry, kind in
-                if kind == .ordinary {
-                    totalFiles += 1
-                    totalAllocated += entry.status.allocatedSize
-                    try examine(entry.status)
-                }
-            }
-        }
-        var bytesToFree: Int64 = 0
-        var countToFree = 0
-        var heapReason = SweepReason.size
-        switch goal {
-        case .limits:
-            if let limit = policy.maximumAllocatedSize, totalAllocated > limit {
-                bytesToFree = totalAllocated - Int64((Double(limit) * policy.lowWatermark).rounded(.down))
-            }
-            if let limit = policy.maximumCount, totalFiles > limit {
-                countToFree = totalFiles - Int((Double(limit) * policy.lowWatermark).rounded(.down))
-                if bytesToFree == 0 { heapReason = .count }
-            }
-        case .free(let bytes, _):
-            bytesToFree = bytes
-            heapReason = .pressure
-        case .everything:
-            break
-        }
-
-        var forced: [Candidate] = []
-        var forcedAllocated: Int64 = 0
-        var forcedCount = 0
-        var pinned = 0
-        var heap = VictimHeap(order: policy.order)
-        var seenFiles = 0
-        var seenAllocated: Int64 = 0
-        try walk(recording: true) { entry, kind in
-            let status = entry.status
-            switch kind {
-            case .leftover:
-                forced.append(candidate(entry, reason: .leftover))
-                return
-            case .pinnedFolder:
-                pinned += 1
-                return
-            case .ordinary:
-                break
-            }
-            seenFiles += 1
-            seenAllocated += status.allocatedSize
-            try examine(status)
-            if removesEverything {
-                if isPinned(entry) {
-                    pinned += 1
-                    return
-                }
-                forced.append(candidate(entry, reason: .clear))
-                return
-            }
-            if case .limits = goal, let maximumAge = policy.maximumAge, now - timestamp(of: status) > maximumAge {
-                if isPinned(entry) {
-                    pinned += 1
-                    return
-                }
-                forced.append(candidate(entry, reason: .age))
-                forcedAllocated += status.allocatedSize
-                forcedCount += 1
-                return
-            }
-            guard bytesToFree > 0 || countToFree > 0 else { return }
-            if heap.isSatisfied(bytes: bytesToFree - forcedAllocated, count: countToFree - forcedCount),
-               !heap.deserves(status, over: heap.top) {
-                return
-            }
-            guard reliefMayFree(entry) else { return }
-            if isPinned(entry) {
-                pinned += 1
-                return
-            }
-            heap.insert(candidate(entry, reason: heapReason))
-            heap.trim(bytes: bytesToFree - forcedAllocated, count: countToFree - forcedCount)
-        }
-        heap.trim(bytes: bytesToFree - forcedAllocated, count: countToFree - forcedCount)
-        var reported = Set<UsageIssue>()  // a pin that could not be read is met by both walks
-        issues = issues.filter { reported.insert($0).inserted }
-        var victims = forced + heap.items
-        victims.sort { $0.path < $1.path }
-        Self.markHardLinks(in: &victims)
-        let counted = victims.filter { $0.reason != .leftover }  // the entries counted as seen
-        return Selection(victims: victims, keptFiles: seenFiles - counted.count,
-                         keptAllocated: seenAllocated - counted.reduce(0) { $0 + $1.allocated }, pinned: pinned)
-    }
-
-    /// The relief rule's file-level part, shared by relief, audit and the reclaimable figure:
-    /// in locations never purged, only files marked purgeable (a marker that cannot be read is
-    /// not there). Pins, Stowage's records and young in-flight items are excluded by the walk
-    /// and ``isPinned(_:)`` for every goal.
-    private func reliefMayFree(_ entry: FileTreeWalk.Entry) -> Bool {
-        guard case .free(_, let purgeableOnly) = goal, purgeableOnly else { return true }
-        return (try? entry.carries(.purgeable)) ?? false  // unreadable: not known to be purgeable, so kept
-    }
-
-    /// A hard-linked victim frees its blocks only when every name of its data is a victim; then
-    /// the first of them counts the bytes freed, the others none.
-    private static func markHardLinks(in victims: inout [Candidate]) {
-        var names: [UInt64: [Int]] = [:]  // by inode; devices compared below
-        for index in victims.indices where victims[index].linkCount > 1 {
-            names[victims[index].inode, default: []].append(index)
-        }
-        for (_, indices) in names {
-            let device = victims[indices[0]].device
-            let sameFile = indices.filter { victims[$0].device == device }
-            let allNames = UInt64(sameFile.count) >= victims[sameFile[0]].linkCount
-            for (position, index) in sameFile.enumerated() { victims[index].freesSpace = allNames && position == 0 }
-        }
-    }
-
-    /// Totals what a `.free` goal may take from the folder (the relief rule), without choosing:
-    /// the reclaimable figure of ``Container/capacity(of:)`` and audit's pressure totals.
-    ///
-    /// - Parameter examined: Told the status of each file met, before it is judged; an error it
-    ///   throws (a cancellation) ends the walk.
-    func freeableTotals(examined: ((FileStatus) throws -> Void)? = nil) throws -> (files: Int, allocated: Int64) {
-        var files = 0
-        var allocated: Int64 = 0
-        try walk(recording: true) { entry, kind in
-            if kind == .ordinary { try examined?(entry.status) }
-            guard kind != .pinnedFolder, reliefMayFree(entry), !isPinned(entry) else { return }
-            files += kind == .ordinary ? 1 : 0
-            allocated += entry.status.allocatedSize
-        }
-        return (files, allocated)
-    }
-
-    private func timestamp(of status: FileStatus) -> Double {
-        policy.order == .leastRecentlyUsed ? status.accessTime : status.modificationTime
-    }
-
-    private func candidate(_ entry: FileTreeWalk.Entry, reason: SweepReason) -> Candidate {
-        Candidate(path: entry.path, folder: entry.folder, status: entry.status, reason: reason)
-    }
-
-    /// The absolute path of `path` below the root, for issues: bytes, so that an issue names a
-    /// file whose name is not UTF-8 exactly (``UsageIssue/pathBytes``).
-    func absolutePath(_ path: RawPath) -> [UInt8] {
-        RawPath(rootPath).appending(path).bytes
-    }
-
-    /// The folders that would be empty once `victims` are gone, deepest first: those holding
-    /// entries, all of them victims or folders emptied in turn; and, when removing everything,
-    /// folders that were empty already.
-    func emptiedFolders(by victims: [Candidate]) -> [RawPath] {
-        var removedPerFolder: [RawPath: Int] = [:]
-        for victim in victims { removedPerFolder[victim.folder, default: 0] += 1 }
-        var emptied: [RawPath] = []
-        let deepestFirst = entriesPerFolder.keys.sorted { ($0.depth, $1) > ($1.depth, $0) }
-        for folder in deepestFirst where !folder.isEmpty {
-            let entries = entriesPerFolder[folder] ?? 0
-            guard removedPerFolder[folder, default: 0] == entries, entries > 0 || removesEverything else { continue }
-            emptied.append(folder)
-            removedPerFolder[folder.parentAndName.parent, default: 0] += 1
-        }
-        return emptied
-    }
-
     // MARK: The walk
 
     enum EntryKind { case ordinary, leftover, pinnedFolder }
@@ -377,7 +197,7 @@ final class SweepEngine: @unchecked Sendable {
     /// everything) and other mounts are never offered. With `recording` set (the selecting walk,
     /// which every operation makes), the entries of each folder and the folders not entered are
     /// recorded, so each is reported once.
-    private func walk(recording: Bool, _ body: (FileTreeWalk.Entry, EntryKind) throws -> Void) throws {
+    func walk(recording: Bool, _ body: (FileTreeWalk.Entry, EntryKind) throws -> Void) throws {
         let everything = removesEverything
         let wholeTree = removesWholeTree
         let underPin = !wholeTree && rootIsUnderPin()
@@ -417,277 +237,4 @@ final class SweepEngine: @unchecked Sendable {
         })
     }
 
-    // MARK: Removal
-
-    /// Removes `victims`, each only if it is still the item that was chosen (same device, inode
-    /// and modification time); returns those removed, in the order given.
-    ///
-    /// Unlinking is the kernel's work, not the disk's alone (journal, block bitmaps, discards), so
-    /// folders are emptied by several threads at once, each folder by one thread (each thread
-    /// holds one folder descriptor at a time, and a folder's lock is never contended).
-    ///
-    /// - Parameters:
-    ///   - progress: Called after each removal, on the removing thread, with the files removed so
-    ///     far and the allocated bytes they freed; when it returns `false` no further victim is
-    ///     removed.
-    ///   - shouldStop: Asked before each removal; when it answers `true`, no further victim is
-    ///     removed (``stoppedEarly`` then says whether any was left).
-    func remove(_ victims: [Candidate], progress: Progress? = nil, shouldStop: (() -> Bool)? = nil) -> [Candidate] {
-        var grouping: [[Int]] = []
-        var groupOfFolder: [RawPath: Int] = [:]
-        for (index, victim) in victims.enumerated() {
-            if let group = groupOfFolder[victim.folder] {
-                grouping[group].append(index)
-            } else {
-                groupOfFolder[victim.folder] = grouping.count
-                grouping.append([index])
-            }
-        }
-        // In inode order within a folder, as GNU rm does on many entries: neighbouring inodes
-        // share inode-table and bitmap blocks, so each journal transaction touches fewer blocks.
-        let groups = grouping.map { group in group.sorted { victims[$0].inode < victims[$1].inode } }
-        let outcomes = RemovalOutcomes(count: victims.count, progress: progress, shouldStop: shouldStop)
-        let threads = max(1, min(groups.count, Self.removalThreads))
-        if threads == 1 {
-            for group in groups { removeGroup(group, of: victims, into: outcomes) }
-        } else {
-            DispatchQueue.concurrentPerform(iterations: threads) { _ in
-                while let group = outcomes.claimGroup(below: groups.count) {
-                    removeGroup(groups[group], of: victims, into: outcomes)
-                }
-            }
-        }
-        issues += outcomes.issues.sorted { $0.path < $1.path }
-        stoppedEarly = outcomes.stoppedEarly
-        return victims.indices.filter { outcomes.wasRemoved($0) }.map { victims[$0] }
-    }
-
-    /// Twice the cores: a thread waiting on the file system's journal leaves its core to another.
-    private static let removalThreads = max(2, 2 * ProcessInfo.processInfo.activeProcessorCount)
-
-    /// Removes the victims at `indices`, all in one folder.
-    private func removeGroup(_ indices: [Int], of victims: [Candidate], into outcomes: RemovalOutcomes) {
-        let folder = victims[indices[0]].folder
-        let parent: OpenFile
-        do {
-            parent = try open(folder: folder)
-        } catch Errno.noSuchEntry {
-            return  // the folder is gone, and its victims with it
-        } catch {
-            for index in indices { outcomes.fail(absolutePath(victims[index].path), error) }
-            return
-        }
-        for index in indices {
-            if outcomes.isStopped {  // asked before each unlink, so a stop removes nothing more
-                outcomes.noteStoppedEarly()
-                return
-            }
-            let victim = victims[index]
-            let name = victim.path.parentAndName.name
-            do {
-                guard let status = try parent.statusIfPresent(of: name) else { continue }
-                guard status.inode == victim.inode, status.device == victim.device, status.kind == victim.kind,
-                      status.modificationTime == victim.modification else {
-                    outcomes.note(UsageIssue(pathBytes: absolutePath(victim.path), errno: 0, message: "changed since it was chosen; kept"))
-                    continue
-                }
-                if victim.kind == .folder {
-                    try TreeOperations.remove(name, in: parent)  // a leftover staging folder, whole
-                } else {
-                    try parent.removeEntry(name, folder: false)
-                }
-                outcomes.markRemoved(index, freeing: victim.freedAllocated)
-            } catch Errno.noSuchEntry {
-                continue  // removed by someone else meanwhile
-            } catch {
-                outcomes.fail(absolutePath(victim.path), error)
-            }
-        }
-    }
-
-    /// Removes the folders named (deepest first) if they are empty; returns those removed.
-    func removeFolders(_ folders: [RawPath]) -> [RawPath] {
-        folders.filter { folder in
-            let (parentPath, name) = folder.parentAndName
-            do {
-                let parent = try open(folder: parentPath)
-                // The very folder the walk saw, not one put in its place since.
-                guard let status = try parent.statusIfPresent(of: name), status.isFolder,
-                      status.inode == folderInodes[folder] else { return false }
-                try parent.removeEntry(name, folder: true)
-                return true
-            } catch Errno.notEmpty, Errno.fileExists, Errno.noSuchEntry {
-                return false  // not empty any more (something was written meanwhile) or gone: not an error
-            } catch {
-                issues.append(UsageIssue(pathBytes: absolutePath(folder), error: error))
-                return false
-            }
-        }
-    }
-
-    /// Opens a folder below the root by walking name by name, never through a link and never
-    /// into another mount (the walk did not enter one, but a mount can appear meanwhile).
-    private func open(folder: RawPath) throws -> OpenFile {
-        var current = OpenFile(adopting: try Sys.dup(root.descriptor))
-        guard !folder.isEmpty else { return current }
-        let rootMount = try root.mountIdentity()
-        for name in folder.components {
-            current = try current.openFolder(name)
-            guard try current.mountIdentity().isSameMount(as: rootMount) else {
-                throw SystemCallError(errno: .crossDevice, call: "openat")
-            }
-        }
-        return current
-    }
-}
-
-extension SweepEngine.Candidate {
-    /// The item at `path` (in `folder`, both below the root) whose status is `status`.
-    init(path: RawPath, folder: RawPath, status: FileStatus, reason: SweepReason) {
-        self.init(path: path, folder: folder, kind: status.kind, device: status.device, inode: status.inode,
-                  linkCount: status.linkCount, logical: status.size, allocated: status.allocatedSize,
-                  access: status.accessTime, modification: status.modificationTime, reason: reason)
-    }
-}
-
-/// What became of each victim of ``SweepEngine/remove(_:)``, and which folder group is next.
-///
-/// `@unchecked Sendable`: each slot of `removed` is written by the one thread that took the
-/// victim's folder group and read after all threads have finished; the rest is guarded by `lock`.
-private final class RemovalOutcomes: @unchecked Sendable {
-    private let removed: UnsafeMutableBufferPointer<Bool>
-    private(set) var issues: [UsageIssue] = []
-    private var nextGroup = 0
-    private let lock = NSLock()
-    private let progress: SweepEngine.Progress?
-    private var removedCount = 0
-    private var freed: Int64 = 0
-    private var stopped = false
-    /// Asked before each removal; `true` stops the removal (a cancelled task).
-    private let shouldStop: (() -> Bool)?
-    /// Whether victims were left unattempted because the removal was stopped.
-    private(set) var stoppedEarly = false
-
-    init(count: Int, progress: SweepEngine.Progress?, shouldStop: (() -> Bool)?) {
-        removed = .allocate(capacity: count)
-        removed.initialize(repeating: false)
-        self.progress = progress
-        self.shouldStop = shouldStop
-    }
-
-    deinit { removed.deallocate() }
-
-    /// The next folder group for a thread to empty, or `nil` when all are taken.
-    func claimGroup(below count: Int) -> Int? {
-        let stop = isStopped
-        return lock.withLock {
-            guard nextGroup < count else { return nil }
-            if stop {
-                stoppedEarly = true
-                return nil
-            }
-            defer { nextGroup += 1 }
-            return nextGroup
-        }
-    }
-
-    /// Records that a group was left part-way because the removal was stopped.
-    func noteStoppedEarly() { lock.withLock { stoppedEarly = true } }
-
-    /// Records the removal of the victim at `index`, and tells `progress`.
-    func markRemoved(_ index: Int, freeing bytes: Int64) {
-        removed[index] = true
-        guard let progress else { return }
-        let (count, total) = lock.withLock { () -> (Int, Int64) in
-            removedCount += 1
-            freed += bytes
-            return (removedCount, freed)
-        }
-        if !progress(count, total) { lock.withLock { stopped = true } }
-    }
-
-    /// Whether `progress` or `shouldStop` asked to stop (with neither, never: no lock is taken).
-    var isStopped: Bool {
-        if let shouldStop, shouldStop() {
-            lock.withLock { stopped = true }
-            return true
-        }
-        return progress != nil && lock.withLock { stopped }
-    }
-    func wasRemoved(_ index: Int) -> Bool { removed[index] }
-
-    func note(_ issue: UsageIssue) { lock.withLock { issues.append(issue) } }
-
-    func fail(_ path: [UInt8], _ error: any Error) { note(UsageIssue(pathBytes: path, error: error)) }
-}
-
-/// The victims chosen so far, least deserving of removal on top, so the set can shrink to the
-/// smallest that covers the need.
-struct VictimHeap {
-    let order: SweepOrder
-    private(set) var items: [SweepEngine.Candidate] = []
-    private(set) var allocated: Int64 = 0
-
-    init(order: SweepOrder) { self.order = order }
-
-    var top: SweepEngine.Candidate? { items.first }
-
-    /// Whether `a` should be kept rather than `b` (so `a` sits above `b` in the heap).
-    private func keeps(_ a: SweepEngine.Candidate, over b: SweepEngine.Candidate) -> Bool {
-        switch order {
-        case .largestFirst: (a.allocated, b.path) < (b.allocated, a.path)
-        case .oldestModified: (a.modification, a.path) > (b.modification, b.path)
-        default: (a.access, a.path) > (b.access, b.path)
-        }
-    }
-
-    /// Whether a file with `status` deserves removal more than the current top.
-    func deserves(_ status: FileStatus, over top: SweepEngine.Candidate?) -> Bool {
-        guard let top else { return true }
-        switch order {
-        case .largestFirst: return status.allocatedSize > top.allocated
-        case .oldestModified: return status.modificationTime < top.modification
-        default: return status.accessTime < top.access
-        }
-    }
-
-    /// Whether the heap, less its top, still covers the need.
-    func isSatisfied(bytes: Int64, count: Int) -> Bool {
-        guard let top else { return bytes <= 0 && count <= 0 }
-        return allocated - top.allocated >= bytes && items.count - 1 >= count
-    }
-
-    mutating func insert(_ candidate: SweepEngine.Candidate) {
-        items.append(candidate)
-        allocated += candidate.allocated
-        var child = items.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard keeps(items[child], over: items[parent]) else { break }
-            items.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    /// Drops the least deserving victims while the rest still cover the need.
-    mutating func trim(bytes: Int64, count: Int) {
-        while !items.isEmpty, isSatisfied(bytes: bytes, count: count) { removeTop() }
-    }
-
-    private mutating func removeTop() {
-        allocated -= items[0].allocated
-        items.swapAt(0, items.count - 1)
-        items.removeLast()
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            let right = left + 1
-            var best = parent
-            if left < items.count, keeps(items[left], over: items[best]) { best = left }
-            if right < items.count, keeps(items[right], over: items[best]) { best = right }
-            if best == parent { return }
-            items.swapAt(parent, best)
-            parent = best
-        }
-    }
 }

@@ -102,7 +102,7 @@ public struct Sweeper: Sendable {
                                reason: "the low watermark must be more than 0 and at most 1")
         }
         let root = try ProtectedFolders.openNamedFolder(path, operation: .sweep, allowingSystemFolders: allowingSystemFolders)
-        return try Self.run(root: root, path: path, policy: policy, goal: .limits, dryRun: dryRun, now: now,
+        return try Self.run(root: root, path: path, policy: policy, dryRun: dryRun, now: now,
                             reporter: reporter, cancellation: cancellation)
     }
 
@@ -119,89 +119,24 @@ public struct Sweeper: Sendable {
         }
     }
 
-    /// Runs the removal walk (``SweepEngine``) over the folder `root`, already opened without
-    /// following a link (as a container opens its folders, or ``ProtectedFolders`` a named
-    /// one); `path` names it in the report and errors.
-    ///
-    /// Space is freed before anything is written: a limits sweep records itself afterwards,
-    /// and a record that cannot be written (a full disk) is an issue in the report.
-    ///
-    /// With `reporter`, progress goes there from the walking and removing threads, naming
-    /// `location` when the folder is a container's; with `cancellation`, a cancelled sweep stops
-    /// before its next file and reports what it did until then (``SweepReport/wasCancelled``),
-    /// writing no record.
-    static func run(root: OpenFile, path: String, policy: SweepPolicy, goal: SweepEngine.Goal, dryRun: Bool,
-                    now: Date, operation: StowageError.Operation = .sweep, reporter: ProgressReporter? = nil,
-                    cancellation: CancellationFlag? = nil, location: Location? = nil) throws -> SweepReport {
-        do {
-            try root.lock(exclusive: true)
-            defer { root.unlock() }
-            let engine = SweepEngine(rootPath: path, root: root, policy: policy, goal: goal, now: now)
-            // A pinned folder protects everything under it, also when it is the folder named.
-            if try isPinned(root, goal: goal) {
-                return SweepReport(folder: path, dryRun: dryRun, removed: [], removedFolders: [], freedLogicalBytes: 0,
-                                   freedAllocatedBytes: 0, keptFiles: 0, keptAllocatedBytes: 0, pinnedFiles: 1, issues: [])
-            }
-            let watched = reporter != nil || cancellation != nil
-            let selection: SweepEngine.Selection
+    /// Sweeps the folder `root` (opened as ``Removal/run(root:path:_:dryRun:now:operation:reporter:cancellation:location:expectedBytes:)``
+    /// says) to `policy`, and records the sweep in it once space is freed: a record that cannot be
+    /// written (a full disk) is an issue in the report. A dry run or a cancelled sweep records nothing.
+    static func run(root: OpenFile, path: String, policy: SweepPolicy, dryRun: Bool, now: Date,
+                    operation: StowageError.Operation = .sweep, reporter: ProgressReporter? = nil,
+                    cancellation: CancellationFlag? = nil) throws -> SweepReport {
+        var report = try Removal.run(root: root, path: path, .limits(policy), dryRun: dryRun, now: now, operation: operation,
+                                     reporter: reporter, cancellation: cancellation)
+        if !dryRun, !report.wasCancelled {
+            let record = SweepRecord(date: now, removedFiles: report.removed.count, freedAllocatedBytes: report.freedAllocatedBytes)
             do {
-                selection = try engine.select(progress: !watched ? nil : { files, bytes in
-                    reporter?.report(.scanning, items: files, bytes: bytes, location: location)
-                    return !(cancellation?.isCancelled ?? false)
-                })
-            } catch is CancellationError {
-                return SweepReport(folder: path, dryRun: dryRun, removed: [], removedFolders: [], freedLogicalBytes: 0,
-                                   freedAllocatedBytes: 0, keptFiles: 0, keptAllocatedBytes: 0, pinnedFiles: 0,
-                                   issues: engine.issues, wasCancelled: true)
+                try AtomicWrite.write(try JSONEncoder.sweepRecord.encode(record), into: root, name: recordName,
+                                      durable: false, protection: nil, keepingMarkers: false)
+            } catch {
+                report.issues.append(UsageIssue(path: path + "/" + recordName, error: error))
             }
-            let expected = selection.victims.reduce(0) { $0 + $1.freedAllocated }
-            try FaultPoint.sweepChosen.reach()
-            let removed = dryRun ? selection.victims : engine.remove(selection.victims, progress: !watched ? nil : { files, bytes in
-                reporter?.report(.removing, items: files, bytes: bytes, expectedBytes: expected, location: location)
-                return !(cancellation?.isCancelled ?? false)
-            }, shouldStop: cancellation.map { flag in { flag.isCancelled } })
-            // Cancelled: stopped before trying every victim (a dry run that finished choosing is
-            // whole, and so is a sweep cancelled after its last removal).
-            let cancelled = !dryRun && engine.stoppedEarly
-            // A cancelled sweep removes only the folders that what it did remove emptied.
-            let predictedFolders = engine.emptiedFolders(by: cancelled && !dryRun ? removed : selection.victims)
-            let folders = dryRun ? predictedFolders : engine.removeFolders(predictedFolders)
-            let files = removed.map(SweptFile.init)
-            let removedPaths = Set(removed.map(\.path))
-            let keptVictims = selection.victims.filter { !removedPaths.contains($0.path) && $0.reason != .leftover }
-            var report = SweepReport(
-                folder: path, dryRun: dryRun, removed: files, removedFolders: folders.map(\.description),
-                freedLogicalBytes: files.reduce(0) { $0 + $1.logicalBytes },
-                freedAllocatedBytes: files.reduce(0) { $0 + $1.allocatedBytes },
-                keptFiles: selection.keptFiles + keptVictims.count,
-                keptAllocatedBytes: selection.keptAllocated + keptVictims.reduce(0) { $0 + $1.allocated },
-                pinnedFiles: selection.pinned, issues: engine.issues, wasCancelled: cancelled)
-            if !dryRun, !cancelled, case .limits = goal {
-                let record = SweepRecord(date: now, removedFiles: files.count, freedAllocatedBytes: report.freedAllocatedBytes)
-                do {
-                    try AtomicWrite.write(try JSONEncoder.sweepRecord.encode(record), into: root, name: recordName,
-                                          durable: false, protection: nil, keepingMarkers: false)
-                } catch {
-                    report.issues.append(UsageIssue(path: path + "/" + recordName, error: error))
-                }
-            }
-            return report
-        } catch let error as SystemCallError {
-            throw StowageError(error, operation: operation, path: path)
         }
-    }
-}
-
-extension Sweeper {
-    /// Whether the folder an operation starts from is pinned (never, for a tree named for
-    /// removal; a file system without attributes has no pins).
-    private static func isPinned(_ root: OpenFile, goal: SweepEngine.Goal) throws -> Bool {
-        if case .everything(.wholeTree) = goal { return false }
-        do {
-            return try root.attribute(Marker.pinned.attribute) == Marker.setValue
-        } catch Errno.attributesUnsupported {
-            return false
-        }
+        return report
     }
 }
 

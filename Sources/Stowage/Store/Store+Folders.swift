@@ -56,7 +56,7 @@ extension Store {
                         try Self.swapIn(temporary, over: relative.name, in: folder)
                     }
                 } catch {
-                    try? TreeOperations.remove(temporary, in: folder)  // best effort: the original error is what matters
+                    try? Removal.removeItem(temporary, in: folder)  // best effort: the original error is what matters
                     throw error
                 }
                 if durable { try folder.syncFolder() }
@@ -248,7 +248,7 @@ extension Store {
         if !kept.isEmpty { try kept.apply(to: folder.openFolder(temporary)) }
         do {
             try folder.exchange(temporary, name)
-            try TreeOperations.remove(temporary, in: folder)  // now holds the old item
+            try Removal.removeItem(temporary, in: folder)  // now holds the old item
         } catch Errno.renameFlagsUnavailable {
             // No atomic exchange here: move the old item aside, move the new one in, remove the old.
             let aside = TemporaryItem.makeName()
@@ -259,7 +259,7 @@ extension Store {
                 try? folder.rename(aside, to: folder, as: name)  // best effort: put the old item back
                 throw error
             }
-            try TreeOperations.remove(aside, in: folder)
+            try Removal.removeItem(aside, in: folder)
         }
     }
 }

@@ -14,7 +14,7 @@ extension Store {
                                               operation: .remove) else {
                 throw StowageError(.notFound, operation: .remove, location: location, path: path)
             }
-            try TreeOperations.remove(relative.name, in: folder)
+            try Removal.removeItem(relative.name, in: folder)
             try AppendJournal.end(for: relative.name, in: folder)  // it described the file just removed
         }
     }
@@ -182,7 +182,7 @@ extension Store {
                 return SweepReport(folder: path, dryRun: dryRun, removed: [], removedFolders: [], freedLogicalBytes: 0,
                                    freedAllocatedBytes: 0, keptFiles: 0, keptAllocatedBytes: 0, pinnedFiles: 0, issues: [])
             }
-            return try TreeOperations.removeContents(of: folder, path: path, dryRun: dryRun, operation: .clear,
+            return try Removal.run(root: folder, path: path, .contents, dryRun: dryRun, operation: .clear,
                                                      reporter: reporter, cancellation: cancellation, location: location)
         }
     }
@@ -263,14 +263,14 @@ extension Store {
             try TreeOperations.copy(name, in: source, to: destination, as: temporary, durable: durable, protection: protection)
             try destination.renameWithoutReplacing(temporary, to: destination, as: newName)
         } catch {
-            try? TreeOperations.remove(temporary, in: destination)  // best effort: the copy is incomplete anyway
+            try? Removal.removeItem(temporary, in: destination)  // best effort: the copy is incomplete anyway
             if let error = error as? SystemCallError, [.fileExists, .notEmpty].contains(error.errno) {
                 throw SystemCallError(errno: .fileExists, call: error.call)
             }
             throw error
         }
         if durable { try destination.syncFolder() }
-        try TreeOperations.remove(name, in: source)
+        try Removal.removeItem(name, in: source)
     }
 }
 

@@ -47,10 +47,10 @@ extension Store {
                                             protection: options.protection, followingLink: true)
                     try folder.renameWithoutReplacing(temporary, to: folder, as: relative.name)
                 } catch Errno.fileExists, Errno.notEmpty {
-                    try TreeOperations.remove(temporary, in: folder)  // another process materialised it first
+                    try Removal.removeItem(temporary, in: folder)  // another process materialised it first
                     return
                 } catch {
-                    try? TreeOperations.remove(temporary, in: folder)  // best effort: the copy is incomplete anyway
+                    try? Removal.removeItem(temporary, in: folder)  // best effort: the copy is incomplete anyway
                     throw error
                 }
                 if durable { try folder.syncFolder() }
