@@ -45,13 +45,16 @@ struct SweepCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        if let maxCount, maxCount < 0 { throw ValidationError("--max-count must be 0 or more.") }
-        if !(lowWatermark > 0 && lowWatermark <= 1) { throw ValidationError("--low-watermark must be more than 0 and at most 1.") }
+        if let problem = policy.problem { throw ValidationError("--max-size, --max-count, --max-age, --low-watermark: \(problem).") }
+    }
+
+    /// The policy the options describe.
+    var policy: SweepPolicy {
+        SweepPolicy(maximumAllocatedSize: maxSize?.bytes, maximumCount: maxCount, maximumAge: maxAge?.seconds,
+                    order: order, lowWatermark: lowWatermark)
     }
 
     mutating func run() async throws {
-        let policy = SweepPolicy(maximumAllocatedSize: maxSize?.bytes, maximumCount: maxCount, maximumAge: maxAge?.seconds,
-                                 order: order, lowWatermark: lowWatermark)
         let folder = path.url(directoryHint: .isDirectory)
         let style = units.style
         let dryRun = dryRun

@@ -37,6 +37,23 @@ public struct SweepPolicy: Sendable, Hashable {
         self.lowWatermark = lowWatermark
         self.leftoverGracePeriod = leftoverGracePeriod
     }
+
+    /// Why this policy cannot be kept, or `nil`: a low watermark outside (0, 1], or a negative
+    /// limit. ``Sweeper`` refuses such a policy with ``StowageError/Code/invalidArgument``;
+    /// check it first where the values come from a person (a settings screen, a command line).
+    public var problem: String? {
+        if let problem = Self.problem(withLowWatermark: lowWatermark) { return problem }
+        if let size = maximumAllocatedSize, size < 0 { return "the size limit must not be negative" }
+        if let count = maximumCount, count < 0 { return "the count limit must not be negative" }
+        if let age = maximumAge, !(age >= 0) { return "the age limit must not be negative" }
+        return nil
+    }
+
+    /// Why `lowWatermark` cannot be a low watermark (it must be more than 0 and at most 1), or
+    /// `nil`: the one statement of the rule, for every type that has a low watermark.
+    static func problem(withLowWatermark lowWatermark: Double) -> String? {
+        lowWatermark > 0 && lowWatermark <= 1 ? nil : "the low watermark must be more than 0 and at most 1"
+    }
 }
 
 /// Which files a sweep removes first.

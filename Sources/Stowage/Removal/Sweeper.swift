@@ -97,9 +97,8 @@ public struct Sweeper: Sendable {
                        cancellation: CancellationFlag?) throws -> SweepReport {
         // `URL(filePath: "")` is the current folder: an empty path must never mean that.
         let path = folder.relativePath.isEmpty ? "" : folder.fileSystemPath
-        guard policy.lowWatermark > 0, policy.lowWatermark <= 1 else {
-            throw StowageError(.invalidArgument, operation: .sweep, path: path,
-                               reason: "the low watermark must be more than 0 and at most 1")
+        if let problem = policy.problem {
+            throw StowageError(.invalidArgument, operation: .sweep, path: path, reason: problem)
         }
         let root = try ProtectedFolders.openNamedFolder(path, operation: .sweep, allowingSystemFolders: allowingSystemFolders)
         return try Self.run(root: root, path: path, policy: policy, dryRun: dryRun, now: now,
