@@ -5,7 +5,8 @@
 // dependencies. Run it with `bash Benchmarks/store.sh` (release build, then the binary);
 // `bash Benchmarks/usage.sh` times `stowage usage` against `du` and the Foundation way;
 // `bash Benchmarks/sweep.sh` times `stowage sweep` against a find | sort | rm pipeline and the
-// Foundation way; `bash Benchmarks/watch.sh` measures the CPU of an idle `stowage watch`.
+// Foundation way; `bash Benchmarks/watch.sh` measures the CPU of an idle `stowage watch`;
+// `bash Benchmarks/cache.sh` times DiskCache against bare system calls and the Foundation way.
 
 import PackageDescription
 
@@ -19,6 +20,14 @@ let package = Package(
         .executableTarget(
             name: "StoreBenchmarks",
             dependencies: [
+                .product(name: "Stowage", package: "Stowage"),
+            ]
+        ),
+        // DiskCache against the floor (bare system calls) and Kingfisher's approach in Foundation.
+        .executableTarget(
+            name: "CacheBenchmarks",
+            dependencies: [
+                "BenchmarkSupport",
                 .product(name: "Stowage", package: "Stowage"),
             ]
         ),

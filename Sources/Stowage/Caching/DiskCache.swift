@@ -78,9 +78,8 @@ public final class DiskCache: Sendable {
 
         /// Why these limits cannot be kept, or `nil`.
         var problem: String? {
-            if !(lowWatermark > 0 && lowWatermark <= 1) { return "the low watermark must be more than 0 and at most 1" }
-            if let size = maximumAllocatedSize, size < 0 { return "the size limit must not be negative" }
-            if let count = maximumCount, count < 0 { return "the count limit must not be negative" }
+            if let problem = SweepPolicy(maximumAllocatedSize: maximumAllocatedSize, maximumCount: maximumCount,
+                                         lowWatermark: lowWatermark).problem { return problem }
             if memoryCapacity < 0 { return "the memory capacity must not be negative" }
             return nil
         }
@@ -282,23 +281,36 @@ public final class DiskCache: Sendable {
         }
         // A FIFO or a device in an entry's place is no entry: dropped like a corrupt one
         // (reading it would block, or never end).
-        guard try file.status().kind == .file else {
+        let status = try file.status()
+        guard status.kind == .file else {
             try removeEntry(key, in: root)
             return nil
         }
-        let content = try file.readAll()
-        guard let entry = Self.parse(content) else {
-            try removeEntry(key, in: root)  // corrupt: drop it
+        // Entries are never written in place (a new one is renamed over the old), so the size
+        // read once is the file's: the header first, then the data straight into its own buffer.
+        guard let size = Int(exactly: status.size), size < Int.max else { throw SystemCallError(errno: .valueTooLarge, call: "read") }
+        var prefix = try file.read(atMost: min(size, Self.headerRead), at: 0)
+        var header = Self.parseHeader(prefix, fileSize: size)
+        if case .needs(let count) = header {  // a key longer than the first read
+            prefix = try file.read(atMost: count, at: 0)
+            header = Self.parseHeader(prefix, fileSize: size)
+        }
+        guard case .entry(let entryKey, let expiry, let dataOffset) = header,
+              let data = try file.read(exactly: size - dataOffset, at: Int64(dataOffset), startingWith: prefix.dropFirst(dataOffset)) else {
+            try removeEntry(key, in: root)  // corrupt (or cut short since): drop it
             return nil
         }
-        guard entry.key == key else { return nil }  // another key with the same hash: a miss
-        if entry.expiry > 0 && entry.expiry <= now {
+        guard entryKey == key else { return nil }  // another key with the same hash: a miss
+        if expiry > 0 && expiry <= now {
             try removeEntry(key, in: root)
             return nil
         }
-        try Store.recordAccess(to: file)
-        return (content.subdata(in: entry.dataOffset..<content.count), entry.expiry)
+        try Store.recordAccess(to: file, status: status)
+        return (data, expiry)
     }
+
+    /// The bytes read first: the header of any key up to about 4 KB, and all of a small entry.
+    private static let headerRead = 4096
 
     /// Records an access to `key`'s entry on disk (a hit in memory), if it is still there.
     private func recordAccess(_ key: String) throws {
@@ -553,12 +565,27 @@ public final class DiskCache: Sendable {
     private static let magic = Array("STOWAGE-CACHE-2\n".utf8)
 
     /// The fan-out folder and file name of a key.
+    ///
+    /// The fan-out folder is the top byte of the first hash after a finaliser (MurmurHash3's
+    /// `fmix64`): FNV-1a's own top byte barely changes when keys differ only at their end, and
+    /// put 87 keys `p0-t0-N` in 3 of the 256 folders.
     static func fileName(for key: String) -> (String, String) {
         let bytes = Array(key.utf8)
         let first = AppendJournal.checksum(bytes)
         let second = AppendJournal.checksum(bytes + [0x5A])
         let name = String(first, radix: 16).leftPadded(16) + String(second, radix: 16).leftPadded(16)
-        return (String(name.prefix(2)), name)
+        return (String(mixed(first) >> 56, radix: 16).leftPadded(2), name)
+    }
+
+    /// MurmurHash3's 64-bit finaliser: every bit of `hash` moves every bit of the result.
+    private static func mixed(_ hash: UInt64) -> UInt64 {
+        var value = hash
+        value ^= value >> 33
+        value &*= 0xff51_afd7_ed55_8ccd
+        value ^= value >> 33
+        value &*= 0xc4ce_b9fe_1a85_ec53
+        value ^= value >> 33
+        return value
     }
 
     /// An entry starts with the magic, the key's length (4 bytes) and UTF-8 bytes, the expiry
@@ -577,17 +604,37 @@ public final class DiskCache: Sendable {
 
     /// The key, expiry and where the data starts; `nil` for anything but a whole entry.
     static func parse(_ content: Data) -> (key: String, expiry: Double, dataOffset: Int)? {
-        let start = content.startIndex
-        guard content.count >= magic.count + 4, content.prefix(magic.count).elementsEqual(magic) else { return nil }
-        let keyLength = Int(littleEndian(content, at: start + magic.count, count: 4))
-        let keyStart = start + magic.count + 4
-        guard content.count >= magic.count + 4 + keyLength + 16 else { return nil }
-        let key = String(decoding: content[keyStart..<keyStart + keyLength], as: UTF8.self)
-        let expiry = Double(bitPattern: littleEndian(content, at: keyStart + keyLength, count: 8))
-        let dataLength = littleEndian(content, at: keyStart + keyLength + 8, count: 8)
-        let dataOffset = magic.count + 4 + keyLength + 16
-        guard UInt64(content.count - dataOffset) == dataLength else { return nil }
+        guard case .entry(let key, let expiry, let dataOffset) = parseHeader(content, fileSize: content.count) else { return nil }
         return (key, expiry, dataOffset)
+    }
+
+    /// What the first bytes of an entry file of `fileSize` bytes say.
+    enum Header: Equatable {
+        /// A whole entry: its key, expiry, and where its data starts.
+        case entry(key: String, expiry: Double, dataOffset: Int)
+        /// The header goes on past `prefix`: read this many bytes and ask again.
+        case needs(Int)
+        /// Not an entry, or one cut short or grown.
+        case corrupt
+    }
+
+    /// Parses the header at the start of `prefix`, the first bytes of an entry file of `fileSize`
+    /// bytes: whole only if its data's length is exactly what follows the header in the file.
+    static func parseHeader(_ prefix: Data, fileSize: Int) -> Header {
+        let start = prefix.startIndex
+        guard fileSize >= magic.count + 4 else { return .corrupt }
+        guard prefix.count >= magic.count + 4 else { return .needs(magic.count + 4) }
+        guard prefix.prefix(magic.count).elementsEqual(magic) else { return .corrupt }
+        let keyLength = Int(littleEndian(prefix, at: start + magic.count, count: 4))
+        let dataOffset = magic.count + 4 + keyLength + 16
+        guard fileSize >= dataOffset else { return .corrupt }
+        guard prefix.count >= dataOffset else { return .needs(dataOffset) }
+        let keyStart = start + magic.count + 4
+        let key = String(decoding: prefix[keyStart..<keyStart + keyLength], as: UTF8.self)
+        let expiry = Double(bitPattern: littleEndian(prefix, at: keyStart + keyLength, count: 8))
+        let dataLength = littleEndian(prefix, at: keyStart + keyLength + 8, count: 8)
+        guard UInt64(fileSize - dataOffset) == dataLength else { return .corrupt }
+        return .entry(key: key, expiry: expiry, dataOffset: dataOffset)
     }
 
     /// The little-endian number in the `count` bytes of `content` at `index`.

@@ -194,6 +194,41 @@ final class OpenFile {
         return Data(bytesNoCopy: buffer, count: count, deallocator: .free)
     }
 
+    /// Up to `count` bytes from `offset` (fewer only at the end of the file).
+    func read(atMost count: Int, at offset: Int64) throws -> Data {
+        guard count > 0 else { return Data() }
+        let buffer = malloc(count)!
+        do {
+            let read = try Sys.preadAll(descriptor, UnsafeMutableRawBufferPointer(start: buffer, count: count), at: offset)
+            return Data(bytesNoCopy: buffer, count: read, deallocator: .free)
+        } catch {
+            free(buffer)
+            throw error
+        }
+    }
+
+    /// Exactly `count` bytes that start with `known` (the first of them, read already) and go on
+    /// from `offset + known.count` in the file; `nil` when the file ends before (one buffer, no copy
+    /// of what is read).
+    func read(exactly count: Int, at offset: Int64, startingWith known: Data) throws -> Data? {
+        let first = min(known.count, count)
+        guard count > 0 else { return Data() }
+        let buffer = malloc(count)!
+        known.prefix(first).copyBytes(to: buffer.assumingMemoryBound(to: UInt8.self), count: first)
+        do {
+            let read = try Sys.preadAll(descriptor, UnsafeMutableRawBufferPointer(start: buffer + first, count: count - first),
+                                        at: offset + Int64(first))
+            guard first + read == count else {
+                free(buffer)
+                return nil
+            }
+            return Data(bytesNoCopy: buffer, count: count, deallocator: .free)
+        } catch {
+            free(buffer)
+            throw error
+        }
+    }
+
     // MARK: Writing
 
     func writeAll(_ data: Data) throws {

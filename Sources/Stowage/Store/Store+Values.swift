@@ -140,7 +140,11 @@ extension Store {
     /// the mount's atime policy. Coalesced: only when the recorded time is over a minute old, so
     /// repeated reads cost one `fstat` (already made by the read) and no write.
     static func recordAccess(to file: OpenFile) throws {
-        let status = try file.status()
+        try recordAccess(to: file, status: try file.status())
+    }
+
+    /// ``recordAccess(to:)`` of a file whose status was just read.
+    static func recordAccess(to file: OpenFile, status: FileStatus) throws {
         if Date().timeIntervalSince1970 - status.accessTime > accessRecordingInterval {
             do {
                 try Sys.touchAccessTime(file.descriptor)

@@ -101,6 +101,21 @@ struct DiskCacheTests {
         #expect(try reopened.data(for: "k3") == nil, "a corrupt entry is a miss, and is removed")
         #expect(!folder.exists("cache/\(fanOut)/\(name)"))
     }
+
+    @Test("keys that differ only at their end spread over the fan-out folders; a key longer than the first read is read whole")
+    func fanOutAndLongKeys() throws {
+        let folders = Set((0..<1000).map { DiskCache.fileName(for: "p0-t0-\($0)").0 })
+        #expect(folders.count >= 240, "1,000 keys in \(folders.count) of 256 folders")
+        let folder = TestFolder()
+        let cache = try DiskCache(folder: folder.file("cache"), limits: DiskCache.Limits(memoryCapacity: 0))
+        for length in [4000, 4096, 10_000] {
+            let key = String(repeating: "k", count: length)
+            try cache.set(Data("long key \(length)".utf8), for: key)
+            #expect(try cache.data(for: key) == Data("long key \(length)".utf8))
+        }
+        try cache.set(Data(count: 0), for: "empty")
+        #expect(try cache.data(for: "empty") == Data())
+    }
 }
 
 /// The number and allocated bytes of a cache's entry files, by `lstat`, without Stowage's own
