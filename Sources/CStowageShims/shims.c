@@ -10,6 +10,7 @@
 #if defined(__linux__)
 #include <sys/syscall.h>
 #include <sys/xattr.h>
+#include <linux/openat2.h>
 #endif
 #if defined(__APPLE__)
 #include <sys/xattr.h>
@@ -261,3 +262,23 @@ int64_t cstowage_seek_hole(int fd, int64_t offset) {
 }
 
 uint64_t cstowage_atomic_load_u64(const uint64_t *word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
+
+int cstowage_open_beneath(int directory, const char *path, int flags) {
+#if defined(__linux__) && defined(SYS_openat2)
+    struct open_how how = {
+        .flags = (uint64_t)(flags | O_CLOEXEC),
+        .mode = 0,
+        .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH,
+    };
+    int fd = (int)syscall(SYS_openat2, directory, path, &how, sizeof how);
+    // EPERM: a seccomp filter (some containers) that refuses system calls it does not know.
+    if (fd < 0 && errno == EPERM) errno = ENOSYS;
+    return fd;
+#elif defined(__APPLE__) && defined(O_NOFOLLOW_ANY)
+    return openat(directory, path, flags | O_NOFOLLOW_ANY | O_CLOEXEC);
+#else
+    (void)directory; (void)path; (void)flags;
+    errno = ENOSYS;
+    return -1;
+#endif
+}

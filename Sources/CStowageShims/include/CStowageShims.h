@@ -17,6 +17,12 @@ extern "C" {
 #define CSTOWAGE_RENAME_NOREPLACE 1
 #define CSTOWAGE_RENAME_EXCHANGE 2
 
+/// `openat(directory, path, flags)` that follows no symbolic link anywhere in `path` and never
+/// leaves `directory` (ELOOP or EXDEV otherwise): Linux's `openat2` with `RESOLVE_NO_SYMLINKS |
+/// RESOLVE_BENEATH` (5.6 and later), Darwin's `O_NOFOLLOW_ANY`. ENOSYS where the system has
+/// neither (an older kernel, a seccomp filter): open one name at a time instead.
+int cstowage_open_beneath(int directory, const char *path, int flags);
+
 /// An acquiring load of a 64-bit word that other processes may change at the same time (a word
 /// of a shared file mapping): Swift has no atomics on raw memory.
 uint64_t cstowage_atomic_load_u64(const uint64_t *word);

@@ -26,8 +26,9 @@ import Foundation
 /// So whenever the lock is free and the state is 0, the totals are those of the folder's entries.
 ///
 /// **What it costs.** A change: `flock` and its release, one `fstatat` (is this still the folder's
-/// index?) and three `pwrite`s of a few words (the state, then the totals and generation, then
-/// the state again); an eviction or a rebuild reads the folder. A read takes no lock:
+/// index?) and two `pwrite`s (the state, then the settled words at once); an eviction reads the
+/// folder once (the index gives the totals a sweep would otherwise walk the folder for), a
+/// rebuild once. A read takes no lock:
 /// an atomic load of the generation tells a ``DiskCache`` whether its memory tier is still good.
 ///
 /// Files added to the folder by anything but a ``DiskCache`` are not counted until the next
@@ -134,9 +135,10 @@ final class CacheIndex: @unchecked Sendable {
             try FaultPoint.cacheChanging.reach()
             let result = try body(&totals)
             let generation = mapping.load(Word.generation.rawValue) &+ 1
-            try write([UInt64(bitPattern: totals.allocatedBytes), UInt64(truncatingIfNeeded: totals.count), generation],
-                      at: .allocated)
-            try write([Self.magic, 0], at: .magic)
+            // One write of the settled index: a process is not stopped in the middle of copying
+            // 40 bytes into the page cache, and readers without the lock load the generation only.
+            try write([Self.magic, 0, UInt64(bitPattern: totals.allocatedBytes), UInt64(truncatingIfNeeded: totals.count),
+                       generation], at: .magic)
             return (result, generation)
         }
     }

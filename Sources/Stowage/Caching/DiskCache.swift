@@ -110,6 +110,8 @@ public final class DiskCache: Sendable {
     let memory: MemoryTier
     /// When the memory tier last checked that the folder's index is still the one it maps.
     private let verified = Clock()
+    /// The folder reads start from, opened again at most once a second.
+    private let readingRoot = ReadingRoot()
 
     /// A cache in the folder `name` of `container`'s caches location (created if needed).
     ///
@@ -175,7 +177,13 @@ public final class DiskCache: Sendable {
         }
     }
 
-    private func openRoot() throws -> OpenFile { try Self.openRoot(folder, place) }
+    /// Opens the cache's folder by name, and gives it to reads too (so that a read after a write
+    /// of this instance starts from the folder the write used, should the folder have been made again).
+    private func openRoot() throws -> OpenFile {
+        let root = try Self.openRoot(folder, place)
+        readingRoot.replace(with: root, now: Date().timeIntervalSince1970)
+        return root
+    }
 
     /// Runs `change` alone among every instance and process on the folder (see ``CacheIndex``),
     /// then tells the memory tier: `key`'s entry is dropped from it (`nil`: nothing in particular).
@@ -213,9 +221,12 @@ public final class DiskCache: Sendable {
                     try write(content, fanOut: fanOut, name: name, in: root, totals: &totals)
                 }
                 if limits.areExceeded(by: totals) {
-                    try evict(root, policy: SweepPolicy(maximumAllocatedSize: limits.maximumAllocatedSize,
-                                                        maximumCount: limits.maximumCount, order: .leastRecentlyUsed,
-                                                        lowWatermark: limits.lowWatermark), totals: &totals)
+                    let policy = SweepPolicy(maximumAllocatedSize: limits.maximumAllocatedSize, maximumCount: limits.maximumCount,
+                                             order: .leastRecentlyUsed, lowWatermark: limits.lowWatermark)
+                    // From the index's totals (one walk, not two); should files put in the folder
+                    // behind the caches' backs leave it over a limit, once more from the walk's own.
+                    try evict(root, policy: policy, totals: &totals, measured: true)
+                    if limits.areExceeded(by: totals) { try evict(root, policy: policy, totals: &totals) }
                 }
             }
             // Kept in memory as of this change's generation: should another process have changed
@@ -232,12 +243,17 @@ public final class DiskCache: Sendable {
         // A sweep of the folder by something else than a cache (`stowage sweep`, relief) removes
         // the fan-out folders it empties, maybe just after this write found or made one.
         try AtomicWrite.retryingVanishedFolders {
-            if try root.statusIfPresent(of: fanOut) == nil {
+            let parent: OpenFile
+            do {
+                parent = try root.openFolder(fanOut)
+            } catch Errno.noSuchEntry {
                 try Store.createFolderIfMissing(fanOut, in: root, mode: .defaultFolder)
+                parent = try root.openFolder(fanOut)
             }
-            let parent = try root.openFolder(fanOut)
             let previous = try parent.statusIfPresent(of: name).flatMap { $0.kind == .file ? $0 : nil }
-            try AtomicWrite.write(content, into: parent, name: name, durable: false, protection: nil)
+            // Entries carry no markers of their own to pass on (a pin is set on the entry's file
+            // by hand, and a replaced entry is a new one).
+            try AtomicWrite.write(content, into: parent, name: name, durable: false, protection: nil, keepingMarkers: false)
             try FaultPoint.cacheWritten.reach()
             totals.allocatedBytes += try parent.status(of: name).allocatedSize - (previous?.allocatedSize ?? 0)
             if previous == nil { totals.count += 1 }
@@ -272,10 +288,16 @@ public final class DiskCache: Sendable {
     /// Reads `key`'s entry from its file: its data and expiry, or `nil` on a miss.
     private func read(_ key: String, now: Double) throws -> (Data, Double)? {
         let (fanOut, name) = Self.fileName(for: key)
-        let root = try openRoot()
+        let root = try readingRoot.folder(now: now) { try Self.openRoot(folder, place) }
         let file: OpenFile
         do {
-            file = try root.openFolder(fanOut).openForReading(name)
+            // One call where the system can (no link followed, the folder never left); one name
+            // at a time otherwise, and for anything odd on the way, which then fails as it always did.
+            do {
+                file = try root.openForReading(beneath: fanOut + "/" + name)
+            } catch let error as SystemCallError where error.errno != .noSuchEntry {
+                file = try root.openFolder(fanOut).openForReading(name)
+            }
         } catch Errno.noSuchEntry {
             return nil
         }
@@ -416,10 +438,12 @@ public final class DiskCache: Sendable {
 
     /// Removes entries as `policy` says, through the removal walk, and takes the totals the walk
     /// measured. Called inside a change.
+    /// With `measured`, the totals are the index's, exact, and the walk that totals the folder is left out.
     @discardableResult
-    private func evict(_ root: OpenFile, policy: SweepPolicy, totals: inout CacheIndex.Totals) throws -> SweepReport {
+    private func evict(_ root: OpenFile, policy: SweepPolicy, totals: inout CacheIndex.Totals,
+                       measured: Bool = false) throws -> SweepReport {
         let report = try Sweeper.run(root: root, path: folder.fileSystemPath, policy: policy, dryRun: false, now: Date(),
-                                     operation: .cache)
+                                     operation: .cache, measured: measured ? (totals.count, totals.allocatedBytes) : nil)
         index.noteSweep()
         try FaultPoint.cacheEvicted.reach()
         totals = CacheIndex.Totals(allocatedBytes: report.keptAllocatedBytes, count: report.keptFiles)
@@ -535,6 +559,33 @@ public final class DiskCache: Sendable {
         } catch let error as SystemCallError {
             let path = folder.fileSystemPath + (key.isEmpty ? "" : " [" + key.prefix(64) + "]")
             throw StowageError(error, operation: .cache, path: path)
+        }
+    }
+
+    /// The cache's folder as reads open it: the same descriptor for up to a second, then the
+    /// folder opened again (by name, as every change opens it), so a hit makes no system call for
+    /// the folder. A folder removed or swapped for a link within that second is read as it was
+    /// opened (a removed one holds no entries: misses), never through the link.
+    ///
+    /// `@unchecked Sendable`: `folder` and `opened` are read and written only while `lock` is
+    /// held; an `OpenFile` handed out stays open while its user holds it, also once replaced here.
+    private final class ReadingRoot: @unchecked Sendable {
+        private let lock = NSLock()
+        private var current: OpenFile?
+        private var opened = -Double.infinity
+
+        func folder(now: Double, open: () throws -> OpenFile) throws -> OpenFile {
+            if let cached = lock.withLock({ now - opened < 1 ? current : nil }) { return cached }
+            let fresh = try open()
+            replace(with: fresh, now: now)
+            return fresh
+        }
+
+        func replace(with folder: OpenFile, now: Double) {
+            lock.withLock {
+                current = folder
+                opened = now
+            }
         }
     }
 

@@ -56,6 +56,16 @@ final class OpenFile {
         OpenFile(adopting: try Sys.openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY))
     }
 
+    /// Opens the file at the relative `path` (names separated by `/`) for reading, as
+    /// ``openForReading(_:)`` does, in one system call that follows no symbolic link anywhere in
+    /// `path` and never leaves this folder (Linux's `openat2`, Darwin's `O_NOFOLLOW_ANY`).
+    ///
+    /// - Throws: `ENOSYS` where the system cannot (open one name at a time then), `ELOOP` for a
+    ///   link on the way, and what `openat` throws.
+    func openForReading(beneath path: String) throws -> OpenFile {
+        OpenFile(adopting: try Sys.openBeneath(descriptor, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY))
+    }
+
     /// Opens `name` read-only to examine it (status, attributes), never through a symbolic
     /// link and without waiting: a FIFO put in a file's place does not block the open.
     func openForInspection(_ name: String) throws -> OpenFile {

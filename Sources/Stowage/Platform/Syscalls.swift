@@ -48,6 +48,12 @@ enum Sys {
         try retrying("openat") { name.withCString { systemOpenat(directory, $0, flags | O_CLOEXEC, mode_t(mode.rawValue)) } }
     }
 
+    /// `openat2(2)` with `RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH` on Linux, `openat(2)` with
+    /// `O_NOFOLLOW_ANY` on Darwin (see `cstowage_open_beneath`). The flags always include `O_CLOEXEC`.
+    static func openBeneath(_ directory: Int32, _ path: String, _ flags: Int32) throws -> Int32 {
+        try retrying("openat2") { path.withCString { cstowage_open_beneath(directory, $0, flags) } }
+    }
+
     /// `openat(2)` of a name as bytes (see ``RawPath``). The flags always include `O_CLOEXEC`.
     static func openat(_ directory: Int32, _ name: RawPath, _ flags: Int32, mode: FilePermissions = FilePermissions(rawValue: 0)) throws -> Int32 {
         try retrying("openat") { name.withCString { systemOpenat(directory, $0, flags | O_CLOEXEC, mode_t(mode.rawValue)) } }

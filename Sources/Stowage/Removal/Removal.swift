@@ -12,8 +12,10 @@ import Foundation
 enum Removal {
     /// What goes.
     enum Selection {
-        /// What the policy's limits (size, count, age) say must go, in its order.
-        case limits(SweepPolicy)
+        /// What the policy's limits (size, count, age) say must go, in its order. With `measured`,
+        /// the totals of the files the limits count, known exactly (a ``DiskCache``'s index), the
+        /// walk that totals them is left out.
+        case limits(SweepPolicy, measured: (files: Int, allocatedBytes: Int64)? = nil)
         /// At least this many allocated bytes, in `order`, of any file, or only of files marked
         /// purgeable (locations the system never purges otherwise).
         case free(Int64, order: SweepOrder, purgeableOnly: Bool)
@@ -162,8 +164,8 @@ enum Removal {
     /// The removal walk for `selection`: made here and nowhere else.
     private static func makeEngine(root: OpenFile, path: String, _ selection: Selection, now: Date) -> SweepEngine {
         switch selection {
-        case .limits(let policy):
-            SweepEngine(rootPath: path, root: root, policy: policy, goal: .limits, now: now)
+        case .limits(let policy, let measured):
+            SweepEngine(rootPath: path, root: root, policy: policy, goal: .limits, now: now, knownTotals: measured)
         case .free(let bytes, let order, let purgeableOnly):
             SweepEngine(rootPath: path, root: root, policy: SweepPolicy(order: order), goal: .free(bytes, purgeableOnly: purgeableOnly), now: now)
         case .contents:

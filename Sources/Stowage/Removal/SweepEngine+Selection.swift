@@ -16,9 +16,9 @@ extension SweepEngine {
             examinedAllocated += status.allocatedSize
             if !progress(examined, examinedAllocated) { throw CancellationError() }
         }
-        var totalFiles = 0
-        var totalAllocated: Int64 = 0
-        if case .limits = goal, policy.maximumAllocatedSize != nil || policy.maximumCount != nil {
+        var totalFiles = knownTotals?.files ?? 0
+        var totalAllocated: Int64 = knownTotals?.allocatedBytes ?? 0
+        if case .limits = goal, policy.maximumAllocatedSize != nil || policy.maximumCount != nil, knownTotals == nil {
             try walk(recording: false) { entry, kind in
                 if kind == .ordinary {
                     totalFiles += 1

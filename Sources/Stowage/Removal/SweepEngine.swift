@@ -82,16 +82,21 @@ final class SweepEngine: @unchecked Sendable {
     let policy: SweepPolicy
     let goal: Goal
     let now: Double
+    /// The totals of the files a limits walk would count, when the caller knows them exactly (a
+    /// ``DiskCache``'s index): the walk that totals them is then left out.
+    let knownTotals: (files: Int, allocatedBytes: Int64)?
     var issues: [UsageIssue] = []
     /// Entries per folder, to predict which folders the operation empties.
     var entriesPerFolder: [RawPath: Int] = [:]
 
-    init(rootPath: String, root: OpenFile, policy: SweepPolicy, goal: Goal, now: Date) {
+    init(rootPath: String, root: OpenFile, policy: SweepPolicy, goal: Goal, now: Date,
+         knownTotals: (files: Int, allocatedBytes: Int64)? = nil) {
         self.rootPath = rootPath
         self.root = root
         self.policy = policy
         self.goal = goal
         self.now = now.timeIntervalSince1970
+        self.knownTotals = knownTotals
     }
 
     var removesEverything: Bool {

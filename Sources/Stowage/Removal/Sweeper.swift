@@ -123,9 +123,10 @@ public struct Sweeper: Sendable {
     /// written (a full disk) is an issue in the report. A dry run or a cancelled sweep records nothing.
     static func run(root: OpenFile, path: String, policy: SweepPolicy, dryRun: Bool, now: Date,
                     operation: StowageError.Operation = .sweep, reporter: ProgressReporter? = nil,
-                    cancellation: CancellationFlag? = nil) throws -> SweepReport {
-        var report = try Removal.run(root: root, path: path, .limits(policy), dryRun: dryRun, now: now, operation: operation,
-                                     reporter: reporter, cancellation: cancellation)
+                    cancellation: CancellationFlag? = nil,
+                    measured: (files: Int, allocatedBytes: Int64)? = nil) throws -> SweepReport {
+        var report = try Removal.run(root: root, path: path, .limits(policy, measured: measured), dryRun: dryRun, now: now,
+                                     operation: operation, reporter: reporter, cancellation: cancellation)
         if !dryRun, !report.wasCancelled {
             let record = SweepRecord(date: now, removedFiles: report.removed.count, freedAllocatedBytes: report.freedAllocatedBytes)
             do {

@@ -116,6 +116,43 @@ struct DiskCacheTests {
         try cache.set(Data(count: 0), for: "empty")
         #expect(try cache.data(for: "empty") == Data())
     }
+
+    @Test("a fan-out folder swapped for a link to the outside is never read through, nor anything removed there")
+    func fanOutLink() throws {
+        let folder = TestFolder()
+        let url = folder.file("cache")
+        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(memoryCapacity: 0))
+        try cache.set(Data("inside".utf8), for: "k")
+        let (fanOut, name) = DiskCache.fileName(for: "k")
+        // Outside: a whole entry for the same key, and a corrupt one for another (read as corrupt, it would be removed).
+        try FileManager.default.createDirectory(at: folder.file("outside"), withIntermediateDirectories: true)
+        var entry = DiskCache.header(key: "k", expiry: 0, dataLength: 7)
+        entry.append(Data("outside".utf8))
+        try entry.write(to: folder.file("outside/\(name)"))
+        try FileManager.default.removeItem(at: url.appending(path: fanOut))
+        try FileManager.default.createSymbolicLink(atPath: url.appending(path: fanOut).path, withDestinationPath: folder.file("outside").path)
+        let read = Result { try cache.data(for: "k") }
+        #expect((try? read.get()) != Data("outside".utf8), "the outside entry was read through the link")
+        if case .failure(let error) = read {
+            #expect((error as? StowageError)?.code == .invalidPath || (error as? StowageError)?.code == .wrongKind, "\(error)")
+        }
+        #expect(folder.exists("outside/\(name)"), "nothing outside removed")
+        print("a linked fan-out folder: \(read)")
+    }
+
+    @Test("a cache folder removed behind the cache's back: the next write makes it again, and a read right after finds that write")
+    func folderRemovedThenWritten() throws {
+        let folder = TestFolder()
+        let url = folder.file("cache")
+        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(memoryCapacity: 0))
+        try cache.set(Data("one".utf8), for: "a")
+        #expect(try cache.data(for: "a") == Data("one".utf8))
+        try FileManager.default.removeItem(at: url)
+        #expect(try cache.data(for: "a") == nil, "a removed folder holds no entries")
+        try cache.set(Data("two".utf8), for: "b")
+        #expect(try cache.data(for: "b") == Data("two".utf8), "read from the folder the write made")
+        #expect(cache.count == 1)
+    }
 }
 
 /// The number and allocated bytes of a cache's entry files, by `lstat`, without Stowage's own

@@ -16,6 +16,7 @@
 #define O_NOCTTY    0x00020000
 #define O_DIRECTORY 0x00100000
 #define O_CLOEXEC   0x01000000
+#define O_NOFOLLOW_ANY 0x20000000  // no symbolic link anywhere in the path (macOS 11, iOS 14)
 
 #define AT_FDCWD            -2      // the current folder, in place of a folder descriptor
 #define AT_SYMLINK_NOFOLLOW 0x0020
