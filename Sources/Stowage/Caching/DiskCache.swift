@@ -210,9 +210,17 @@ public final class DiskCache: Sendable {
         content.append(data)
         try run(key) {
             let root = try openRoot()
+            // The entry's bytes go to a temporary file before the change, so writers on one folder
+            // write at once; only putting it in place, counting and evicting take turns.
+            let staged = try? StagedEntry(content, fanOut: fanOut, in: root)
+            defer { staged?.discard() }
             let (_, generation) = try index.change(in: root, measure: { try Self.measure(root) }) { totals in
                 do {
-                    try write(content, fanOut: fanOut, name: name, in: root, totals: &totals)
+                    if let staged, try staged.commit(as: name, totals: &totals) {
+                        // in place
+                    } else {
+                        try write(content, fanOut: fanOut, name: name, in: root, totals: &totals)
+                    }
                 } catch let error as SystemCallError where error.errno == .noSpace || error.errno == .quotaExceeded {
                     // Room from the cache's own least recently used entries, then once more.
                     let room = SweepPolicy(maximumAllocatedSize: max(0, totals.allocatedBytes - Int64(content.count)),
@@ -237,6 +245,64 @@ public final class DiskCache: Sendable {
         }
     }
 
+    /// An entry's bytes in a temporary file of its fan-out folder, written before the change that
+    /// puts it in place (``commit(as:totals:)``), or removed (``discard()``). A leftover of a
+    /// process killed in between is reclaimed by a later eviction once it is an hour old, as
+    /// every interrupted atomic write's is.
+    private final class StagedEntry {
+        private let parent: OpenFile
+        private let temporary: String
+        private var committed = false
+
+        /// Writes `content` to a new temporary file in the fan-out folder `fanOut` of `root` (made if missing).
+        init(_ content: Data, fanOut: String, in root: OpenFile) throws {
+            do {
+                parent = try root.openFolder(fanOut)
+            } catch Errno.noSuchEntry {
+                try Store.createFolderIfMissing(fanOut, in: root, mode: .defaultFolder)
+                parent = try root.openFolder(fanOut)
+            }
+            temporary = TemporaryItem.makeName()
+            let file = try parent.open(temporary, flags: Sys.writeCreateExclusive, mode: .defaultFile)
+            do {
+                try file.writeAll(content)
+                try file.close()
+            } catch {
+                try? parent.removeEntry(temporary, folder: false)  // best effort: the write's error is what matters
+                throw error
+            }
+        }
+
+        /// Renames the file into place as `name` and counts it (inside a change); `false` when it
+        /// is gone (its folder removed by a sweep of something else than a cache meanwhile).
+        func commit(as name: String, totals: inout CacheIndex.Totals) throws -> Bool {
+            let previous = try parent.statusIfPresent(of: name).flatMap { $0.kind == .file ? $0 : nil }
+            try FaultPoint.atomicWriteBeforeRename.reach()
+            do {
+                try parent.rename(temporary, to: parent, as: name)
+            } catch Errno.noSuchEntry {
+                return false
+            }
+            committed = true
+            try FaultPoint.atomicWriteRenamed.reach()
+            try FaultPoint.cacheWritten.reach()
+            try DiskCache.count(name, in: parent, replacing: previous, totals: &totals)
+            return true
+        }
+
+        /// Removes the temporary file unless it was put in place.
+        func discard() {
+            if !committed { try? parent.removeEntry(temporary, folder: false) }  // best effort: a leftover is reclaimed later
+        }
+    }
+
+    /// Counts the entry `name` just put in place in `parent`, which replaced `previous` (an entry file, or nothing).
+    private static func count(_ name: String, in parent: OpenFile, replacing previous: FileStatus?,
+                              totals: inout CacheIndex.Totals) throws {
+        totals.allocatedBytes += try parent.status(of: name).allocatedSize - (previous?.allocatedSize ?? 0)
+        if previous == nil { totals.count += 1 }
+    }
+
     /// Writes one entry file atomically into its fan-out folder (made if missing) and counts it.
     private func write(_ content: Data, fanOut: String, name: String, in root: OpenFile,
                        totals: inout CacheIndex.Totals) throws {
@@ -255,8 +321,7 @@ public final class DiskCache: Sendable {
             // by hand, and a replaced entry is a new one).
             try AtomicWrite.write(content, into: parent, name: name, durable: false, protection: nil, keepingMarkers: false)
             try FaultPoint.cacheWritten.reach()
-            totals.allocatedBytes += try parent.status(of: name).allocatedSize - (previous?.allocatedSize ?? 0)
-            if previous == nil { totals.count += 1 }
+            try DiskCache.count(name, in: parent, replacing: previous, totals: &totals)
         }
     }
 
