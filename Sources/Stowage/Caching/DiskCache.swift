@@ -80,7 +80,7 @@ public final class DiskCache: Sendable {
         var problem: String? {
             if let problem = SweepPolicy(maximumAllocatedSize: maximumAllocatedSize, maximumCount: maximumCount,
                                          lowWatermark: lowWatermark).problem { return problem }
-            if memoryCapacity < 0 { return "the memory capacity must not be negative" }
+            if memoryCapacity < 0 { return "the memory capacity cannot be negative" }
             return nil
         }
 

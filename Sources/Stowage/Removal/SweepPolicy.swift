@@ -43,9 +43,9 @@ public struct SweepPolicy: Sendable, Hashable {
     /// check it first where the values come from a person (a settings screen, a command line).
     public var problem: String? {
         if let problem = Self.problem(withLowWatermark: lowWatermark) { return problem }
-        if let size = maximumAllocatedSize, size < 0 { return "the size limit must not be negative" }
-        if let count = maximumCount, count < 0 { return "the count limit must not be negative" }
-        if let age = maximumAge, !(age >= 0) { return "the age limit must not be negative" }
+        if let size = maximumAllocatedSize, size < 0 { return "the size limit cannot be negative" }
+        if let count = maximumCount, count < 0 { return "the count limit cannot be negative" }
+        if let age = maximumAge, !(age >= 0) { return "the age limit cannot be negative" }
         return nil
     }
 
