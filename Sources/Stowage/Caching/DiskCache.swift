@@ -16,7 +16,7 @@ import Foundation
 /// miss, never as truncated data. Every write is atomic: a reader sees the old entry or the new
 /// one, never a torn one. Entries can expire.
 ///
-/// **Limits.** After any ``set(_:for:expiresAfter:)-(Data,_,_)`` returns, the entries' allocated
+/// **Limits.** After any `set(_:for:expiresAfter:)` returns, the entries' allocated
 /// bytes are at most ``Limits/maximumAllocatedSize`` and their number at most
 /// ``Limits/maximumCount``: a write that takes the cache over a limit evicts, least recently used
 /// first, down to the low watermark, before it returns (so the next writes do not evict again),
@@ -532,7 +532,7 @@ public final class DiskCache: Sendable {
 
     // MARK: Async
 
-    /// Stores `data` under `key` on a thread of its own, as ``set(_:for:expiresAfter:)-(Data,_,_)``.
+    /// Stores `data` under `key` on a thread of its own, as `set(_:for:expiresAfter:)`.
     ///
     /// - Throws: `CancellationError` when the task is cancelled before the write begins (then
     ///   nothing changed); otherwise as the synchronous form.
@@ -550,7 +550,7 @@ public final class DiskCache: Sendable {
     /// thread of its own.
     ///
     /// - Throws: `CancellationError` when the task is cancelled before the read begins;
-    ///   otherwise as ``data(for:)-(String)``.
+    ///   otherwise as `data(for:)`.
     public func data(for key: String) async throws -> Data? {
         let now = Date().timeIntervalSince1970
         if memory.capacity > 0, !verified.wouldBeDue(now, every: 1),

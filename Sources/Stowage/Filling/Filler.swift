@@ -73,21 +73,6 @@ public struct Filler: Sendable {
         return try await engine.runOnThread(progressInterval: progressInterval, progress: progress)
     }
 
-    /// Fills the volume on a thread of its own, reporting ``FillProgress`` as earlier versions
-    /// did; cancelling returns the report with ``FillReport/ending`` `.cancelled`.
-    ///
-    /// ```swift
-    /// let report = try await Filler(plan: plan).fill(progressInterval: .milliseconds(250)) { (old: FillProgress) in }
-    /// ```
-    @available(*, deprecated, message: "pass a WorkProgress handler (FillProgress(_:) converts it)")
-    @_disfavoredOverload
-    public func fill(progressInterval: Duration = WorkProgress.defaultInterval,
-                     progress: @escaping @Sendable (FillProgress) -> Void) async throws -> FillReport {
-        try await fill(progressInterval: progressInterval) { work in
-            if let figures = FillProgress(work) { progress(figures) }
-        }
-    }
-
     /// Fills the volume with unnamed files (`O_TMPFILE`) held open by the returned hold:
     /// the space comes back when the hold is released or deallocated, or when the process
     /// ends in any way, even `SIGKILL`. On a file system without unnamed files the hold uses

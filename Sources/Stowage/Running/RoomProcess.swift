@@ -29,11 +29,11 @@ import Foundation
 ///   image. The command runs as PID 2 of a PID namespace of its own, under a small init that
 ///   relays signals to it; it sees only the room's processes (`/proc` is the namespace's) and
 ///   gets descriptors 0, 1 and 2 only. When the command ends, every process it left running
-///   ends too, before ``wait()`` returns; the namespace, its mounts and the layer go with them.
+///   ends too, before `wait()` returns; the namespace, its mounts and the layer go with them.
 ///   If this process dies first, even by `SIGKILL`, the room's child and its init get `SIGKILL`
 ///   (their parent-death signal), and the kernel ends every process of the namespace.
 ///
-/// - Important: Keep the `RoomProcess` until ``wait()`` returns: releasing it earlier ends the
+/// - Important: Keep the `RoomProcess` until `wait()` returns: releasing it earlier ends the
 ///   command with `SIGKILL` (so no command runs on in a room nobody manages).
 /// - Important: The command's processes run as the same user as this one. In a user namespace
 ///   (an ordinary user), only files whose owner and group are the user's can be modified in
@@ -73,7 +73,7 @@ public final class RoomProcess: @unchecked Sendable {
         processIdentifier = child.processIdentifier
     }
 
-    /// Released without ``wait()``: the child ends with its room (`RoomChild`'s deinit, SIGKILL),
+    /// Released without `wait()`: the child ends with its room (`RoomChild`'s deinit, SIGKILL),
     /// so forwarding to it stops first, before its number can be another process's.
     deinit {
         if forwardsSignals, report == nil { RoomChild.stopForwardingSignals(to: processIdentifier) }
@@ -102,7 +102,7 @@ public final class RoomProcess: @unchecked Sendable {
     ///     ``RoomCommand``); a program without a `/` is looked up in the environment's `PATH`.
     ///   - forwardsSignals: Whether `SIGINT`, `SIGTERM`, `SIGHUP`, `SIGQUIT`, `SIGUSR1` and
     ///     `SIGUSR2` sent to this process (by `kill`, not by a terminal, whose signals reach the
-    ///     command directly) go to the command instead of ending this process, until ``wait()``
+    ///     command directly) go to the command instead of ending this process, until `wait()`
     ///     returns. One room at a time per process forwards; the latest wins.
     /// - Returns: The running command, whose room is measured already.
     /// - Throws: ``StowageError/Code/unsupported`` saying what is missing where a room cannot be
@@ -174,6 +174,22 @@ public final class RoomProcess: @unchecked Sendable {
         } catch let error as SystemCallError {
             throw StowageError(error, operation: .run)
         }
+    }
+
+    /// Waits for the command to end, as the synchronous `wait()` does, on a thread of its own: the caller's
+    /// actor (the main actor of an app, a server's event loop) is never blocked.
+    ///
+    /// Cancelling the task asks the command to stop (`SIGTERM`, as ``send(signal:)``), and the
+    /// wait goes on to its end, so the report says how it ended and the layer is let go; a command
+    /// that ignores the signal is waited for all the same.
+    ///
+    /// ```swift
+    /// let room = try RoomProcess.start(plan, command: ["xcrun", "simctl", "..."])
+    /// let report = try await room.wait()
+    /// ```
+    public func wait() async throws -> RoomReport {
+        try await LongRunningWork.run(progressInterval: WorkProgress.defaultInterval, progress: nil,
+                                      cancel: { [self] in try? send(signal: Sys.terminationSignal) }) { _ in try self.wait() }
     }
 
     /// Waits for the command to end; then waits for a drop under way, copies the command's

@@ -85,10 +85,6 @@ final class ScanEngine: @unchecked Sendable {
 
     var isCancelled: Bool { condition.withLock { cancelled } }
 
-    var progress: UsageProgress {
-        condition.withLock { UsageProgress(entries: progressEntries, allocatedBytes: progressAllocated, pendingFolders: pending.count) }
-    }
-
     /// Where progress goes while ``run(roots:)`` runs (the async scan sets it; see
     /// ``LongRunningWork``). Set before `run`, never during.
     var reporter: ProgressReporter?

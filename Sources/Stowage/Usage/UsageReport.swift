@@ -274,14 +274,3 @@ extension UsageIssue {
         }
     }
 }
-
-/// How far a running scan has come, as the deprecated `scan(_:progressInterval:progress:)` with a
-/// `UsageProgress` handler reports it; scans now report a ``WorkProgress``, as fills and sweeps do.
-public struct UsageProgress: Sendable, Hashable {
-    /// Entries examined so far.
-    public var entries: Int
-    /// Allocated bytes counted so far.
-    public var allocatedBytes: Int64
-    /// Folders waiting to be read.
-    public var pendingFolders: Int
-}

@@ -62,30 +62,6 @@ public struct UsageScanner: Sendable {
             return engine.run(roots: paths)
         }
     }
-
-    /// Scans `roots` with the progress value and cancellation rule of earlier versions: a
-    /// ``UsageProgress`` (with the folders waiting), and `CancellationError` thrown when the task
-    /// is cancelled.
-    ///
-    /// ```swift
-    /// let report = try await UsageScanner().scan([url], progressInterval: .milliseconds(200)) { (old: UsageProgress) in }
-    /// ```
-    ///
-    /// - Throws: `CancellationError` when the task is cancelled.
-    @available(*, deprecated, message: "pass a WorkProgress handler; a cancelled scan then returns its report with wasCancelled set")
-    @_disfavoredOverload
-    public func scan(_ roots: [URL], progressInterval: Duration = WorkProgress.defaultInterval,
-                     progress: @escaping @Sendable (UsageProgress) -> Void) async throws -> UsageReport {
-        let engine = ScanEngine(options: options)
-        let paths = roots.map(\.fileSystemPath)
-        let report = try await LongRunningWork.run(progressInterval: progressInterval, progress: { _ in progress(engine.progress) },
-                                                   cancel: { engine.cancel() }) { reporter in
-            engine.reporter = reporter
-            return engine.run(roots: paths)
-        }
-        if report.wasCancelled { throw CancellationError() }
-        return report
-    }
 }
 
 extension Container {

@@ -189,6 +189,25 @@ struct RoomProcessTests {
         #expect(room.filter(\.exists).isEmpty, "wait() returns once every process of the room has ended")
     }
 
+    @Test("wait() from the main actor runs off it; cancelling the waiting task stops the command with SIGTERM and still reports its end")
+    @MainActor
+    func asyncWait() async throws {
+        try requireRooms()
+        let fixture = try RoomFixture()
+        let quick = try RoomProcess.start(RoomPlan(available: .bytes(1 << 20), over: [fixture.real]), command: ["/bin/true"])
+        #expect(try await quick.wait().ending == .exited(0))
+        let slow = try RoomProcess.start(RoomPlan(available: .bytes(1 << 20), over: [fixture.real]), command: ["/bin/sleep", "60"])
+        let began = ContinuousClock.now
+        let waiting = Task { @MainActor in try await slow.wait() }
+        // The main actor is free while the command runs: this runs at once, not after 60 s.
+        try await Task.sleep(for: .milliseconds(200))
+        waiting.cancel()
+        let report = try await waiting.value
+        #expect(report.ending == .signalled(SIGTERM), "\(report.ending)")
+        #expect(ContinuousClock.now - began < .seconds(30))
+        #expect(try hostRoomMounts().isEmpty)
+    }
+
     @Test("a signal reaches the command however it is sent, and ends it; the command is not its PID namespace's init",
           arguments: [SIGTERM, SIGINT, SIGHUP, SIGUSR2, SIGQUIT])
     func signalsReachTheCommand(signal: Int32) throws {
