@@ -100,7 +100,7 @@ struct WatchCommand: AsyncParsableCommand {
             log("watching \(DisplayPath.escaped(folder)): keeping \(ByteCount(available.bytes).formatted()) available")
         }
         let task = Task {
-            try await watcher.run(onEvent: { event in
+            await watcher.run(onEvent: { event in
                 guard let relief = event.relief else { return }
                 if lines {
                     output.emit("relief", WatchReliefJSON(relief))
@@ -116,7 +116,7 @@ struct WatchCommand: AsyncParsableCommand {
             })
         }
         stopping.attach(task)
-        _ = await task.result
+        await task.value
         stop.cancel()
         if lines { output.emit("stopped") } else { log("stopped") }
     }
@@ -190,7 +190,7 @@ final class Cancellation: @unchecked Sendable {
     }
 
     /// Attaches `task`, cancelling it at once if cancellation was asked for already.
-    func attach<Success: Sendable>(_ task: Task<Success, any Error>) {
+    func attach<Success: Sendable, Failure: Error>(_ task: Task<Success, Failure>) {
         lock.withLock {
             cancelTask = { task.cancel() }
             if isCancelled { task.cancel() }

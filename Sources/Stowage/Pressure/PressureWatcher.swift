@@ -69,6 +69,21 @@ public struct PressureWatcher: Sendable {
         return Event(date: now, availableBytes: space.available, relief: relief)
     }
 
+    /// ``check(now:)`` off the caller's actor and off the cooperative pool: the relief runs on a
+    /// thread of its own (the contract of scans, fills and sweeps), and cancelling the task stops
+    /// it before its next removal; the event then carries what was removed until then
+    /// (``ReliefReport/wasCancelled``). A check that finds enough space is one `statvfs`.
+    ///
+    /// - Throws: as ``check(now:)``; cancellation is not an error.
+    public func check(now: Date = Date()) async throws -> Event {
+        let space = try container.availableSpace(of: .documents)
+        guard space.available < threshold else {
+            return Event(date: now, availableBytes: space.available, relief: nil)
+        }
+        let relief = try await container.relieve(toAvailable: threshold, now: now, progress: { _ in })
+        return Event(date: now, availableBytes: space.available, relief: relief)
+    }
+
     /// Checks every ``interval`` until the task is cancelled, calling `onEvent` after each check.
     /// A failed check is reported through `onError` and the watch goes on. Between checks the
     /// task sleeps; each idle check costs what ``check(now:)`` costs, one `statvfs`.
@@ -76,18 +91,18 @@ public struct PressureWatcher: Sendable {
     /// The callback form of ``events``: both run the same checks.
     ///
     /// ```swift
-    /// let task = Task { try await watcher.run(onEvent: { print($0) }, onError: { print("check failed: \($0)") }) }
+    /// let task = Task { await watcher.run(onEvent: { print($0) }, onError: { print("check failed: \($0)") }) }
     /// ```
     ///
-    /// - Throws: `CancellationError` once the task is cancelled (the only way it ends).
-    public func run(onEvent: @Sendable (Event) -> Void, onError: @Sendable (any Error) -> Void = { _ in }) async throws {
+    /// Returns when the task is cancelled (the only way it ends), also in the middle of a relief,
+    /// which stops before its next removal: cancellation is not an error.
+    public func run(onEvent: @Sendable (Event) -> Void, onError: @Sendable (any Error) -> Void = { _ in }) async {
         for await outcome in events {
             switch outcome {
             case .success(let event): onEvent(event)
             case .failure(let error): onError(error)
             }
         }
-        throw CancellationError()
     }
 
     /// The checks, as an asynchronous sequence: one element per check, every ``interval``, the
@@ -151,7 +166,9 @@ public struct PressureWatcher: Sendable {
                 guard !Task.isCancelled else { return nil }
                 checked = true
                 do {
-                    return .success(try watcher.check())
+                    // Off the pool; a relief cancelled midway still yields what it removed, and the
+                    // sequence ends at the next element.
+                    return .success(try await watcher.check())
                 } catch {
                     return .failure(error)
                 }
