@@ -80,7 +80,8 @@ struct StowageCommand: AsyncParsableCommand {
             let overview = try await StorageOverview.refreshed(container.resolve(), groups: groups, style: style)
             let report = LocationsReport(overview)
             // Set by a refresh that ran to its end, as the command's always does (nothing cancels it).
-            let capacity = try overview.capacity ?? overview.container.capacity(of: .documents)
+            let measured = overview.capacity
+            let capacity = if let measured { measured } else { try await overview.container.capacity(of: .documents) }
             let json = OverviewJSON(container: report.container, capacity: capacity, locations: report.locations)
             return Rendered(json: json) {
                 CapacityView(capacity: capacity, style: style).render() + "\n" + report.renderHuman()

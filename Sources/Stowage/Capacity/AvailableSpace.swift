@@ -3,11 +3,16 @@ import Foundation
 /// The available bytes of a volume, and whether they are simulated: the one figure that
 /// pressure checks and relief need, measured without the tree scan behind
 /// ``VolumeCapacity/reclaimable``.
-struct AvailableSpace: Sendable, Hashable {
+///
+/// ```swift
+/// let space = try container.availableSpace(of: .caches)   // one statvfs, safe on the main actor
+/// if space.available < 200_000_000 { showLowStorageBanner() }
+/// ```
+public struct AvailableSpace: Sendable, Hashable {
     /// What an ordinary writer can use now: ``VolumeCapacity/available``.
-    var available: Int64
+    public var available: Int64
     /// Whether ``available`` is simulated (see ``SimulatedCapacity``).
-    var isSimulated: Bool
+    public var isSimulated: Bool
 }
 
 extension Container {
@@ -17,8 +22,11 @@ extension Container {
     /// read of the mount table, no copy of the environment. What ``PressureWatcher`` measures
     /// on every check.
     ///
-    /// - Throws: as ``capacity(of:)``.
-    func availableSpace(of location: Location = .documents) throws -> AvailableSpace {
+    /// The cheap figure beside ``capacity(of:)-(Location)``, which walks tmp and Caches and reads
+    /// every file's marker in the user's locations to count what relief could free.
+    ///
+    /// - Throws: as ``capacity(of:)-(Location)``.
+    public func availableSpace(of location: Location = .documents) throws -> AvailableSpace {
         let path = try existingAncestor(of: url(for: location))
         let figures: Sys.SpaceFigures
         do {

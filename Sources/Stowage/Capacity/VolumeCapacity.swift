@@ -197,6 +197,21 @@ extension StowageError.Operation {
 }
 
 extension Container {
+    /// ``capacity(of:)-(Location)`` on a thread of its own: the walk behind the reclaimable figure
+    /// never runs on the caller's actor or the cooperative pool (a settings screen refreshing on
+    /// the main actor stays responsive). Cancelling the task stops the walk: `CancellationError`.
+    ///
+    /// For the available bytes alone, ``availableSpace(of:)`` costs one `statvfs`.
+    public func capacity(of location: Location = .documents) async throws -> VolumeCapacity {
+        let cancellation = CancellationFlag()
+        return try await LongRunningWork.run(progressInterval: WorkProgress.defaultInterval, progress: nil,
+                                             cancel: { cancellation.cancel() }) { _ in
+            try capacity(of: location, examined: { _, _ in
+                if cancellation.isCancelled { throw CancellationError() }
+            })
+        }
+    }
+
     /// The capacity of the volume holding `location`, counting what pressure relief could free
     /// on that volume (``relieve(toAvailable:dryRun:now:)``'s rule: tmp, unpinned caches, files
     /// marked purgeable elsewhere) as reclaimable for important usage.
@@ -208,6 +223,12 @@ extension Container {
     ///
     /// - Throws: ``StowageError/Code/notFound`` when no folder on the way exists.
     public func capacity(of location: Location = .documents) throws -> VolumeCapacity {
+        try capacity(of: location, examined: nil)
+    }
+
+    /// ``capacity(of:)-(Location)``, telling `examined` each file the reclaimable walk meets (an
+    /// error it throws ends the walk and is thrown).
+    private func capacity(of location: Location, examined: ((Location, FileStatus) throws -> Void)?) throws -> VolumeCapacity {
         let path = try existingAncestor(of: url(for: location))
         let statistics: VolumeStatistics
         do {
@@ -218,7 +239,7 @@ extension Container {
         // What pressure relief could free on this volume, by the one relief rule; a location
         // that cannot be used safely (a link, another user's folder) frees nothing here.
         var skipped: [UsageIssue] = []
-        let reclaimable = try freeableUnderPressure(volume: statistics.device, skipped: &skipped)
+        let reclaimable = try freeableUnderPressure(volume: statistics.device, skipped: &skipped, examined: examined)
             .reduce(Int64(0)) { $0 + $1.allocatedBytes }
         return VolumeCapacity(statistics: statistics, path: path, reclaimable: reclaimable,
                               simulated: try SimulatedCapacity.current())

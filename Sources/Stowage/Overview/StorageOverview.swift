@@ -205,6 +205,7 @@ public final class StorageOverview {
         }
         if Task.isCancelled { return nil }
         try FaultPoint.overviewMeasured.reach()
-        return Measurement(locations: figures, capacity: try container.capacity(of: .documents))
+        // The reclaimable walk on a thread of its own, as the scans above: never on the pool.
+        return Measurement(locations: figures, capacity: try await container.capacity(of: .documents))
     }
 }
