@@ -16,16 +16,16 @@ public struct AvailableSpace: Sendable, Hashable {
 }
 
 extension Container {
-    /// The available bytes of the volume holding `location`, as ``capacity(of:)`` reports them
+    /// The available bytes of the volume holding `location`, as ``capacity(of:)-8qkvy`` reports them
     /// (simulated figures when ``SimulatedCapacity`` is on, clamped to the simulated total), at
     /// the cost of one `statvfs` of the nearest existing folder: no scan of tmp or Caches, no
     /// read of the mount table, no copy of the environment. What ``PressureWatcher`` measures
     /// on every check.
     ///
-    /// The cheap figure beside ``capacity(of:)-(Location)``, which walks tmp and Caches and reads
+    /// The cheap figure beside ``capacity(of:)-8qkvy``, which walks tmp and Caches and reads
     /// every file's marker in the user's locations to count what relief could free.
     ///
-    /// - Throws: as ``capacity(of:)-(Location)``.
+    /// - Throws: as ``capacity(of:)-8qkvy``.
     public func availableSpace(of location: Location = .documents) throws -> AvailableSpace {
         let path = try existingAncestor(of: url(for: location))
         let figures: Sys.SpaceFigures

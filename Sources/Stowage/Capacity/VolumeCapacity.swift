@@ -197,7 +197,7 @@ extension StowageError.Operation {
 }
 
 extension Container {
-    /// ``capacity(of:)-(Location)`` on a thread of its own: the walk behind the reclaimable figure
+    /// ``capacity(of:)-8qkvy`` on a thread of its own: the walk behind the reclaimable figure
     /// never runs on the caller's actor or the cooperative pool (a settings screen refreshing on
     /// the main actor stays responsive). Cancelling the task stops the walk: `CancellationError`.
     ///
@@ -226,7 +226,7 @@ extension Container {
         try capacity(of: location, examined: nil)
     }
 
-    /// ``capacity(of:)-(Location)``, telling `examined` each file the reclaimable walk meets (an
+    /// ``capacity(of:)-8qkvy``, telling `examined` each file the reclaimable walk meets (an
     /// error it throws ends the walk and is thrown).
     private func capacity(of location: Location, examined: ((Location, FileStatus) throws -> Void)?) throws -> VolumeCapacity {
         let path = try existingAncestor(of: url(for: location))

@@ -105,7 +105,7 @@ public final class StorageOverview {
     /// refresh that overlaps a ``clear(_:)`` measures again after it, so what a clear removed
     /// never reappears.
     ///
-    /// - Throws: as ``Container/url(for:)`` and ``Container/capacity(of:)``; folders that cannot
+    /// - Throws: as ``Container/url(for:)`` and ``Container/capacity(of:)-8qkvy``; folders that cannot
     ///   be read are issues in the figures.
     public func refresh() async throws {
         isRefreshing = true
@@ -140,7 +140,7 @@ public final class StorageOverview {
     /// - Returns: What was removed.
     /// - Throws: ``StowageError/Code/busy`` while another clear of this model runs, the errors
     ///   of ``Store/clear(_:dryRun:)``, and those of measuring again (``Container/url(for:)``,
-    ///   ``Container/capacity(of:)``).
+    ///   ``Container/capacity(of:)-8qkvy``).
     @discardableResult
     public func clear(_ location: Location) async throws -> SweepReport {
         if let clearing {

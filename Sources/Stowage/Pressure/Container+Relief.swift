@@ -48,7 +48,7 @@ extension Container {
     /// ``Marker/purgeable`` may go (locations that are never purged otherwise).
     ///
     /// One rule for relief, ``PressureWatcher``, ``audit(minimumSize:)``'s pressure totals and
-    /// the reclaimable part of ``capacity(of:)``. Within each location the removal walk's
+    /// the reclaimable part of ``capacity(of:)-8qkvy``. Within each location the removal walk's
     /// policy holds: never a pinned file or folder, never Stowage's own records, never a write
     /// in progress, never another mount.
     static let reliefPlan: [(location: Location, order: SweepOrder, purgeableOnly: Bool)] = [
@@ -71,7 +71,7 @@ extension Container {
     /// are `target - available`, measured once (simulated figures when ``SimulatedCapacity`` is
     /// on), so tests can drive relief without filling a disk.
     ///
-    /// - Throws: as ``capacity(of:)``; ``StowageError/Code/refused`` for a rooted container
+    /// - Throws: as ``capacity(of:)-8qkvy``; ``StowageError/Code/refused`` for a rooted container
     ///   whose root is `/`, the home folder or a folder above it. Files that cannot be removed
     ///   are issues in the steps.
     public func relieve(toAvailable target: Int64, dryRun: Bool = false, now: Date = Date()) throws -> ReliefReport {

@@ -54,11 +54,11 @@ public struct PressureWatcher: Sendable {
     /// Checks once, relieving pressure if available space is below the threshold.
     ///
     /// Measuring costs one `statvfs` (simulated figures when ``SimulatedCapacity`` is on, as
-    /// ``Container/capacity(of:)`` reports them); unlike ``Container/capacity(of:)``, it never
+    /// ``Container/capacity(of:)-8qkvy`` reports them); unlike ``Container/capacity(of:)-8qkvy``, it never
     /// scans tmp or Caches to total what could be reclaimed. Folders are walked only when
     /// space is short, by the relief itself.
     ///
-    /// - Throws: as ``Container/capacity(of:)`` when the volume cannot be measured, and as
+    /// - Throws: as ``Container/capacity(of:)-8qkvy`` when the volume cannot be measured, and as
     ///   ``Container/relieve(toAvailable:dryRun:now:)`` when a relief fails.
     public func check(now: Date = Date()) throws -> Event {
         let space = try container.availableSpace(of: .documents)
@@ -69,12 +69,12 @@ public struct PressureWatcher: Sendable {
         return Event(date: now, availableBytes: space.available, relief: relief)
     }
 
-    /// ``check(now:)`` off the caller's actor and off the cooperative pool: the relief runs on a
+    /// ``check(now:)-8982r`` off the caller's actor and off the cooperative pool: the relief runs on a
     /// thread of its own (the contract of scans, fills and sweeps), and cancelling the task stops
     /// it before its next removal; the event then carries what was removed until then
     /// (``ReliefReport/wasCancelled``). A check that finds enough space is one `statvfs`.
     ///
-    /// - Throws: as ``check(now:)``; cancellation is not an error.
+    /// - Throws: as ``check(now:)-8982r``; cancellation is not an error.
     public func check(now: Date = Date()) async throws -> Event {
         let space = try container.availableSpace(of: .documents)
         guard space.available < threshold else {
@@ -86,7 +86,7 @@ public struct PressureWatcher: Sendable {
 
     /// Checks every ``interval`` until the task is cancelled, calling `onEvent` after each check.
     /// A failed check is reported through `onError` and the watch goes on. Between checks the
-    /// task sleeps; each idle check costs what ``check(now:)`` costs, one `statvfs`.
+    /// task sleeps; each idle check costs what ``check(now:)-8982r`` costs, one `statvfs`.
     ///
     /// The callback form of ``events``: both run the same checks.
     ///

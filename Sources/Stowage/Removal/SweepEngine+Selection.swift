@@ -135,7 +135,7 @@ extension SweepEngine {
     }
 
     /// Totals what a `.free` goal may take from the folder (the relief rule), without choosing:
-    /// the reclaimable figure of ``Container/capacity(of:)`` and audit's pressure totals.
+    /// the reclaimable figure of ``Container/capacity(of:)-8qkvy`` and audit's pressure totals.
     ///
     /// - Parameter examined: Told the status of each file met, before it is judged; an error it
     ///   throws (a cancellation) ends the walk.
