@@ -224,7 +224,9 @@ final class OpenFile {
         let first = min(known.count, count)
         guard count > 0 else { return Data() }
         let buffer = malloc(count)!
-        known.prefix(first).copyBytes(to: buffer.assumingMemoryBound(to: UInt8.self), count: first)
+        known.prefix(first).withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            if let source = bytes.baseAddress { buffer.copyMemory(from: source, byteCount: first) }
+        }
         do {
             let read = try Sys.preadAll(descriptor, UnsafeMutableRawBufferPointer(start: buffer + first, count: count - first),
                                         at: offset + Int64(first))

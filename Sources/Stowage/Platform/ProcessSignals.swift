@@ -6,14 +6,16 @@ import Glibc
 import Musl
 #endif
 
+extension Sys {
+    /// `SIGTERM`: asks a process to stop, as `kill` does by default.
+    static let terminationSignal: Int32 = SIGTERM
+}
+
 #if DEBUG
 /// Signals to this process, for ``TestProbe``'s fault points in child processes (debug builds).
 extension Sys {
     /// `SIGKILL`: stops the process at once, as a crash or a power loss would.
     static let killSignal: Int32 = SIGKILL
-    /// `SIGTERM`: asks the process to stop, as `kill` does by default.
-    static let terminationSignal: Int32 = SIGTERM
-
     /// `kill(2)` of this process with `signal` (process-directed, so whichever thread handles it does).
     static func signalProcess(_ signal: Int32) {
         _ = kill(getpid(), signal)
