@@ -197,11 +197,11 @@ enum FillPaths {
             let url = path.url(directoryHint: .isDirectory).absoluteURL
             var isFolder: ObjCBool = false
             if !creating, !FileManager.default.fileExists(atPath: DisplayPath.of(url), isDirectory: &isFolder) {
-                throw StowageError(.notFound, operation: operation, path: DisplayPath.of(url), errno: POSIXErrorCode.ENOENT.rawValue,
+                throw StowageError(.notFound, operation: operation, path: DisplayPath.of(url), errno: .noSuchEntry,
                                    reason: "there is no such folder")
             }
             if !creating, !isFolder.boolValue {
-                throw StowageError(.wrongKind, operation: operation, path: DisplayPath.of(url), errno: POSIXErrorCode.ENOTDIR.rawValue,
+                throw StowageError(.wrongKind, operation: operation, path: DisplayPath.of(url), errno: .notFolder,
                                    reason: "it is not a folder")
             }
             return url

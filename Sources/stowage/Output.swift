@@ -199,7 +199,7 @@ struct ErrorJSON: Encodable {
     init(_ error: StowageError) {
         self.error = Body(code: error.code.description, operation: error.operation.name,
                           location: error.location?.identifier, path: error.path,
-                          errno: error.errno.map(Int.init), message: error.description)
+                          errno: error.errno.map { Int($0.rawValue) }, message: error.description)
     }
 }
 

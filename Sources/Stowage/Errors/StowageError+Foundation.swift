@@ -82,7 +82,7 @@ extension StowageError: CustomNSError {
         if let underlying {
             info[NSUnderlyingErrorKey] = underlying as NSError
         } else if let errno {
-            info[NSUnderlyingErrorKey] = NSError(domain: NSPOSIXErrorDomain, code: Int(errno))
+            info[NSUnderlyingErrorKey] = NSError(domain: NSPOSIXErrorDomain, code: Int(errno.rawValue))
         }
         return info
     }

@@ -26,6 +26,6 @@ extension StowageError {
             reason = "the file system does not support extended attributes"
         }
         self.init(code, operation: operation, location: location, path: path,
-                  errno: error.errno.rawValue, systemCall: error.call, reason: reason)
+                  errno: error.errno, systemCall: error.call, reason: reason)
     }
 }

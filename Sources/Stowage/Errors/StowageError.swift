@@ -48,8 +48,9 @@ public struct StowageError: Error, Sendable, CustomStringConvertible, CustomDebu
     /// The path the operation concerned: relative to ``location`` when that is set, otherwise
     /// an absolute path. `nil` only for errors that concern no file (a malformed size, say).
     public var path: String?
-    /// The `errno` value reported by the system call that failed, when one did.
-    public var errno: Int32?
+    /// The `errno` value reported by the system call that failed, when one did: compare it with
+    /// the named values (`error.errno == .noSpace`).
+    public var errno: Errno?
     /// The name of the system call that failed (`"openat"`, `"renameat"`, ...), when one did.
     public var systemCall: String?
     /// The error that caused this one, such as a `DecodingError`.
@@ -73,7 +74,7 @@ public struct StowageError: Error, Sendable, CustomStringConvertible, CustomDebu
         operation: Operation,
         location: Location? = nil,
         path: String? = nil,
-        errno: Int32? = nil,
+        errno: Errno? = nil,
         systemCall: String? = nil,
         underlying: (any Error & Sendable)? = nil,
         reason: String? = nil,
@@ -138,7 +139,7 @@ public struct StowageError: Error, Sendable, CustomStringConvertible, CustomDebu
     /// The description with the raw details: code, errno, system call and underlying error.
     public var debugDescription: String {
         var parts = ["StowageError.\(code)", description]
-        if let errno { parts.append("errno \(errno)") }
+        if let errno { parts.append("errno \(errno.rawValue)") }
         if let systemCall { parts.append("in \(systemCall)") }
         if let underlying { parts.append("underlying: \(String(reflecting: underlying))") }
         return parts.joined(separator: "; ")
@@ -150,12 +151,12 @@ public struct StowageError: Error, Sendable, CustomStringConvertible, CustomDebu
         if let reason {
             pieces.append(reason)
         } else if let errno {
-            pieces.append(Errno(rawValue: errno).description)
+            pieces.append(errno.description)
         } else {
             pieces.append(code.summary)
         }
         if reason != nil, let errno, code == .ioFailure {
-            pieces.append(Errno(rawValue: errno).description)
+            pieces.append(errno.description)
         }
         if let underlying, !(underlying is StowageError) {
             pieces.append(Self.describe(underlying: underlying))

@@ -157,7 +157,7 @@ public struct FillFolder: Sendable, Hashable {
             var cancelled = removal.wasCancelled
             var released = removal.removed.reduce(Int64(0)) { $0 + $1.allocatedBytes }
             forgotten.formUnion(removal.removed.map(\.path))
-            let failure = removal.issues.first { $0.errno != 0 }
+            let failure = removal.issues.first { $0.errno != nil }
             var shrunk = 0
             if let shrinking, !cancelled, failure == nil {
                 if cancellation?.isCancelled == true {
@@ -184,7 +184,7 @@ public struct FillFolder: Sendable, Hashable {
                 }
             }
             if let failure {
-                var error = StowageError(SystemCallError(errno: Errno(rawValue: failure.errno), call: "unlinkat"),
+                var error = StowageError(SystemCallError(errno: failure.errno ?? .ioError, call: "unlinkat"),
                                          operation: .release, path: failure.path)
                 error.reason = "\(failure.message); the rest of the fill stays, named in its manifest"
                 throw error
@@ -272,7 +272,7 @@ public struct FillFolder: Sendable, Hashable {
         } catch let error as SystemCallError where [Errno.notFolder, .tooManySymbolicLinkLevels].contains(error.errno) {
             // O_NOFOLLOW | O_DIRECTORY on a link says "not a folder": say what it is.
             guard try parentFolder.statusIfPresent(of: Self.name)?.kind == .symbolicLink else { throw error }
-            throw StowageError(.invalidPath, operation: operation, path: path, errno: error.errno.rawValue, systemCall: error.call,
+            throw StowageError(.invalidPath, operation: operation, path: path, errno: error.errno, systemCall: error.call,
                                reason: "it is a symbolic link, not the folder a fill makes; Stowage never follows one there")
         }
         guard try folder.mountIdentity().isSameMount(as: parentFolder.mountIdentity()) else {

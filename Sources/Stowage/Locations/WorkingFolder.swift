@@ -17,7 +17,7 @@ public enum WorkingFolder {
     ///   path is too long).
     public static func path() throws -> String {
         guard let bytes = Sys.workingDirectoryBytes else {
-            throw StowageError(.invalidArgument, operation: .locate, errno: Errno.current.rawValue, systemCall: "getcwd",
+            throw StowageError(.invalidArgument, operation: .locate, errno: Errno.current, systemCall: "getcwd",
                                reason: "the working folder cannot be named (removed, or its path too long); give an absolute path")
         }
         guard RawPath.isUTF8(bytes) else {

@@ -23,22 +23,31 @@ struct SystemCallError: Error, Sendable, Equatable {
 }
 
 /// An `errno` value under a Swift name, as swift-system's `Errno` has it (`noSpace`, not
-/// `ENOSPC`). A pattern for ``SystemCallError``: `catch Errno.noSuchEntry` matches a failed
-/// call whose `errno` is `ENOENT`.
+/// `ENOSPC`): what ``StowageError/errno`` and ``UsageIssue/errno`` hold.
+///
+/// ```swift
+/// do {
+///     try store.save(data, to: "big.bin", in: .documents)
+/// } catch let error as StowageError where error.errno == .noSpace {
+///     offerToClearCaches()
+/// }
+/// ```
 ///
 /// Values differ between systems (`ENOTSUP` is 95 on Linux and 45 on Darwin; Linux has one value
-/// for `ENOTSUP` and `EOPNOTSUPP`, Darwin two), so code outside the Platform layer names them
-/// only through these constants.
-struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    var rawValue: Int32
+/// for `ENOTSUP` and `EOPNOTSUPP`, Darwin two), so compare with these constants, not numbers.
+/// Where swift-system's `Errno` is imported too, name this one `Stowage.Errno`.
+public struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The number, as the system's `<errno.h>` defines it.
+    public var rawValue: Int32
 
-    init(rawValue: Int32) { self.rawValue = rawValue }
+    /// The value `rawValue`.
+    public init(rawValue: Int32) { self.rawValue = rawValue }
 
     /// The calling thread's current `errno`.
     static var current: Errno { Errno(rawValue: cstowage_errno()) }
 
     /// `strerror(3)`'s message, lowercased to sit inside a sentence ("no such file or directory").
-    var description: String {
+    public var description: String {
         guard let message = strerror(rawValue) else { return "errno \(rawValue)" }
         return String(cString: message).lowercased()
     }
@@ -50,62 +59,62 @@ struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `ENOENT`: no such file or folder.
-    static let noSuchEntry = Errno(rawValue: ENOENT)
+    public static let noSuchEntry = Errno(rawValue: ENOENT)
     /// `EEXIST`: the name is taken.
-    static let fileExists = Errno(rawValue: EEXIST)
+    public static let fileExists = Errno(rawValue: EEXIST)
     /// `ENOTEMPTY`: the folder is not empty.
-    static let notEmpty = Errno(rawValue: ENOTEMPTY)
+    public static let notEmpty = Errno(rawValue: ENOTEMPTY)
     /// `EXDEV`: the two names are on different file systems.
-    static let crossDevice = Errno(rawValue: EXDEV)
+    public static let crossDevice = Errno(rawValue: EXDEV)
     /// `ENOSPC`: no space left on the device.
-    static let noSpace = Errno(rawValue: ENOSPC)
+    public static let noSpace = Errno(rawValue: ENOSPC)
     /// `EDQUOT`: the user's disk quota is used up.
-    static let quotaExceeded = Errno(rawValue: EDQUOT)
+    public static let quotaExceeded = Errno(rawValue: EDQUOT)
     /// `ELOOP`: a symbolic link where `O_NOFOLLOW` refuses one, or too many links on the way.
-    static let tooManySymbolicLinkLevels = Errno(rawValue: ELOOP)
+    public static let tooManySymbolicLinkLevels = Errno(rawValue: ELOOP)
     /// `ENOTDIR`: a name on the way is not a folder.
-    static let notFolder = Errno(rawValue: ENOTDIR)
+    public static let notFolder = Errno(rawValue: ENOTDIR)
     /// `EISDIR`: the item is a folder.
-    static let isFolder = Errno(rawValue: EISDIR)
+    public static let isFolder = Errno(rawValue: EISDIR)
     /// `EACCES`: the permission bits refuse it.
-    static let permissionDenied = Errno(rawValue: EACCES)
+    public static let permissionDenied = Errno(rawValue: EACCES)
     /// `EPERM`: the operation is not permitted.
-    static let notPermitted = Errno(rawValue: EPERM)
+    public static let notPermitted = Errno(rawValue: EPERM)
     /// `EROFS`: the file system is read-only.
-    static let readOnlyFileSystem = Errno(rawValue: EROFS)
+    public static let readOnlyFileSystem = Errno(rawValue: EROFS)
     /// `EINVAL`: an argument is not valid for this call or this file system.
-    static let invalidArgument = Errno(rawValue: EINVAL)
+    public static let invalidArgument = Errno(rawValue: EINVAL)
     /// `ENXIO`: no such device or address (opening a socket, for one).
-    static let noDeviceOrAddress = Errno(rawValue: ENXIO)
+    public static let noDeviceOrAddress = Errno(rawValue: ENXIO)
     /// `ENAMETOOLONG`: a name or the path is too long.
-    static let nameTooLong = Errno(rawValue: ENAMETOOLONG)
+    public static let nameTooLong = Errno(rawValue: ENAMETOOLONG)
     /// `EINTR`: a signal interrupted the call (retried by ``Sys/retrying(_:_:)``, never seen above it).
-    static let interrupted = Errno(rawValue: EINTR)
+    public static let interrupted = Errno(rawValue: EINTR)
     /// `EWOULDBLOCK`: the call would have to wait (a lock held elsewhere, with `LOCK_NB`).
-    static let wouldBlock = Errno(rawValue: EWOULDBLOCK)
+    public static let wouldBlock = Errno(rawValue: EWOULDBLOCK)
     /// `ERANGE`: the buffer is too small for the result.
-    static let outOfRange = Errno(rawValue: ERANGE)
+    public static let outOfRange = Errno(rawValue: ERANGE)
     /// `EIO`: an input/output error.
-    static let ioError = Errno(rawValue: EIO)
+    public static let ioError = Errno(rawValue: EIO)
     /// `EOVERFLOW`: a size too large for the type that must hold it (a file past `Int` on
     /// watchOS's arm64_32, read into memory).
-    static let valueTooLarge = Errno(rawValue: EOVERFLOW)
+    public static let valueTooLarge = Errno(rawValue: EOVERFLOW)
     /// `ENOSYS`: the system does not implement the call.
-    static let notImplemented = Errno(rawValue: ENOSYS)
+    public static let notImplemented = Errno(rawValue: ENOSYS)
     /// `ENOTSUP`: not supported (on Linux the same value as ``operationNotSupported``).
-    static let notSupported = Errno(rawValue: ENOTSUP)
+    public static let notSupported = Errno(rawValue: ENOTSUP)
     /// `EOPNOTSUPP`: the operation is not supported by this file system or object.
-    static let operationNotSupported = Errno(rawValue: EOPNOTSUPP)
+    public static let operationNotSupported = Errno(rawValue: EOPNOTSUPP)
     /// `EBUSY`: held by someone else (the signals another trap holds, for one).
-    static let busy = Errno(rawValue: EBUSY)
+    public static let busy = Errno(rawValue: EBUSY)
     /// `ETIMEDOUT`: what was waited for did not happen in time.
-    static let timedOut = Errno(rawValue: ETIMEDOUT)
+    public static let timedOut = Errno(rawValue: ETIMEDOUT)
     /// `ESRCH`: no such process (it ended, and was waited for).
-    static let noSuchProcess = Errno(rawValue: ESRCH)
+    public static let noSuchProcess = Errno(rawValue: ESRCH)
     /// `ENODEV`: no such device (a file system type the kernel does not have).
-    static let noDevice = Errno(rawValue: ENODEV)
+    public static let noDevice = Errno(rawValue: ENODEV)
     /// The item has no such extended attribute: `ENODATA` on Linux, `ENOATTR` on Darwin.
-    static let noAttribute = Errno(rawValue: noAttributeValue)
+    public static let noAttribute = Errno(rawValue: noAttributeValue)
 }
 
 extension [Errno] {

@@ -215,7 +215,7 @@ extension Container {
             return folder
         } catch let error as StowageError where error.code != .invalidArgument {
             skipped.append(UsageIssue(path: (try? url(for: location).fileSystemPath) ?? location.identifier,
-                                      errno: error.errno ?? 0, message: (error.reason ?? error.description) + "; skipped"))
+                                      errno: error.errno, message: (error.reason ?? error.description) + "; skipped"))
             return nil
         } catch let error as SystemCallError {
             skipped.append(UsageIssue(path: (try? url(for: location).fileSystemPath) ?? location.identifier, error: error))

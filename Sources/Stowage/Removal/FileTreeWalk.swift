@@ -150,11 +150,11 @@ extension UsageIssue {
     init(pathBytes: [UInt8], problem: FileTreeWalk.Problem) {
         switch problem {
         case .unreadable(let error):
-            self.init(pathBytes: pathBytes, errno: error.errno.rawValue, message: error.errno.description + "; its contents were skipped")
+            self.init(pathBytes: pathBytes, errno: error.errno, message: error.errno.description + "; its contents were skipped")
         case .mountPoint:
-            self.init(pathBytes: pathBytes, errno: 0, message: "a mount point (another file system or a bind mount); left alone")
+            self.init(pathBytes: pathBytes, errno: nil, message: "a mount point (another file system or a bind mount); left alone")
         case .changed:
-            self.init(pathBytes: pathBytes, errno: 0, message: "replaced while it was walked; left alone")
+            self.init(pathBytes: pathBytes, errno: nil, message: "replaced while it was walked; left alone")
         }
     }
 }

@@ -187,11 +187,11 @@ enum Removal {
     /// The error for a folder removal stopped by `issue`.
     private static func blocked(by issue: UsageIssue, removing name: RawPath, nothingRemoved: Bool) -> StowageError {
         let outcome = nothingRemoved ? "nothing was removed" : "the rest was removed"
-        guard issue.errno != 0 else {
+        guard let errno = issue.errno else {
             return StowageError(.refused, operation: .remove, path: name.description,
                                 reason: "\(issue.path): \(issue.message); \(outcome)")
         }
-        var error = StowageError(SystemCallError(errno: Errno(rawValue: issue.errno), call: "unlinkat"), operation: .remove, path: issue.path)
+        var error = StowageError(SystemCallError(errno: errno, call: "unlinkat"), operation: .remove, path: issue.path)
         error.reason = "\(issue.message); \(outcome)"
         return error
     }

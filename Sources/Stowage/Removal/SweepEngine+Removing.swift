@@ -73,7 +73,7 @@ extension SweepEngine {
                 guard let status = try parent.statusIfPresent(of: name) else { continue }
                 guard status.inode == victim.inode, status.device == victim.device, status.kind == victim.kind,
                       status.modificationTime == victim.modification else {
-                    outcomes.note(UsageIssue(pathBytes: absolutePath(victim.path), errno: 0, message: "changed since it was chosen; kept"))
+                    outcomes.note(UsageIssue(pathBytes: absolutePath(victim.path), errno: nil, message: "changed since it was chosen; kept"))
                     continue
                 }
                 if victim.kind == .folder {

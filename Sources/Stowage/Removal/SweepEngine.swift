@@ -123,7 +123,7 @@ final class SweepEngine: @unchecked Sendable {
         do {
             return try entry.carries(.pinned)
         } catch {
-            issues.append(UsageIssue(pathBytes: absolutePath(entry.path), errno: (error as? SystemCallError)?.errno.rawValue ?? 0,
+            issues.append(UsageIssue(pathBytes: absolutePath(entry.path), errno: (error as? SystemCallError)?.errno,
                                      message: "its pin could not be read (\(UsageIssue(path: "", error: error).message)); kept"))
             return true
         }
@@ -177,7 +177,7 @@ final class SweepEngine: @unchecked Sendable {
             }
             return false
         } catch {
-            issues.append(UsageIssue(path: path, errno: (error as? SystemCallError)?.errno.rawValue ?? 0,
+            issues.append(UsageIssue(path: path, errno: (error as? SystemCallError)?.errno,
                                      message: "a pin on it or a folder above it could not be read "
                                         + "(\(UsageIssue(path: "", error: error).message)); nothing below it removed"))
             return true

@@ -104,7 +104,7 @@ final class RoomLayer {
         do {
             loop = try Sys.attachLoopDevice(image.descriptor)
         } catch let error as SystemCallError {
-            throw StowageError(.unsupported, operation: .run, path: "/dev/loop-control", errno: error.errno.rawValue, systemCall: error.call,
+            throw StowageError(.unsupported, operation: .run, path: "/dev/loop-control", errno: error.errno, systemCall: error.call,
                                reason: "no loop device could be attached for the ext4 layer (\(error.errno))")
         }
         var arguments = ["-q", "-F", "-b", "4096", "-m", "0", "-E", "nodiscard,lazy_itable_init=1,lazy_journal_init=1"]

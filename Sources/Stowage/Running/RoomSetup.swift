@@ -149,7 +149,7 @@ struct RoomSetup {
             .split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).map(Array.init)
         if let found = Sys.firstExecutable(named: name, in: folders) { return found }
         let text = String(decoding: name, as: UTF8.self)
-        throw StowageError(.notFound, operation: .run, path: text, errno: Errno.noSuchEntry.rawValue, systemCall: "execve",
+        throw StowageError(.notFound, operation: .run, path: text, errno: .noSuchEntry, systemCall: "execve",
                            reason: "'\(text)' is not a program in PATH")
     }
 
@@ -158,7 +158,7 @@ struct RoomSetup {
         let errno = Errno(rawValue: failure.errno)
         let folder = failure.folderIndex.flatMap { folders.indices.contains($0) ? folders[$0].path : nil }
         func unsupported(_ reason: String, path: String? = nil) -> StowageError {
-            StowageError(.unsupported, operation: .run, path: path, errno: errno.rawValue, systemCall: failure.stage.systemCall,
+            StowageError(.unsupported, operation: .run, path: path, errno: errno, systemCall: failure.stage.systemCall,
                          reason: reason)
         }
         func failed(path: String?) -> StowageError {

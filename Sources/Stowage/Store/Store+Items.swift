@@ -38,7 +38,7 @@ extension Store {
     public func exists(_ path: String, in location: Location) throws -> Bool {
         do {
             return try status(of: path, in: location, operation: .inspect) != nil
-        } catch let error as StowageError where error.code == .wrongKind && error.errno == Errno.notFolder.rawValue {
+        } catch let error as StowageError where error.code == .wrongKind && error.errno == .notFolder {
             return false  // a file on the way: nothing can be below it
         }
     }
@@ -240,7 +240,7 @@ extension Store {
                 } catch Errno.invalidArgument {
                     // Into itself by another spelling (a case-insensitive volume, say).
                     var error = intoItself
-                    error.errno = Errno.invalidArgument.rawValue
+                    error.errno = .invalidArgument
                     error.systemCall = "renameat"
                     throw error
                 } catch Errno.crossDevice {

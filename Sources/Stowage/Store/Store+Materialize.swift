@@ -36,7 +36,7 @@ extension Store {
                 let resourceName = resource.standardizedFileURL.lastPathComponent
                 guard try Self.itemExists(atPath: resourcePath) else {
                     throw StowageError(.notFound, operation: .materialize, path: resourcePath,
-                                       errno: Errno.noSuchEntry.rawValue, systemCall: "stat",
+                                       errno: .noSuchEntry, systemCall: "stat",
                                        reason: "the resource to copy does not exist")
                 }
                 let source = try OpenFile.openFolder(atPath: parentPath, followingLinks: true)

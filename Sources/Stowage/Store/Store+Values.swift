@@ -181,11 +181,11 @@ extension Store {
             switch error.errno {
             case .tooManySymbolicLinkLevels:
                 throw StowageError(.invalidPath, operation: operation, location: location, path: path,
-                                   errno: error.errno.rawValue, systemCall: error.call,
+                                   errno: error.errno, systemCall: error.call,
                                    reason: "it is a symbolic link; Stowage does not follow links inside a container")
             case .isFolder:
                 throw StowageError(.wrongKind, operation: operation, location: location, path: path,
-                                   errno: error.errno.rawValue, systemCall: error.call, reason: "it is a folder, not a file")
+                                   errno: error.errno, systemCall: error.call, reason: "it is a folder, not a file")
             default:
                 throw error
             }

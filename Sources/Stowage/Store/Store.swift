@@ -141,11 +141,11 @@ extension Store {
         let status = try folder.statusIfPresent(of: name)
         if status?.kind == .symbolicLink {
             return StowageError(.invalidPath, operation: operation, location: location, path: path.string,
-                                errno: Errno.tooManySymbolicLinkLevels.rawValue, systemCall: "openat",
+                                errno: .tooManySymbolicLinkLevels, systemCall: "openat",
                                 reason: "'\(name)' is a symbolic link; Stowage does not follow links inside a container")
         }
         return StowageError(.wrongKind, operation: operation, location: location, path: path.string,
-                            errno: Errno.notFolder.rawValue, systemCall: "openat",
+                            errno: .notFolder, systemCall: "openat",
                             reason: "'\(name)' is a file, not a folder")
     }
 }

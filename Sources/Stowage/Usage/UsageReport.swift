@@ -216,8 +216,9 @@ public struct UsageIssue: Sendable, Hashable, Codable, CustomStringConvertible {
     public var path: String
     /// Where it happened, byte for byte.
     public var pathBytes: [UInt8]
-    /// The `errno` value.
-    public var errno: Int32
+    /// The `errno` value of the system call that failed, or `nil` for a problem of another kind
+    /// (`0` in JSON).
+    public var errno: Errno?
     /// What happened, such as `permission denied; its contents were skipped`.
     public var message: String
 
@@ -225,7 +226,7 @@ public struct UsageIssue: Sendable, Hashable, Codable, CustomStringConvertible {
     public var description: String { "\(path): \(message)" }
 
     /// An issue at the path spelled by the bytes `pathBytes`.
-    init(pathBytes: [UInt8], errno: Int32, message: String) {
+    init(pathBytes: [UInt8], errno: Errno?, message: String) {
         path = ReportedPath.text(pathBytes)
         self.pathBytes = pathBytes
         self.errno = errno
@@ -233,7 +234,7 @@ public struct UsageIssue: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// An issue at `path` (its UTF-8 bytes).
-    init(path: String, errno: Int32, message: String) {
+    init(path: String, errno: Errno?, message: String) {
         self.init(pathBytes: Array(path.utf8), errno: errno, message: message)
     }
 
@@ -245,7 +246,7 @@ public struct UsageIssue: Sendable, Hashable, Codable, CustomStringConvertible {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try ReportedPath.encode(text: path, bytes: pathBytes, path: .path, base64: .pathBase64, into: &container)
-        try container.encode(errno, forKey: .errno)
+        try container.encode(errno?.rawValue ?? 0, forKey: .errno)
         try container.encode(message, forKey: .message)
     }
 
@@ -253,7 +254,8 @@ public struct UsageIssue: Sendable, Hashable, Codable, CustomStringConvertible {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         (path, pathBytes) = try ReportedPath.decode(path: .path, base64: .pathBase64, from: container)
-        errno = try container.decode(Int32.self, forKey: .errno)
+        let number = try container.decode(Int32.self, forKey: .errno)
+        errno = number == 0 ? nil : Errno(rawValue: number)
         message = try container.decode(String.self, forKey: .message)
     }
 }
@@ -268,9 +270,9 @@ extension UsageIssue {
     /// The issue of `error` at the path spelled by `pathBytes`.
     init(pathBytes: [UInt8], error: any Error) {
         if let error = error as? SystemCallError {
-            self.init(pathBytes: pathBytes, errno: error.errno.rawValue, message: error.errno.description)
+            self.init(pathBytes: pathBytes, errno: error.errno, message: error.errno.description)
         } else {
-            self.init(pathBytes: pathBytes, errno: 0, message: String(describing: error))
+            self.init(pathBytes: pathBytes, errno: nil, message: String(describing: error))
         }
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("StowageError as LocalizedError and NSError")
 struct StowageErrorBridgingTests {
-    static let noSpace = StowageError(.noSpace, operation: .save, location: .caches, path: "feed.json", errno: ENOSPC,
+    static let noSpace = StowageError(.noSpace, operation: .save, location: .caches, path: "feed.json", errno: .noSpace,
                                       systemCall: "write", neededBytes: 12_000_000, availableBytes: 3_000_000)
 
     @Test("localizedDescription is the sentence, not 'The operation could not be completed'")
@@ -28,7 +28,7 @@ struct StowageErrorBridgingTests {
         #expect(path.recoverySuggestion?.contains("relative to the location") == true)
         #expect(StowageError(.notFound, operation: .retrieve, location: .documents, path: "a").recoverySuggestion != nil)
         #expect(StowageError(.permissionDenied, operation: .save, location: .documents, path: "a").recoverySuggestion != nil)
-        #expect(StowageError(.ioFailure, operation: .save, location: .documents, path: "a", errno: EIO).recoverySuggestion == nil)
+        #expect(StowageError(.ioFailure, operation: .save, location: .documents, path: "a", errno: .ioError).recoverySuggestion == nil)
     }
 
     @Test("prints what Disk's README 'Debugging' example prints: useful values through NSError")

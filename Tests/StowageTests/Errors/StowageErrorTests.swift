@@ -7,14 +7,14 @@ struct StowageErrorTests {
     @Test("describes the operation, the path and the cause in one sentence")
     func description() {
         let error = StowageError(.noSpace, operation: .save, location: .caches, path: "feed.json",
-                                 errno: ENOSPC, systemCall: "write", neededBytes: 12_000_000, availableBytes: 3_000_000)
+                                 errno: .noSpace, systemCall: "write", neededBytes: 12_000_000, availableBytes: 3_000_000)
         #expect(error.description == "save 'Caches/feed.json' failed: no space left on device (needed 12 MB, 3 MB available)")
     }
 
     @Test("an absolute path is shown alone, also beside a location: never 'Documents//tmp/...' or 'Caches//'")
     func absolutePathWithLocation() {
         let measured = StowageError(.wrongKind, operation: .locate, location: .documents, path: "/tmp/x/file/Documents",
-                                    errno: ENOTDIR)
+                                    errno: .notFolder)
         #expect(measured.displayPath == "/tmp/x/file/Documents")
         #expect(measured.description == "locate '/tmp/x/file/Documents' failed: not a directory")
         #expect(StowageError(.refused, operation: .clear, location: .caches, path: "/").displayPath == "/")

@@ -67,7 +67,7 @@ struct UsageNameBytesTests {
         let plain = UsageItem(path: root, depth: 0, isFolder: true, logicalBytes: 0, allocatedBytes: 0, files: 0)
         let plainObject = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(plain)) as? [String: Any])
         #expect(plainObject["pathBase64"] == nil, "a UTF-8 path has no pathBase64")
-        let issue = UsageIssue(pathBytes: RawFiles.join(root, Self.folderA), errno: 13, message: "permission denied")
+        let issue = UsageIssue(pathBytes: RawFiles.join(root, Self.folderA), errno: .permissionDenied, message: "permission denied")
         #expect(try JSONDecoder().decode(UsageIssue.self, from: JSONEncoder().encode(issue)).pathBytes == RawFiles.join(root, Self.folderA))
     }
 
