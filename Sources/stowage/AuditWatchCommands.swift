@@ -93,7 +93,7 @@ struct WatchCommand: AsyncParsableCommand {
         // The trap is set before the first line is written, so a SIGTERM sent as soon as a line
         // appears stops the watch cleanly instead of killing it.
         let stopping = Cancellation()
-        let stop = try SignalTrap(signals: [SIGINT, SIGTERM]) { stopping.cancel() }
+        let stop = try SignalTrap(signals: [Signal.interrupt, .terminate]) { stopping.cancel() }
         if lines {
             output.emit("started", WatchStartedJSON(folder: folder, targetAvailableBytes: available.bytes, intervalSeconds: interval.seconds))
         } else {

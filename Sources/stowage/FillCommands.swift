@@ -110,7 +110,7 @@ struct FillCommand: AsyncParsableCommand {
             } else {
                 let filler = Filler(plan: plan)
                 let stopping = Cancellation()  // set up before the fill starts, so no signal is missed
-                let stop = try SignalTrap(signals: [SIGINT, SIGTERM]) { stopping.cancel() }
+                let stop = try SignalTrap(signals: [Signal.interrupt, .terminate]) { stopping.cancel() }
                 defer { stop.cancel() }
                 let task = Task {
                     try await filler.fill(progressInterval: ProgressLine.interval) { progress in
@@ -133,7 +133,7 @@ struct FillCommand: AsyncParsableCommand {
     /// Fills with unnamed files, waits for Ctrl-C or SIGTERM, then gives the space back.
     private func runHolding(_ plan: FillPlan, events: FillEvents) async throws {
         let stopped = AsyncStream<Void>.makeStream()
-        let trap = try SignalTrap(signals: [SIGINT, SIGTERM]) { stopped.continuation.finish() }
+        let trap = try SignalTrap(signals: [Signal.interrupt, .terminate]) { stopped.continuation.finish() }
         defer { trap.cancel() }
         let hold = try Filler(plan: plan).hold { events.progress($0) }
         try events.filled(hold.report, holding: true)

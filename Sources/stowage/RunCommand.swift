@@ -113,7 +113,7 @@ struct RunCommand: ParsableCommand {
         case .exited(let status):
             if status != 0 { throw ExitCode(status) }
         case .signalled(let signal):
-            RunExitStatus.end(bySignal: signal)
+            signal.endThisProcess()
         }
     }
 
@@ -156,29 +156,11 @@ enum RunExitStatus {
     static func status(for error: StowageError) -> Int32 {
         // A value the user gave that cannot be used (a drop above the room, a room over /): 64.
         if ExitStatus.status(for: error) == ExitStatus.usage { return ExitStatus.usage }
-        guard error.systemCall == "execve" else { return failure }
-        return error.code == .notFound ? notFound : cannotRun
-    }
-
-    /// Ends this process by `signal`, as the command was ended (so a shell sees the same),
-    /// without a core dump of stowage's own; exits 128 + signal if the signal does not end it.
-    static func end(bySignal signal: Int32) -> Never {
-        #if canImport(Glibc)
-        let core = __rlimit_resource_t(RLIMIT_CORE.rawValue)
-        #else
-        let core = RLIMIT_CORE
-        #endif
-        var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
-        _ = getrlimit(core, &noCore)
-        noCore.rlim_cur = 0
-        _ = setrlimit(core, &noCore)
-        Foundation.signal(signal, SIG_DFL)
-        var unblocked = sigset_t()
-        sigemptyset(&unblocked)
-        sigaddset(&unblocked, signal)
-        sigprocmask(SIG_UNBLOCK, &unblocked, nil)
-        raise(signal)
-        exit(128 + signal)
+        switch error.commandStartFailure {
+        case .notFound?: return notFound
+        case .cannotRun?: return cannotRun
+        case nil: return failure
+        }
     }
 }
 

@@ -214,7 +214,7 @@ final class RoomChild {
         var value: Int32 = 0
         switch cstowage_wait_status(status, &value) {
         case 1: return .exited(value)
-        case 2: return .signalled(value)
+        case 2: return .signalled(Signal(rawValue: value))
         default: return .exited(status)
         }
     }

@@ -17,6 +17,11 @@ package final class SignalTrap: @unchecked Sendable {
     ///
     /// - Throws: A `SystemCallError`: `EINVAL` for an empty list, more than 8 signals or one
     ///   named twice; `EBUSY` while another trap, or `stowage run`'s forwarding, holds signals.
+    /// A trap for `signals` (see the other initialiser), named as ``Signal``s.
+    package convenience init(signals: [Signal], handler: @escaping @Sendable () -> Void) throws {
+        try self.init(signals: signals.map(\.rawValue), handler: handler)
+    }
+
     package init(signals: [Int32], handler: @escaping @Sendable () -> Void) throws {
         guard !signals.isEmpty, signals.count <= 8, Set(signals).count == signals.count, signals.allSatisfy({ $0 > 0 }) else {
             throw SystemCallError(errno: .invalidArgument, call: "sigaction")

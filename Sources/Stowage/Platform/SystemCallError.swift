@@ -88,7 +88,7 @@ public struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertib
     public static let noDeviceOrAddress = Errno(rawValue: ENXIO)
     /// `ENAMETOOLONG`: a name or the path is too long.
     public static let nameTooLong = Errno(rawValue: ENAMETOOLONG)
-    /// `EINTR`: a signal interrupted the call (retried by ``Sys/retrying(_:_:)``, never seen above it).
+    /// `EINTR`: a signal interrupted the call (Stowage retries such calls: it never reaches you).
     public static let interrupted = Errno(rawValue: EINTR)
     /// `EWOULDBLOCK`: the call would have to wait (a lock held elsewhere, with `LOCK_NB`).
     public static let wouldBlock = Errno(rawValue: EWOULDBLOCK)

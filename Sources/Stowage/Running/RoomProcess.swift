@@ -162,14 +162,14 @@ public final class RoomProcess: @unchecked Sendable {
         return process
     }
 
-    /// Sends `signal` (such as `SIGTERM`) to the command.
+    /// Sends `signal` (such as ``Signal/terminate``) to the command.
     ///
     /// - Throws: ``StowageError/Code/notFound`` when the command has ended and been waited for.
-    public func send(signal: Int32) throws {
+    public func send(_ signal: Signal) throws {
         do {
             try lock.withLock {
                 guard report == nil else { throw SystemCallError(errno: .noSuchProcess, call: "kill") }
-                try child.send(signal)
+                try child.send(signal.rawValue)
             }
         } catch let error as SystemCallError {
             throw StowageError(error, operation: .run)
@@ -179,7 +179,7 @@ public final class RoomProcess: @unchecked Sendable {
     /// Waits for the command to end, as the synchronous `wait()` does, on a thread of its own: the caller's
     /// actor (the main actor of an app, a server's event loop) is never blocked.
     ///
-    /// Cancelling the task asks the command to stop (`SIGTERM`, as ``send(signal:)``), and the
+    /// Cancelling the task asks the command to stop (``Signal/terminate``, as ``send(_:)``), and the
     /// wait goes on to its end, so the report says how it ended and the layer is let go; a command
     /// that ignores the signal is waited for all the same.
     ///
@@ -189,7 +189,7 @@ public final class RoomProcess: @unchecked Sendable {
     /// ```
     public func wait() async throws -> RoomReport {
         try await LongRunningWork.run(progressInterval: WorkProgress.defaultInterval, progress: nil,
-                                      cancel: { [self] in try? send(signal: Sys.terminationSignal) }) { _ in try self.wait() }
+                                      cancel: { [self] in try? send(.terminate) }) { _ in try self.wait() }
     }
 
     /// Waits for the command to end; then waits for a drop under way, copies the command's
@@ -208,7 +208,7 @@ public final class RoomProcess: @unchecked Sendable {
         do {
             try child.waitUntilEnded()
             // Stopped while the child is ended but not reaped, so that neither a forwarded signal
-            // nor send(signal:) can reach another process that took its number.
+            // nor send(_:) can reach another process that took its number.
             if forwardsSignals { RoomChild.stopForwardingSignals(to: child.processIdentifier) }
             ending = try lock.withLock { try child.wait() }
         } catch let error as SystemCallError {

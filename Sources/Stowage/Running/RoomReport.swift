@@ -39,9 +39,9 @@ public struct RoomReport: Sendable {
         /// It exited with this status.
         case exited(Int32)
         /// This signal ended it.
-        case signalled(Int32)
+        case signalled(Signal)
 
-        /// `exited(0)`, `signalled(15)`.
+        /// `exited(0)`, `signalled(SIGTERM)`.
         public var description: String {
             switch self {
             case .exited(let status): "exited(\(status))"
@@ -111,5 +111,22 @@ public struct KeptWrites: Sendable, Hashable, Codable {
             self.pathBytes = pathBytes
             self.reason = reason
         }
+    }
+}
+
+extension StowageError {
+    /// Why a room's command could not be started, when that is what this error says.
+    public enum CommandStartFailure: Sendable, Hashable {
+        /// No program of that name (``Code/notFound``): shells and `env` exit with 127.
+        case notFound
+        /// The program was found but could not be run (no permission, not an executable): 126.
+        case cannotRun
+    }
+
+    /// Why ``RoomProcess`` could not start its command (`execve` failed), or `nil` for any
+    /// other failure: what a tool that passes a command's ending through maps to 127 and 126.
+    public var commandStartFailure: CommandStartFailure? {
+        guard systemCall == "execve" else { return nil }
+        return code == .notFound ? .notFound : .cannotRun
     }
 }

@@ -76,7 +76,7 @@ struct SignalTrapTests {
     func oneAtATime() throws {
         #expect(Self.action(of: SIGURG) == "default")
         #expect(throws: SystemCallError.self, "a signal named twice") { try SignalTrap(signals: [SIGURG, SIGURG]) {} }
-        #expect(throws: SystemCallError.self, "no signal") { try SignalTrap(signals: []) {} }
+        #expect(throws: SystemCallError.self, "no signal") { try SignalTrap(signals: [Int32]()) {} }
         #expect(Self.action(of: SIGURG) == "default", "a refused trap changes nothing")
         let trap = try SignalTrap(signals: [SIGURG]) {}
         #expect(Self.action(of: SIGURG) == "caught")

@@ -157,13 +157,13 @@ struct RoomProcessTests {
         let fixture = try RoomFixture()
         let plan = RoomPlan(available: .bytes(1 << 20), over: [fixture.real])
         #expect(try fixture.run(plan, "exit 7").report.ending == .exited(7))
-        #expect(try fixture.run(plan, "kill -TERM $$").report.ending == .signalled(SIGTERM))
+        #expect(try fixture.run(plan, "kill -TERM $$").report.ending == .signalled(.terminate))
 
         let process = try RoomProcess.start(plan, command: ["/bin/sleep", "60"])
-        try process.send(signal: SIGUSR1)
-        #expect(try process.wait().ending == .signalled(SIGUSR1))
-        #expect(throws: StowageError.self) { try process.send(signal: SIGTERM) }
-        #expect(try process.wait().ending == .signalled(SIGUSR1), "waiting again gives the same report")
+        try process.send(.user1)
+        #expect(try process.wait().ending == .signalled(.user1))
+        #expect(throws: StowageError.self) { try process.send(.terminate) }
+        #expect(try process.wait().ending == .signalled(.user1), "waiting again gives the same report")
     }
 
     @Test("every process of the room ends with the command: one it left running in the background does not outlive it")
@@ -203,7 +203,7 @@ struct RoomProcessTests {
         try await Task.sleep(for: .milliseconds(200))
         waiting.cancel()
         let report = try await waiting.value
-        #expect(report.ending == .signalled(SIGTERM), "\(report.ending)")
+        #expect(report.ending == .signalled(.terminate), "\(report.ending)")
         #expect(ContinuousClock.now - began < .seconds(30))
         #expect(try hostRoomMounts().isEmpty)
     }
@@ -214,8 +214,8 @@ struct RoomProcessTests {
         try requireRooms()
         let fixture = try RoomFixture()
         let process = try RoomProcess.start(RoomPlan(available: .bytes(1 << 20), over: [fixture.real]), command: ["/bin/sleep", "60"])
-        try process.send(signal: signal)
-        #expect(try process.wait().ending == .signalled(signal), "sleep has no handler: PID 1 would ignore it")
+        try process.send(Signal(rawValue: signal))
+        #expect(try process.wait().ending == .signalled(Signal(rawValue: signal)), "sleep has no handler: PID 1 would ignore it")
     }
 
     @Test("the command gets descriptors 0, 1 and 2 only: one this process opened without CLOEXEC is not inherited",
