@@ -4,9 +4,13 @@
 
 #include <sys/types.h>
 
+#define SIGHUP  1
 #define SIGINT  2
+#define SIGQUIT 3
 #define SIGKILL 9
 #define SIGTERM 15
+#define SIGUSR1 30
+#define SIGUSR2 31
 
 int kill(pid_t, int);
 

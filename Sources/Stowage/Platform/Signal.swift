@@ -40,10 +40,10 @@ public struct Signal: RawRepresentable, Hashable, Sendable, CustomStringConverti
 
     private static let names: [Int32: String] = [
         SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP", SIGQUIT: "SIGQUIT", SIGKILL: "SIGKILL",
-        SIGUSR1: "SIGUSR1", SIGUSR2: "SIGUSR2", SIGABRT: "SIGABRT", SIGSEGV: "SIGSEGV", SIGPIPE: "SIGPIPE",
+        SIGUSR1: "SIGUSR1", SIGUSR2: "SIGUSR2",
     ]
 
-    /// `SIGTERM`, or `signal 31` for one without a name here.
+    /// `SIGTERM`, or `signal 6` for one without a name here.
     public var description: String { Self.names[rawValue] ?? "signal \(rawValue)" }
 
     /// Ends this process by this signal, as the command it stands for was ended (so that a shell
