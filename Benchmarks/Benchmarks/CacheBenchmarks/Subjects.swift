@@ -1,4 +1,3 @@
-import BenchmarkSupport
 import Foundation
 import Stowage
 
@@ -8,21 +7,15 @@ protocol Subject: AnyObject, Sendable {
     func get(_ key: String) throws -> Int?
 }
 
-enum Kind: String, CaseIterable, Codable { case stowage, floor, foundation }
+enum Kind: String, CaseIterable { case floor = "Floor", foundation = "Foundation", stowage = "Stowage" }
 
 struct CallFailed: Error { var call: String, code = errno }
 
-/// Every DiskCache of the benchmark is made here: the disk rows with `memoryCapacity: 0`, the
-/// memory-tier row (`--memory`) with the tier on.
-func makeStowageCache(folder: URL, limit: Int64, memoryCapacity: Int) throws -> DiskCache {
-    // memoryCapacity 0 measures the disk; the memory tier's row passes the limit.
-    let limits = DiskCache.Limits(maximumAllocatedSize: limit, memoryCapacity: memoryCapacity)
-    return try DiskCache(folder: folder, limits: limits)
-}
-
-func makeSubject(_ kind: Kind, folder: String, limit: Int64) throws -> any Subject {
+/// The disk rows have the memory tier off (`memoryCapacity: 0`); the memory-tier row passes the limit.
+func makeSubject(_ kind: Kind, folder: String, limit: Int64, memoryCapacity: Int = 0) throws -> any Subject {
     switch kind {
-    case .stowage: try makeStowageCache(folder: URL(filePath: folder), limit: limit, memoryCapacity: 0)
+    case .stowage: try DiskCache(folder: URL(filePath: folder, directoryHint: .isDirectory),
+                                 limits: DiskCache.Limits(maximumAllocatedSize: limit, memoryCapacity: memoryCapacity))
     case .floor: FloorSubject(folder: folder, limit: limit)
     case .foundation: try FoundationSubject(folder: URL(filePath: folder), limit: limit)
     }
@@ -41,9 +34,9 @@ func hashedName(_ key: String) -> String {
     return String(format: "%016lx%016lx", first, (first ^ 0x5A) &* 0x100_0000_01b3)
 }
 
-/// The floor: the same bytes with bare system calls, in 256 fan-out folders made up front. A FIFO
-/// of the keys written (in memory; every key set is new) holds the folder's allocated bytes at
-/// the limit by unlinking the oldest: the floor of eviction.
+/// The floor: the same bytes with bare system calls (open, write, rename; open, fstat, read), in 256
+/// fan-out folders made up front. A FIFO of the keys written (in memory; every key set is new) holds
+/// the folder's allocated bytes at the limit by unlinking the oldest: the floor of eviction.
 final class FloorSubject: Subject, @unchecked Sendable {
     let folder: String, limit: Int64
     private let lock = NSLock()
@@ -51,7 +44,7 @@ final class FloorSubject: Subject, @unchecked Sendable {
 
     init(folder: String, limit: Int64) {
         (self.folder, self.limit) = (folder, limit)
-        for name in [""] + (0..<256).map({ String(format: "/%02x", $0) }) { mkdir(folder + name, 0o755) }  // may exist
+        for name in [""] + (0 ..< 256).map({ String(format: "/%02x", $0) }) { mkdir(folder + name, 0o755) }  // may exist
     }
 
     private func path(_ key: String) -> String {
@@ -159,14 +152,5 @@ final class FoundationSubject: Subject, @unchecked Sendable {
                   values.isDirectory != true else { return nil }
             return (url, values.contentModificationDate ?? .distantPast, blocks(values.fileSize ?? 0))
         }
-    }
-}
-
-/// The allocated bytes (st_blocks x 512) of all regular files under `path`.
-func allocatedBytes(_ path: String) throws -> Int64 {
-    try FileSystem.names(in: path).reduce(0) { total, name in
-        guard let status = try FileSystem.status(path + "/" + name) else { return total }
-        if FileSystem.isFolder(status) { return total + (try allocatedBytes(path + "/" + name)) }
-        return total + (status.st_mode & S_IFMT == S_IFREG ? Int64(status.st_blocks) * 512 : 0)
     }
 }
