@@ -66,7 +66,12 @@ final class CacheIndex: @unchecked Sendable {
     /// or unsettled index is rebuilt by `measure` (a process that stopped in the middle of a change).
     init(in root: OpenFile, measure: () throws -> Totals) throws {
         (file, currentMapping, identity) = try Self.open(in: root)
-        try change(in: root, measure: measure) { _ in }
+        // A settled index is left as it is: opening a cache is no change (the generation stays,
+        // and other instances keep their memory tiers).
+        let mapping = self.mapping
+        if mapping.load(Word.magic.rawValue) != Self.magic || mapping.load(Word.state.rawValue) != 0 {
+            try change(in: root, measure: measure) { _ in }
+        }
     }
 
     /// Opens the index file of `root`, making it (or making it long enough) under its lock.
@@ -74,7 +79,8 @@ final class CacheIndex: @unchecked Sendable {
         // O_NOFOLLOW: a link in its place is refused (ELOOP); O_NONBLOCK: a FIFO never blocks the open.
         let file = try root.open(name, flags: Sys.readWriteCreate | Sys.noFollow | Sys.nonBlocking)
         var status = try file.status()
-        guard status.kind == .file else { throw SystemCallError(errno: .invalidArgument, call: "open") }
+        // Not a regular file, or a hard link to a file elsewhere (whose bytes the index would write): refused.
+        guard status.kind == .file, status.linkCount <= 1 else { throw SystemCallError(errno: .invalidArgument, call: "open") }
         if status.size < Int64(wordCount * 8) {
             // Zeros, written (not a sparse `ftruncate`: its blocks are allocated now, where a full
             // volume is an error): no magic, so the first change rebuilds it. Only ever made
@@ -120,26 +126,37 @@ final class CacheIndex: @unchecked Sendable {
     /// Returns what `body` returned and the generation it left.
     ///
     /// When `body` throws, the index stays unsettled, to be measured by the next change.
+    ///
+    /// The generation moves on twice: when the change begins (so that a change that fails or is
+    /// killed after it put something in place still tells every memory tier), and when it ends (so
+    /// that a read made while it ran is never kept as current). An index without its magic (new,
+    /// or made again with the folder) starts from a random generation, never one an instance may
+    /// have seen on the file it replaces.
     @discardableResult
     func change<Result>(in root: OpenFile, measure: () throws -> Totals,
-                        _ body: (inout Totals) throws -> Result) throws -> (result: Result, generation: UInt64) {
+                        _ body: (inout Totals) throws -> Result) throws -> (result: Result, before: UInt64, after: UInt64) {
         try lock.withLock {
             try lockCurrentFile(in: root)
             defer { file.unlock() }
             let mapping = self.mapping
-            let settled = mapping.load(Word.magic.rawValue) == Self.magic && mapping.load(Word.state.rawValue) == 0
-            try write([1], at: .state)
+            let hasMagic = mapping.load(Word.magic.rawValue) == Self.magic
+            let settled = hasMagic && mapping.load(Word.state.rawValue) == 0
+            let before = hasMagic ? mapping.load(Word.generation.rawValue) : UInt64.random(in: .min ... .max)
             var totals = settled ? Totals(allocatedBytes: Int64(bitPattern: mapping.load(Word.allocated.rawValue)),
                                           count: Int(truncatingIfNeeded: mapping.load(Word.count.rawValue)))
-                                 : try measure()
+                                 : Totals(allocatedBytes: 0, count: 0)
+            // The state and the first move of the generation at once (words 1 to 4).
+            try write([1, UInt64(bitPattern: totals.allocatedBytes), UInt64(truncatingIfNeeded: totals.count), before &+ 1],
+                      at: .state)
+            if !settled { totals = try measure() }
             try FaultPoint.cacheChanging.reach()
             let result = try body(&totals)
-            let generation = mapping.load(Word.generation.rawValue) &+ 1
+            let after = before &+ 2
             // One write of the settled index: a process is not stopped in the middle of copying
             // 40 bytes into the page cache, and readers without the lock load the generation only.
             try write([Self.magic, 0, UInt64(bitPattern: totals.allocatedBytes), UInt64(truncatingIfNeeded: totals.count),
-                       generation], at: .magic)
-            return (result, generation)
+                       after], at: .magic)
+            return (result, before, after)
         }
     }
 

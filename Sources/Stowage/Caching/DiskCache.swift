@@ -23,8 +23,9 @@ import Foundation
 /// and while it does no other write can begin. Only while a write is under way can the folder
 /// hold one entry more than the limits allow: its own, until its eviction has run. An entry
 /// larger than the low watermark of the size limit is evicted by its own write. The limits count
-/// entries: the fan-out folders' own blocks and Stowage's bookkeeping files (the 64-byte index
-/// and sweep records, a block each) are not entries.
+/// entries: the fan-out folders' own blocks, Stowage's bookkeeping files (the 64-byte index and
+/// sweep records, a block each) and the temporary files of sets in progress (each set writes its
+/// bytes before its turn, so the folder also holds one per set waiting) are not entries.
 ///
 /// **Many writers.** The totals live in a shared index file in the folder (see "A cache on
 /// disk" in the documentation for the design): every change takes its `flock`, so changes by all
@@ -188,8 +189,8 @@ public final class DiskCache: Sendable {
     /// Runs `change` alone among every instance and process on the folder (see ``CacheIndex``),
     /// then tells the memory tier: `key`'s entry is dropped from it (`nil`: nothing in particular).
     private func change<Result>(_ root: OpenFile, key: String?, _ change: (inout CacheIndex.Totals) throws -> Result) throws -> Result {
-        let (result, generation) = try index.change(in: root, measure: { try Self.measure(root) }, change)
-        memory.changed(key, from: generation &- 1, to: generation)
+        let (result, before, after) = try index.change(in: root, measure: { try Self.measure(root) }, change)
+        memory.changed(key, from: before, to: after)
         return result
     }
 
@@ -214,7 +215,7 @@ public final class DiskCache: Sendable {
             // write at once; only putting it in place, counting and evicting take turns.
             let staged = try? StagedEntry(content, fanOut: fanOut, in: root)
             defer { staged?.discard() }
-            let (_, generation) = try index.change(in: root, measure: { try Self.measure(root) }) { totals in
+            let (_, before, generation) = try index.change(in: root, measure: { try Self.measure(root) }) { totals in
                 do {
                     if let staged, try staged.commit(as: name, totals: &totals) {
                         // in place
@@ -222,8 +223,12 @@ public final class DiskCache: Sendable {
                         try write(content, fanOut: fanOut, name: name, in: root, totals: &totals)
                     }
                 } catch let error as SystemCallError where error.errno == .noSpace || error.errno == .quotaExceeded {
-                    // Room from the cache's own least recently used entries, then once more.
-                    let room = SweepPolicy(maximumAllocatedSize: max(0, totals.allocatedBytes - Int64(content.count)),
+                    // Room from the cache's own least recently used entries, then once more; but only
+                    // when what they take and what is free could hold the entry at all (a write
+                    // that cannot fit must not empty the cache for nothing).
+                    let needed = Int64(content.count)
+                    guard totals.allocatedBytes + (try root.spaceFigures().available) >= needed else { throw error }
+                    let room = SweepPolicy(maximumAllocatedSize: max(0, totals.allocatedBytes - needed),
                                            order: .leastRecentlyUsed, lowWatermark: limits.lowWatermark)
                     guard try evict(root, policy: room, totals: &totals).freedAllocatedBytes > 0 else { throw error }
                     try write(content, fanOut: fanOut, name: name, in: root, totals: &totals)
@@ -239,7 +244,7 @@ public final class DiskCache: Sendable {
             }
             // Kept in memory as of this change's generation: should another process have changed
             // the folder since, the next lookup sees a newer one and drops it.
-            memory.changed(key, from: generation &- 1, to: generation)
+            memory.changed(key, from: before, to: generation)
             memory.insert(key, data: data, expiry: expiry, generation: generation, current: generation,
                           now: Date().timeIntervalSince1970)
         }
@@ -370,7 +375,7 @@ public final class DiskCache: Sendable {
         // (reading it would block, or never end).
         let status = try file.status()
         guard status.kind == .file else {
-            try removeEntry(key, in: root)
+            try removeEntry(key, in: root, ifStill: status)
             return nil
         }
         // Entries are never written in place (a new one is renamed over the old), so the size
@@ -384,12 +389,12 @@ public final class DiskCache: Sendable {
         }
         guard case .entry(let entryKey, let expiry, let dataOffset) = header,
               let data = try file.read(exactly: size - dataOffset, at: Int64(dataOffset), startingWith: prefix.dropFirst(dataOffset)) else {
-            try removeEntry(key, in: root)  // corrupt (or cut short since): drop it
+            try removeEntry(key, in: root, ifStill: status)  // corrupt (or cut short since): drop it
             return nil
         }
         guard entryKey == key else { return nil }  // another key with the same hash: a miss
         if expiry > 0 && expiry <= now {
-            try removeEntry(key, in: root)
+            try removeEntry(key, in: root, ifStill: status)
             return nil
         }
         try Store.recordAccess(to: file, status: status)
@@ -431,7 +436,10 @@ public final class DiskCache: Sendable {
     }
 
     /// Removes the entry of `key` in the folder `root`, and counts it no more.
-    private func removeEntry(_ key: String, in root: OpenFile) throws {
+    ///
+    /// With `read`, only the very file that was read (same device and inode) goes: one another
+    /// writer put in its place since (a fresh entry for an expired one, say) stays.
+    private func removeEntry(_ key: String, in root: OpenFile, ifStill read: FileStatus? = nil) throws {
         let (fanOut, name) = Self.fileName(for: key)
         try change(root, key: key) { totals in
             let parent: OpenFile
@@ -441,6 +449,7 @@ public final class DiskCache: Sendable {
                 return  // no folder, no entry (an eviction may have just removed the emptied folder)
             }
             guard let status = try parent.statusIfPresent(of: name) else { return }
+            if let read, status.device != read.device || status.inode != read.inode { return }
             do {
                 try Removal.removeItem(name, in: parent)
             } catch Errno.noSuchEntry {
@@ -554,7 +563,9 @@ public final class DiskCache: Sendable {
     public func data(for key: String) async throws -> Data? {
         let now = Date().timeIntervalSince1970
         if memory.capacity > 0, !verified.wouldBeDue(now, every: 1),
-           let hit = memory.lookup(key, generation: index.generation, now: now), !hit.recordDue {
+           let hit = memory.lookup(key, generation: index.generation, now: now) {
+            // The access goes on disk once a minute, as for a hit from disk (off the actor too).
+            if hit.recordDue { try await offActor { try self.run(key) { try self.recordAccess(key) } } }
             return hit.data
         }
         return try await offActor { try self.data(for: key) }

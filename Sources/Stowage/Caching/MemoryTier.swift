@@ -10,14 +10,14 @@ import Foundation
 /// `@unchecked Sendable`: every stored property is read and written only while `lock` is held.
 final class MemoryTier: @unchecked Sendable {
     private final class Node {
-        let key: String
+        let key: [UInt8]
         var data: Data
         var expiry: Double
         /// When the entry's access was last recorded on disk (seconds since 1970).
         var recorded: Double
         var newer: Node?
         weak var older: Node?
-        init(key: String, data: Data, expiry: Double, recorded: Double) {
+        init(key: [UInt8], data: Data, expiry: Double, recorded: Double) {
             self.key = key
             self.data = data
             self.expiry = expiry
@@ -28,7 +28,9 @@ final class MemoryTier: @unchecked Sendable {
     /// The most bytes of data held.
     let capacity: Int
     private let lock = NSLock()
-    private var nodes: [String: Node] = [:]
+    /// By the key's UTF-8 bytes, as the disk names entries: `String`'s own equality would make
+    /// two keys that are canonically equivalent (`é` precomposed and decomposed) one.
+    private var nodes: [[UInt8]: Node] = [:]
     private var newest: Node?
     private var oldest: Node?
     private var cost = 0
@@ -52,7 +54,7 @@ final class MemoryTier: @unchecked Sendable {
                 self.generation = generation
                 return nil
             }
-            guard let node = nodes[key] else { return nil }
+            guard let node = nodes[Array(key.utf8)] else { return nil }
             if node.expiry > 0 && node.expiry <= now {
                 unlink(node)
                 return nil
@@ -74,10 +76,11 @@ final class MemoryTier: @unchecked Sendable {
                 removeAllLocked()
                 self.generation = generation
             }
-            if let node = nodes[key] { unlink(node) }
+            let bytes = Array(key.utf8)
+            if let node = nodes[bytes] { unlink(node) }
             guard data.count <= largestEntry else { return }
-            let node = Node(key: key, data: data, expiry: expiry, recorded: now)
-            nodes[key] = node
+            let node = Node(key: bytes, data: data, expiry: expiry, recorded: now)
+            nodes[bytes] = node
             node.older = newest
             newest?.newer = node
             newest = node
@@ -93,7 +96,7 @@ final class MemoryTier: @unchecked Sendable {
         guard capacity > 0 else { return }
         lock.withLock {
             if generation == before {
-                if let key, let node = nodes[key] { unlink(node) }
+                if let key, let node = nodes[Array(key.utf8)] { unlink(node) }
             } else {
                 removeAllLocked()
             }

@@ -38,6 +38,7 @@ struct DiskCacheFullDiskTests {
         #expect(try cache.data(for: "too big to fit") == nil, "no torn entry")
         #expect(folder.leftoverTemporaryItems(prefixes: [TemporaryItem.prefix]).isEmpty, "no temporary file left")
         let after = try CacheFolder.entries(in: url)
+        #expect(after.files == disk.files, "a write that cannot fit evicts nothing: \(after.files) of \(disk.files) entries left")
         let reopened = try DiskCache(folder: url, limits: DiskCache.Limits(memoryCapacity: 0))
         #expect(reopened.count == after.files && reopened.totalAllocatedSize == after.allocatedBytes)
 

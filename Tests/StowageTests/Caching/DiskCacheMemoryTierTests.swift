@@ -118,4 +118,28 @@ struct DiskCacheMemoryTierTests {
         #expect(off.memoryCost == 0)
         expectStowageError(.invalidArgument) { _ = try DiskCache(folder: folder.file("bad"), limits: DiskCache.Limits(memoryCapacity: -1)) }
     }
+
+    @Test("a cache folder made again behind the caches' backs never lets a memory tier see an old generation as current")
+    func generationAfterFolderMadeAgain() throws {
+        let folder = TestFolder()
+        let url = folder.file("cache")
+        let x = try DiskCache(folder: url)
+        try x.set(Data("v1".utf8), for: "k")
+        #expect(try x.data(for: "k") == Data("v1".utf8))
+        try FileManager.default.removeItem(at: url)
+        let y = try DiskCache(folder: url)
+        try y.set(Data("v2".utf8), for: "k")
+        try x.set(Data("other".utf8), for: "other")  // x's change takes the new index
+        #expect(try x.data(for: "k") == Data("v2".utf8), "x must not serve v1 from memory")
+    }
+
+    @Test("keys that are canonically equal but differ in bytes are two entries, in memory as on disk")
+    func canonicallyEqualKeys() throws {
+        let folder = TestFolder()
+        let cache = try DiskCache(folder: folder.file("cache"))
+        try cache.set(Data("precomposed".utf8), for: "\u{E9}")
+        try cache.set(Data("decomposed".utf8), for: "e\u{301}")
+        #expect(try cache.data(for: "\u{E9}") == Data("precomposed".utf8))
+        #expect(try cache.data(for: "e\u{301}") == Data("decomposed".utf8))
+    }
 }
