@@ -182,7 +182,7 @@ public final class DiskCache: Sendable {
     /// of this instance starts from the folder the write used, should the folder have been made again).
     private func openRoot() throws -> OpenFile {
         let root = try Self.openRoot(folder, place)
-        readingRoot.replace(with: root, now: Date().timeIntervalSince1970)
+        readingRoot.replace(with: root, now: Self.uptime)
         return root
     }
 
@@ -358,7 +358,7 @@ public final class DiskCache: Sendable {
     /// Reads `key`'s entry from its file: its data and expiry, or `nil` on a miss.
     private func read(_ key: String, now: Double) throws -> (Data, Double)? {
         let (fanOut, name) = Self.fileName(for: key)
-        let root = try readingRoot.folder(now: now) { try Self.openRoot(folder, place) }
+        let root = try readingRoot.folder(now: Self.uptime) { try Self.openRoot(folder, place) }
         let file: OpenFile
         do {
             // One call where the system can (no link followed, the folder never left); one name
@@ -418,7 +418,7 @@ public final class DiskCache: Sendable {
     /// maps; if the folder was removed or made again, a change opens the new one and moves the
     /// generation on, which empties the memory tier.
     private func verifyIndex(now: Double) throws {
-        guard verified.isDue(now, every: 1) else { return }
+        guard verified.isDue(Self.uptime, every: 1) else { return }
         let root = try openRoot()
         if try !index.isCurrent(in: root) { try change(root, key: nil) { _ in } }
     }
@@ -562,7 +562,7 @@ public final class DiskCache: Sendable {
     ///   otherwise as `data(for:)`.
     public func data(for key: String) async throws -> Data? {
         let now = Date().timeIntervalSince1970
-        if memory.capacity > 0, !verified.wouldBeDue(now, every: 1),
+        if memory.capacity > 0, !verified.wouldBeDue(Self.uptime, every: 1),
            let hit = memory.lookup(key, generation: index.generation, now: now) {
             // The access goes on disk once a minute, as for a hit from disk (off the actor too).
             if hit.recordDue { try await offActor { try self.run(key) { try self.recordAccess(key) } } }
@@ -664,6 +664,14 @@ public final class DiskCache: Sendable {
             }
         }
     }
+
+    /// Seconds on a monotonic clock (since first asked): what the once-a-second checks measure, so
+    /// that a wall clock set back never stretches "a second" into the time it went back.
+    private static var uptime: Double {
+        let elapsed = ContinuousClock.now - origin
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+    private static let origin = ContinuousClock.now
 
     /// A time that says when something is due again; safe from any thread.
     ///
