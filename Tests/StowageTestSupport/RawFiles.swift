@@ -41,6 +41,35 @@ public enum RawFiles {
         }
     }
 
+    /// Makes a symbolic link at `path` pointing at `target`, both as bytes.
+    public static func makeLink(_ path: [UInt8], to target: [UInt8]) throws {
+        let result = withPath(target) { target in withPath(path) { symlink(target, $0) } }
+        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    }
+
+    /// The target of the symbolic link at `path`, as bytes.
+    public static func linkTarget(_ path: [UInt8]) throws -> [UInt8] {
+        var buffer = [CChar](repeating: 0, count: 4097)
+        let count = withPath(path) { readlink($0, &buffer, buffer.count - 1) }
+        guard count >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        return buffer.prefix(count).map { UInt8(bitPattern: $0) }
+    }
+
+    /// The contents of the file at `path` (not through a final link).
+    public static func contents(_ path: [UInt8]) throws -> [UInt8] {
+        let fd = withPath(path) { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            guard count >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            if count == 0 { return bytes }
+            bytes += chunk.prefix(count)
+        }
+    }
+
     /// Whether something is at `path` (a link is not followed).
     public static func exists(_ path: [UInt8]) -> Bool {
         var status = stat()

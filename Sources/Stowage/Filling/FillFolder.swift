@@ -45,7 +45,9 @@ public struct FillFolder: Sendable, Hashable {
             let figures = try folder.spaceFigures()
             // Foreign: everything but the fill's own files, its manifest and writes in progress
             // (a file replaced under a fill file's name included).
-            let foreign = try folder.entryNames().filter { !ours.contains($0) && !TemporaryItem.isTemporary($0) }.sorted()
+            let foreign = try folder.entryNames()
+                .filter { !($0.isUTF8 && (ours.contains($0.description) || TemporaryItem.isTemporary($0.description))) }
+                .sorted().map(\.description)
             return FillStatus(folder: path, files: ours.count - 1, allocatedBytes: allocated,
                               availableBefore: manifest.availableBefore, availableNow: figures.available,
                               foreignEntries: foreign, isFilling: isFilling)
@@ -343,7 +345,8 @@ public struct FillFolder: Sendable, Hashable {
     /// skipped.
     private func markedFiles(in folder: OpenFile) throws -> [(entry: FillManifest.Entry, marker: [UInt8])]? {
         var found: [(entry: FillManifest.Entry, marker: [UInt8])] = []
-        for name in try folder.entryNames().sorted() where FillManifest.isFileName(name) {
+        for raw in try folder.entryNames().sorted() where raw.isUTF8 && FillManifest.isFileName(raw.description) {
+            let name = raw.description
             do {
                 let file = try folder.openForInspection(name)
                 let status = try file.status()

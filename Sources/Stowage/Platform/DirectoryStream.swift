@@ -18,8 +18,8 @@ typealias DirectoryStreamHandle = OpaquePointer
 ///
 /// The one way the library reads a folder's names: callers act on an entry through the C name
 /// itself (`fstatat`, `openat`) and keep it, when they must, as bytes (``RawPath``), never as a
-/// `String`, which would turn a name that is not UTF-8 into another name (DESIGN 17). (The
-/// Store's listings, through `OpenFile.forEachEntry`, still make strings: issue 23.)
+/// `String`, which would turn a name that is not UTF-8 into another name (DESIGN 17). Scans,
+/// removal walks and the Store's listings (through `OpenFile.forEachEntry`) all read here.
 ///
 /// Owns its descriptor: the stream closes it.
 final class DirectoryStream {

@@ -83,7 +83,7 @@ final class OpenFile {
     }
 
     /// Opens the folder `name` in `folder`, following a link when asked (resources outside containers).
-    static func openFolder(in folder: OpenFile, _ name: String, followingLinks: Bool) throws -> OpenFile {
+    static func openFolder(in folder: OpenFile, _ name: RawPath, followingLinks: Bool) throws -> OpenFile {
         OpenFile(adopting: try Sys.openat(folder.descriptor, name, Sys.folderReadOnly | (followingLinks ? 0 : O_NOFOLLOW)))
     }
 
@@ -91,6 +91,32 @@ final class OpenFile {
     /// Opens the sub-folder `name` (bytes, as a walk read it), never through a symbolic link.
     func openFolder(_ name: RawPath) throws -> OpenFile {
         OpenFile(adopting: try Sys.openat(descriptor, name, Sys.folderReadOnly | O_NOFOLLOW))
+    }
+
+    /// Opens the file `name` (bytes, as a folder listing read it) for reading, as
+    /// ``openForReading(_:)-(String)`` does.
+    func openForReading(_ name: RawPath) throws -> OpenFile {
+        OpenFile(adopting: try Sys.openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY))
+    }
+
+    /// Opens `name` (bytes) with the given flags (`O_NOFOLLOW` is always added).
+    func open(_ name: RawPath, flags: Int32, mode: FilePermissions = .defaultFile) throws -> OpenFile {
+        OpenFile(adopting: try Sys.openat(descriptor, name, flags | O_NOFOLLOW, mode: mode))
+    }
+
+    /// Creates the sub-folder `name` (bytes).
+    func createFolder(_ name: RawPath, mode: FilePermissions) throws {
+        try Sys.mkdirat(descriptor, name, mode: mode)
+    }
+
+    /// The target of the symbolic link `name`, exactly as bytes.
+    func linkTarget(of name: RawPath) throws -> RawPath {
+        try Sys.readlinkat(descriptor, name)
+    }
+
+    /// Creates a symbolic link `name` pointing at `target`, both as bytes.
+    func createLink(_ name: RawPath, to target: RawPath) throws {
+        try Sys.symlinkat(target, descriptor, name)
     }
 
     /// Removes the entry `name` (bytes; a folder only when `folder` is set, and it must be empty).
@@ -145,16 +171,6 @@ final class OpenFile {
     /// "unavailable" error (see `Errno.renameFlagsUnavailable`) where the file system lacks it.
     func exchange(_ first: String, _ second: String) throws {
         try Sys.renameat2(descriptor, first, descriptor, second, exchange: true)
-    }
-
-    /// The target of the symbolic link `name`.
-    func linkTarget(of name: String) throws -> String {
-        try Sys.readlinkat(descriptor, name)
-    }
-
-    /// Creates a symbolic link `name` pointing at `target`.
-    func createLink(_ name: String, to target: String) throws {
-        try Sys.symlinkat(target, descriptor, name)
     }
 
     func setPermissions(_ mode: FilePermissions) throws { try Sys.fchmod(descriptor, mode) }
@@ -298,20 +314,23 @@ final class OpenFile {
 
     // MARK: Folder entries
 
-    /// The names in this folder, without `.` and `..`, in the order the system returns them.
-    func entryNames() throws -> [String] {
-        var names: [String] = []
+    /// The names in this folder as bytes (``RawPath``), without `.` and `..`, in the order the
+    /// system returns them. Names stay bytes (DESIGN 17): one that is not UTF-8 is never turned
+    /// into another name.
+    func entryNames() throws -> [RawPath] {
+        var names: [RawPath] = []
         try forEachEntry { name, _ in names.append(name) }
         return names
     }
 
-    /// Calls `body` with each entry's name and the type `readdir` reports (`nil` when the
-    /// file system does not say; callers `fstatat` then).
-    func forEachEntry(_ body: (String, FileStatus.Kind?) throws -> Void) throws {
+    /// Calls `body` with each entry's name as bytes and the type `readdir` reports (`nil` when
+    /// the file system does not say; callers `fstatat` then). Read through ``DirectoryStream``,
+    /// the one folder reader of the library.
+    func forEachEntry(_ body: (RawPath, FileStatus.Kind?) throws -> Void) throws {
         // A new open description of this folder, so the read starts at its beginning.
         let stream = try DirectoryStream(adopting: try Sys.openat(descriptor, ".", Sys.folderReadOnly))
         try stream.forEach { name, kind in
-            try body(String(cString: name), kind)
+            try body(RawPath(cString: name), kind)
             return true
         }
     }

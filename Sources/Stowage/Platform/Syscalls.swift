@@ -155,13 +155,6 @@ enum Sys {
         }
     }
 
-    /// `symlinkat(2)`.
-    static func symlinkat(_ target: String, _ directory: Int32, _ name: String) throws {
-        _ = try retrying("symlinkat") {
-            target.withCString { t in name.withCString { n in systemSymlinkat(t, directory, n) } }
-        }
-    }
-
     /// `symlinkat(2)` of a link and a target given as bytes.
     static func symlinkat(_ target: RawPath, _ directory: Int32, _ name: RawPath) throws {
         _ = try retrying("symlinkat") {
@@ -187,9 +180,9 @@ enum Sys {
         return FileStatus(status)
     }
 
-    /// `fstatat(2)` of a name as bytes, never following a final symbolic link.
-    static func fstatat(_ directory: Int32, _ name: RawPath) throws -> FileStatus {
-        try name.withCString { try fstatat(directory, cName: $0, followingLinks: false) }
+    /// `fstatat(2)` of a name as bytes, never following a final symbolic link unless `followingLinks`.
+    static func fstatat(_ directory: Int32, _ name: RawPath, followingLinks: Bool = false) throws -> FileStatus {
+        try name.withCString { try fstatat(directory, cName: $0, followingLinks: followingLinks) }
     }
 
     /// `fstatat(2)` of a name given as a C string (as `readdir` hands it out, uncopied).
@@ -373,11 +366,6 @@ enum Sys {
 @inline(__always) private func systemReadlinkat(_ d: Int32, _ p: UnsafePointer<CChar>, _ b: UnsafeMutablePointer<CChar>, _ c: Int) -> Int { readlinkat(d, p, b, c) }
 
 extension Sys {
-    /// `readlinkat(2)`: the target of the symbolic link `name`.
-    static func readlinkat(_ directory: Int32, _ name: String) throws -> String {
-        try readlinkat(directory, RawPath(name)).description
-    }
-
     /// `readlinkat(2)` of a name as bytes: the target as bytes, exactly.
     static func readlinkat(_ directory: Int32, _ name: RawPath) throws -> RawPath {
         var buffer = [CChar](repeating: 0, count: 4097)

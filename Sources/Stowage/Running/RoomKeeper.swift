@@ -26,7 +26,7 @@ struct RoomKeeper {
         let upper = try layer.openFolder("upper")
         for (path, index) in folders {
             let source = try upper.openFolder(String(index))
-            let names = try Self.names(in: source)
+            let names = try source.entryNames()
             guard !names.isEmpty else { continue }
             let destinationPath = keepPath + path
             try Container.createFolders(atPath: destinationPath)
@@ -34,16 +34,6 @@ struct RoomKeeper {
             copy(names, of: source, to: destination, at: RawPath(path), into: &kept)
         }
         return kept
-    }
-
-    /// The names in `folder`, as bytes.
-    private static func names(in folder: OpenFile) throws -> [RawPath] {
-        var names: [RawPath] = []
-        try DirectoryStream(adopting: try Sys.openat(folder.descriptor, ".", Sys.folderReadOnly)).forEach { name, _ in
-            names.append(RawPath(cString: name))
-            return true
-        }
-        return names
     }
 
     /// Copies the items `names` of `source` into `destination`; `path` is `source`'s path in the room.
@@ -68,7 +58,7 @@ struct RoomKeeper {
                     }
                 case .folder:
                     let input = try source.openFolder(name)
-                    let inner = try Self.names(in: input)
+                    let inner = try input.entryNames()
                     try Sys.mkdirat(destination.descriptor, name, mode: .defaultFolder)
                     kept.count(itemPath, status)
                     copy(inner, of: input, to: try destination.openFolder(name), at: itemPath, into: &kept)

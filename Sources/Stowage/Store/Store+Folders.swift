@@ -94,7 +94,7 @@ extension Store {
             try folder.lock(exclusive: false)
             defer { folder.unlock() }
             return try Self.filesInRetrievalOrder(in: folder).map { name in
-                (name, try folder.openForReading(name).readAll())
+                (name.description, try folder.openForReading(name).readAll())
             }
         }
     }
@@ -191,12 +191,13 @@ extension Store {
 
     /// The names of the regular files in `folder` in the order ``retrieve(_:from:in:)-([Data].Type,_,_)``
     /// returns them: numbered files by number (equal numbers by name), then the others by their
-    /// names' bytes; hidden files, folders and links left out.
-    static func filesInRetrievalOrder(in folder: OpenFile) throws -> [String] {
+    /// names' bytes; hidden files, folders and links left out. Names are bytes: a file whose
+    /// name is not UTF-8 is read under that name, never under a repaired one.
+    static func filesInRetrievalOrder(in folder: OpenFile) throws -> [RawPath] {
         var numbered: [NumberedEntry] = []
-        var others: [String] = []
+        var others: [RawPath] = []
         try folder.forEachEntry { name, kind in
-            guard !name.hasBytePrefix(".") else { return }
+            guard !name.hasPrefix(".") else { return }
             let isFile: Bool
             if let kind {
                 isFile = kind == .file
@@ -211,11 +212,14 @@ extension Store {
             }
         }
         numbered.sort { $0.number != $1.number ? $0.number < $1.number : $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
-        return numbered.map(\.name) + others.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return numbered.map { RawPath($0.name) } + others.sorted()
     }
 
-    /// The number and suffix of a numbered file's name (`7`, `7.png`), or `nil` for another name.
-    static func numberedEntry(_ name: String) -> NumberedEntry? {
+    /// The number and suffix of a numbered file's name (`7`, `7.png`), or `nil` for another name
+    /// (one that is not UTF-8 among them).
+    static func numberedEntry(_ raw: RawPath) -> NumberedEntry? {
+        guard raw.isUTF8 else { return nil }
+        let name = raw.description
         let stem = name.prefix { $0 != "." }
         guard !stem.isEmpty, stem.allSatisfy(\.isASCII), let number = Int(stem), number >= 0,
               String(number) == stem else { return nil }

@@ -260,7 +260,8 @@ extension Store {
                                           as newName: String, durable: Bool, protection: FileProtection?) throws {
         let temporary = TemporaryItem.makeName()
         do {
-            try TreeOperations.copy(name, in: source, to: destination, as: temporary, durable: durable, protection: protection)
+            try TreeOperations.copy(RawPath(name), in: source, to: destination, as: RawPath(temporary), durable: durable,
+                                    protection: protection)
             try destination.renameWithoutReplacing(temporary, to: destination, as: newName)
         } catch {
             try? Removal.removeItem(temporary, in: destination)  // best effort: the copy is incomplete anyway

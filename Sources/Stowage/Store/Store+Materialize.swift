@@ -43,7 +43,7 @@ extension Store {
                 let temporary = TemporaryItem.makeName()
                 let durable = options.isDurable(in: location)
                 do {
-                    try TreeOperations.copy(resourceName, in: source, to: folder, as: temporary, durable: durable,
+                    try TreeOperations.copy(RawPath(resourceName), in: source, to: folder, as: RawPath(temporary), durable: durable,
                                             protection: options.protection, followingLink: true)
                     try folder.renameWithoutReplacing(temporary, to: folder, as: relative.name)
                 } catch Errno.fileExists, Errno.notEmpty {

@@ -6,12 +6,12 @@ enum TreeOperations {
     /// Copies the item `name` in `source` to `destinationName` in `destination`. Files are
     /// copied byte for byte (writable by the owner whatever the source's mode), folders
     /// recursively, links as links; a device, socket or pipe fails the copy. Fails with `EEXIST`
-    /// when the destination exists.
-    static func copy(_ name: String, in source: OpenFile, to destination: OpenFile,
-                     as destinationName: String, durable: Bool, protection: FileProtection?,
+    /// when the destination exists. Names and link targets are carried as bytes (DESIGN 17):
+    /// an entry whose name is not UTF-8 is copied under that same name.
+    static func copy(_ name: RawPath, in source: OpenFile, to destination: OpenFile,
+                     as destinationName: RawPath, durable: Bool, protection: FileProtection?,
                      followingLink: Bool = false) throws {
-        let status = followingLink ? try Sys.fstatat(source.descriptor, name, followingLinks: true)
-                                   : try source.status(of: name)
+        let status = try Sys.fstatat(source.descriptor, name, followingLinks: followingLink)
         switch status.kind {
         case .file:
             let input = followingLink ? OpenFile(adopting: try Sys.openat(source.descriptor, name, Sys.readOnly))
@@ -30,7 +30,7 @@ enum TreeOperations {
         case .symbolicLink:
             try destination.createLink(destinationName, to: try source.linkTarget(of: name))
         case .other:
-            throw StowageError(.unsupported, operation: .move, path: name,
+            throw StowageError(.unsupported, operation: .move, path: name.description,
                                reason: "'\(name)' is a device, socket or pipe, which Stowage does not copy")
         }
     }
@@ -48,7 +48,7 @@ enum TreeOperations {
     }
 
     /// Copies the open file `input` into a new file `name` in `destination`.
-    static func copyFile(_ input: OpenFile, to destination: OpenFile, as name: String,
+    static func copyFile(_ input: OpenFile, to destination: OpenFile, as name: RawPath,
                          durable: Bool, protection: FileProtection?) throws {
         let mode = protection.fileMode
         let output = try destination.open(name, flags: Sys.writeCreateExclusive, mode: mode)

@@ -61,10 +61,7 @@ struct StoreItemsTests {
     @Test("moves across file systems by copying, then removing the original")
     func moveAcrossVolumes() throws {
         let folder = TestFolder()
-        let root = folder.url.appending(path: "container", directoryHint: .isDirectory)
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let volume = try ScratchVolume.mount(size: "8m", at: root, named: "tmp")  // tmp is its own file system
-        let store = Store(container: Container(root: root))
+        let (store, volume) = try folder.storeWithTemporaryOnItsOwnVolume()
         try store.save([Data("a".utf8), Data("b".utf8)], to: "download/parts", in: .temporary)
         try store.save(Data("single".utf8), to: "one file.bin", in: .temporary)
         try store.move("download", from: .temporary, to: .documents)

@@ -42,6 +42,15 @@ final class TestFolder: Sendable {
         Store(container: container(), format: format)
     }
 
+    /// A store whose container's tmp is its own small tmpfs, so a move out of tmp crosses
+    /// volumes (copied, then the original removed); the volume is returned to check it is empty.
+    func storeWithTemporaryOnItsOwnVolume() throws -> (store: Store, temporaryVolume: ScratchVolume) {
+        let root = url.appending(path: "container", directoryHint: .isDirectory)
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let volume = try ScratchVolume.mount(size: "8m", at: root, named: "tmp")
+        return (Store(container: Container(root: root)), volume)
+    }
+
     func file(_ relative: String) -> URL { url.appending(path: relative) }
 
     func write(_ text: String, to relative: String) throws {
