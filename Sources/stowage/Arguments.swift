@@ -93,16 +93,26 @@ struct AgeArgument: ExpressibleByArgument, Sendable {
     }
 }
 
+// Every argument whose values can be listed completes them in bash, zsh and fish: a type that is
+// not `CaseIterable` gets only file names from ArgumentParser unless it says
+// `defaultCompletionKind` (FillPlan.Method is `CaseIterable`, and completes by itself).
+
 extension SweepOrder: ExpressibleByArgument {
     public init?(argument: String) { self.init(name: argument) }
 
     public static var allValueStrings: [String] { ["lru", "oldest", "largest"] }
+
+    public static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 }
 
 extension Location: ExpressibleByArgument {
     public init?(argument: String) { self.init(identifier: argument) }
 
-    public static var allValueStrings: [String] { ["documents", "applicationSupport", "caches", "preferences", "temporary", "shared:<group>"] }
+    public static var allValueStrings: [String] { standard.map(\.identifier) + ["shared:<group>"] }
+
+    /// The standard locations; `shared:<group>` is not offered, since a group's name cannot be
+    /// guessed (and bash would end a completed `shared:` with a space).
+    public static var defaultCompletionKind: CompletionKind { .list(standard.map(\.identifier)) }
 }
 
 /// The command line as the kernel handed it over: bytes (DESIGN 17).

@@ -30,7 +30,7 @@ struct AuditCommand: AsyncParsableCommand {
             }
             for issue in report.issues { Terminal.standardError.problem(issue) }
             return Rendered(json: report) {
-                var text = report.findings.isEmpty ? "No findings.\n" : "\(report.findings.count) finding(s):\n"
+                var text = report.findings.isEmpty ? "No findings.\n" : "\(Noun("finding").counted(report.findings.count)):\n"
                 if !report.findings.isEmpty {
                     var table = TextTable(header: ["SIZE", "WHERE", "PATH", "ADVICE"])
                     for finding in report.findings {
@@ -64,7 +64,7 @@ struct WatchCommand: AsyncParsableCommand {
     var interval: AgeArgument = AgeArgument(argument: "60s")!
 
     @OptionGroup var container: ContainerOptions
-    @OptionGroup var output: StreamOutputOptions
+    @OptionGroup var output: EventLinesOutputOptions
 
     /// The intervals `--interval` accepts, in seconds: from 10 ms (a shorter one would spin a
     /// core to no purpose) to one year (365 days).

@@ -312,7 +312,7 @@ enum FillView {
 
     static func render(_ status: FillStatus?, in folder: URL, style: ByteCountStyle) -> String {
         guard let status else { return "Nothing is filled in \(DisplayPath.escaped(DisplayPath.of(folder))).\n" }
-        var text = "\(DisplayPath.escaped(DisplayPath.of(URL(filePath: status.folder)))): \(status.files) fill file\(status.files == 1 ? "" : "s"), "
+        var text = "\(DisplayPath.escaped(DisplayPath.of(URL(filePath: status.folder)))): \(Noun("fill file").counted(status.files)), "
             + "\(ByteCount(status.allocatedBytes).formatted(style))\(status.isFilling ? " (a fill is running)" : "")\n"
             + "Available: \(ByteCount(status.availableNow).formatted(style)) now, "
             + "\(ByteCount(status.availableBefore).formatted(style)) before the fill\n"
@@ -324,7 +324,7 @@ enum FillView {
 
     static func render(_ report: FillReleaseReport, style: ByteCountStyle) -> String {
         "Released \(ByteCount(report.releasedBytes).formatted(style)) from \(DisplayPath.escaped(DisplayPath.of(URL(filePath: report.folder)))) "
-            + "(\(report.removedFiles) file\(report.removedFiles == 1 ? "" : "s") removed\(report.shrunkFiles > 0 ? ", \(report.shrunkFiles) shrunk" : ""))\n"
+            + "(\(Noun.file.counted(report.removedFiles)) removed\(report.shrunkFiles > 0 ? ", \(report.shrunkFiles) shrunk" : ""))\n"
             + "Available: \(ByteCount(report.availableBefore).formatted(style)) before, \(ByteCount(report.availableAfter).formatted(style)) after"
             + (report.remainingBytes > 0 ? "; \(ByteCount(report.remainingBytes).formatted(style)) still filled" : "") + "\n"
     }

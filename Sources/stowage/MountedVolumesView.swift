@@ -36,8 +36,8 @@ struct MountedVolumesView {
         guard !volumes.isEmpty else { return "No mounted volumes.\n" }
         let groups = Dictionary(grouping: volumes, by: \.kind).sorted { $0.key < $1.key }
         return groups.map { kind, volumes in
-            let noun = volumes.count == 1 ? "volume" : "volumes"
-            let heading = kind == .memory ? "\(volumes.count) \(noun) in memory" : "\(volumes.count) \(kind.name) \(noun)"
+            let heading = kind == .memory ? "\(Noun("volume").counted(volumes.count)) in memory"
+                : Noun("\(kind.name) volume").counted(volumes.count)
             return heading + "\n" + table(volumes)
         }.joined(separator: "\n")
     }

@@ -53,24 +53,49 @@ struct OutputOptions: ParsableArguments {
     }
 }
 
-/// `--json` and `--json-lines`, for the commands whose work is a stream of events (`fill`,
-/// `watch`): one JSON document at the end, or one line of JSON per event as it happens.
-struct StreamOutputOptions: ParsableArguments {
+/// `--json` and `--json-lines`, for `fill`, whose work is a stream of events: one JSON
+/// document at the end, or one line of JSON per event as it happens.
+struct StreamOutputOptions: ParsableArguments, EventOutput {
     /// `--json`, as every command has it. (The same option group type as the root command's:
     /// ArgumentParser hands a parent's parsed group to a child of the same type, whereas a
     /// second `--json` of another type would never see the flag, which the root consumes first.)
     @OptionGroup var document: OutputOptions
 
-    @Flag(name: .customLong("json-lines"),
-          help: "Print each event as one line of JSON as it happens (JSON Lines: event, date, figures).")
+    @Flag(name: .customLong("json-lines"), help: ArgumentHelp(jsonLinesHelp))
     var jsonLines = false
-
-    /// Whether `--json` was given.
-    var json: Bool { document.json }
 
     func validate() throws {
         if json && jsonLines { throw ValidationError("Give --json or --json-lines, not both.") }
     }
+}
+
+/// `--json-lines` alone, for `watch`, which runs until stopped and so has no one result to
+/// print as a JSON document.
+struct EventLinesOutputOptions: ParsableArguments, EventOutput {
+    /// `--json`, parsed only to be refused by the command (the root command would take it
+    /// silently otherwise: see ``StreamOutputOptions/document``), and so left out of its help
+    /// and completions.
+    @OptionGroup(visibility: .private) var document: OutputOptions
+
+    @Flag(name: .customLong("json-lines"), help: ArgumentHelp(jsonLinesHelp))
+    var jsonLines = false
+}
+
+/// `--json-lines`'s help, the same in `fill` and `watch`.
+private let jsonLinesHelp = "Print each event as one line of JSON as it happens (JSON Lines: event, date, figures)."
+
+/// Output for the commands whose work is a stream of events (`fill`, `watch`): text, or with
+/// `--json-lines` one line of JSON per event.
+protocol EventOutput: Sendable {
+    /// `--json`.
+    var document: OutputOptions { get }
+    /// Whether `--json-lines` was given.
+    var jsonLines: Bool { get }
+}
+
+extension EventOutput {
+    /// Whether `--json` was given.
+    var json: Bool { document.json }
 
     /// Prints `event` as one line of JSON: `{"event": name, "date": now, ...payload}`.
     func emit(_ event: String, _ payload: some Encodable = EmptyPayload()) {

@@ -3,22 +3,13 @@ import Stowage
 
 /// What a long-running command is doing, as its progress line shows it.
 struct ProgressStatus: Sendable {
-    /// What the items are called, one and several.
-    struct Noun: Sendable {
-        var one: String
-        var many: String
-
-        static let files = Noun(one: "file", many: "files")
-        static let entries = Noun(one: "entry", many: "entries")
-    }
-
     /// What it is doing: `Scanning`, `Removing`, `Filling`, ...
     var activity: String
     /// What it is doing it to: a folder, a location (escaped when drawn; cut first when the line is too wide).
     var subject: String?
     /// Things done so far, and what they are (`entries`, `files`); no count when `nil`.
     var items: Int?
-    var noun = Noun.files
+    var noun = Noun.file
     /// Bytes done so far, and the bytes the step will reach when known.
     var bytes: Int64
     var expectedBytes: Int64?
@@ -34,7 +25,7 @@ struct ProgressStatus: Sendable {
 
     /// The status of `progress` on `subject` (by default the location the figures name); the
     /// activity, unless given, says the phase: `Reading`, `Removing` or `Filling`.
-    init(_ progress: WorkProgress, activity: String? = nil, subject: String? = nil, noun: Noun = .files) {
+    init(_ progress: WorkProgress, activity: String? = nil, subject: String? = nil, noun: Noun = .file) {
         switch progress.phase {
         case .removing: self.activity = activity ?? "Removing"
         case .filling: self.activity = activity ?? "Filling"
@@ -159,7 +150,7 @@ final class ProgressLine: @unchecked Sendable {
         let fraction = status.expectedBytes.map { $0 > 0 ? min(1, max(0, Double(status.bytes) / Double($0))) : 1 }
         if let fraction { parts.append((String("  \(Int(fraction * 100))%".suffix(4)), 1)) }
         if let items = status.items {
-            parts.append(("\(grouped(items)) \(items == 1 ? status.noun.one : status.noun.many)", 1))
+            parts.append((status.noun.counted(items, number: grouped), 1))
         }
         parts.append((size(status.bytes) + (status.expectedBytes.map { " of " + size($0) } ?? ""), 1))
         if let rate { parts.append((ByteCount.formattedRate(bytesPerSecond: rate, style: style), 2)) }

@@ -93,9 +93,9 @@ struct RunCommand: ParsableCommand {
             Terminal.standardError.problem("note: the command ended before the drop to \(drop.size) (after \(after?.defaultValueDescription ?? ""))")
         }
         if let kept = report.kept {
-            Terminal.standardError.problem("kept \(kept.fileCount) file\(kept.fileCount == 1 ? "" : "s") (\(ByteCount(kept.copiedBytes).formatted())) "
+            Terminal.standardError.problem("kept \(Noun.file.counted(kept.fileCount)) (\(ByteCount(kept.copiedBytes).formatted())) "
                                            + "the command wrote in \(kept.folder)"
-                                           + (kept.removedPaths.isEmpty ? "" : "; it removed \(kept.removedPaths.count) real item\(kept.removedPaths.count == 1 ? "" : "s"): "
+                                           + (kept.removedPaths.isEmpty ? "" : "; it removed \(Noun("real item").counted(kept.removedPaths.count)): "
                                               + kept.removedPaths.joined(separator: ", ")))
             for path in kept.skippedPaths {
                 Terminal.standardError.problem("not kept: \(path): a device, socket or FIFO, which is not copied")
@@ -168,6 +168,8 @@ extension RoomPlan.FileSystem: ExpressibleByArgument {
     public init?(argument: String) { self.init(name: argument) }
 
     public static var allValueStrings: [String] { all.map(\.name) }
+
+    public static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 
     public var defaultValueDescription: String { name }
 }

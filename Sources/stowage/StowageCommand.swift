@@ -13,22 +13,23 @@ struct StowageCommand: AsyncParsableCommand {
             volume, and where each location lives, its policy, and whether it exists yet.
 
             Environment:
-              STOWAGE_APP                  the app id when --app is not given (stowage)
-              STOWAGE_SIMULATED_AVAILABLE  report these bytes available, such as 500MB,
-              STOWAGE_SIMULATED_TOTAL      and this total: low storage, no disk filled
+              STOWAGE_APP                  the app id if no --app is given (stowage)
+              STOWAGE_SIMULATED_AVAILABLE  report this much available, such as 500MB,
+              STOWAGE_SIMULATED_TOTAL      and this total: low space, no disk filled
               HOME, XDG_*_HOME, TMPDIR     where the default container lives (Linux)
-              STOWAGE_PROGRESS_DELAY       seconds before the progress line appears (0.5)
-              COLUMNS, LINES               the terminal's size, when it does not tell it
+              STOWAGE_PROGRESS_DELAY       seconds before progress is shown (0.5)
+              COLUMNS, LINES               the terminal's size if it does not tell it
 
             Exit status:
               0   done
               1   failed, or a path could not be read (figures printed first, as du)
               3   ran, but the goal was not met (relieve short, fill stopped or full)
               64  usage error: nothing was done
-              run exits with its command's status; 125 when stowage failed, 126 when the
-              command cannot be run, 127 when it is not found
+              run exits with its command's status; 125 when stowage failed,
+              126 when the command cannot be run, 127 when it is not found
             """,
-        version: "0.1.0",
+        // No version is released (tagged) yet: a build is the development of the first one.
+        version: "0.1.0-dev",
         subcommands: [LocationsCommand.self, InfoCommand.self, UsageCommand.self, SweepCommand.self, RelieveCommand.self,
                       ClearCommand.self, AuditCommand.self, WatchCommand.self, FillCommand.self, ReleaseCommand.self,
                       RunCommand.self]

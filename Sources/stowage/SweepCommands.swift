@@ -85,8 +85,9 @@ enum SweepView {
     static func render(_ report: SweepReport, style: ByteCountStyle, indent: String = "", listAll: Bool = false) -> String {
         var lines: [String] = []
         let verb = report.dryRun ? "Would remove" : "Removed"
-        lines.append("\(indent)\(verb) \(report.removed.count) files, \(ByteCount(report.freedAllocatedBytes).formatted(style)) "
-            + "from \(DisplayPath.escaped(report.folder)); kept \(report.keptFiles) files, \(ByteCount(report.keptAllocatedBytes).formatted(style))"
+        lines.append("\(indent)\(verb) \(Noun.file.counted(report.removed.count)), \(ByteCount(report.freedAllocatedBytes).formatted(style)) "
+            + "from \(DisplayPath.escaped(report.folder)); kept \(Noun.file.counted(report.keptFiles)), "
+            + ByteCount(report.keptAllocatedBytes).formatted(style)
             + (report.pinnedFiles > 0 ? "; \(report.pinnedFiles) pinned" : ""))
         if !report.removed.isEmpty {
             var table = TextTable(header: ["SIZE", "REASON", "LAST USED", "PATH"])
@@ -103,7 +104,7 @@ enum SweepView {
             }
         }
         if !report.removedFolders.isEmpty {
-            lines.append("\(indent)\(report.dryRun ? "Would remove" : "Removed") \(report.removedFolders.count) emptied folders")
+            lines.append("\(indent)\(report.dryRun ? "Would remove" : "Removed") \(Noun("emptied folder").counted(report.removedFolders.count))")
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -218,7 +219,7 @@ struct ClearCommand: AsyncParsableCommand {
             for issue in report.issues { Terminal.standardError.problem(issue) }
             return Rendered(json: report, exitStatus: report.issues.isEmpty ? ExitStatus.success : ExitStatus.failure) {
                 "\(dryRun ? "Would clear" : "Cleared") \(location.displayName) (\(DisplayPath.escaped(report.folder))): "
-                    + "\(report.removed.count) files, \(ByteCount(report.freedAllocatedBytes).formatted(style)) \(dryRun ? "to free" : "freed")"
+                    + "\(Noun.file.counted(report.removed.count)), \(ByteCount(report.freedAllocatedBytes).formatted(style)) \(dryRun ? "to free" : "freed")"
                     + (report.pinnedFiles > 0 ? "; \(report.pinnedFiles) pinned kept" : "") + ".\n"
             }
         }
@@ -235,7 +236,7 @@ struct ClearCommand: AsyncParsableCommand {
         }
         guard !preview.removed.isEmpty else { return }
         let what = "\(location.displayName) (\(DisplayPath.escaped(preview.folder))) holds backed-up user data: "
-            + "\(preview.removed.count) files, \(ByteCount(preview.freedAllocatedBytes).formatted(style))"
+            + "\(Noun.file.counted(preview.removed.count)), \(ByteCount(preview.freedAllocatedBytes).formatted(style))"
         guard canAsk, Terminal.standardInputIsTerminal else {
             throw StowageError(.refused, operation: .clear, location: location,
                                reason: "\(what); pass --yes to clear it (or --dry-run to list what would go)")

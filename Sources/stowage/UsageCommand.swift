@@ -86,16 +86,27 @@ struct UsageCommand: AsyncParsableCommand {
         let subject = DisplayPath.of(urls[0]) + (urls.count > 1 ? " and \(urls.count - 1) more" : "")
         let report = try await progress.during {
             try await UsageScanner(options: options).scan(urls, progressInterval: ProgressLine.interval) { figures in
-                progress.show(ProgressStatus(figures, activity: "Scanning", subject: subject, noun: .entries))
+                progress.show(ProgressStatus(figures, activity: "Scanning", subject: subject, noun: .entry))
             }
         }
+        // A path that could not be examined at all (not there, or not reachable) gets no row of
+        // zeros: as `du`, only its error, and when no path could be, the command fails with it.
+        let unexamined = report.roots.filter { Self.couldNotExamine($0, in: report) }
+        if !unexamined.isEmpty, unexamined.count == report.roots.count, !report.wasCancelled {
+            let failure = Self.failure(examining: unexamined[0], in: report)
+            for issue in report.issues where issue.path != unexamined[0].path { Terminal.standardError.problem(issue) }
+            try output.run { throw failure }
+            return
+        }
         for issue in report.issues { Terminal.standardError.problem(issue) }
-        let trees = report.breakdownTree(rankedByLogicalSize: apparent)
+        var shown = report
+        shown.roots.removeAll { Self.couldNotExamine($0, in: report) }
+        let trees = shown.breakdownTree(rankedByLogicalSize: apparent)
         // JSON keeps every row unless --limit says otherwise; text fits the screen by default.
         let json = UsageSelection(limit: limit?.rows, minimumBytes: minSize?.bytes, apparent: apparent).apply(to: trees)
-        let text = UsageSelection(limit: limit.map(\.rows) ?? Self.defaultRows(for: report, style: units.style), minimumBytes: minSize?.bytes,
+        let text = UsageSelection(limit: limit.map(\.rows) ?? Self.defaultRows(for: shown, style: units.style), minimumBytes: minSize?.bytes,
                                   apparent: apparent).apply(to: trees)
-        let view = UsageView(report: report, style: units.style, apparent: apparent, summarize: summarize, flat: flat,
+        let view = UsageView(report: shown, style: units.style, apparent: apparent, summarize: summarize, flat: flat,
                              trees: text.trees, hidden: text.hidden, hasMinimum: minSize != nil,
                              width: Self.width)
         // As `du`: the figures of what could be read, then a failure status if anything could not.
@@ -103,6 +114,21 @@ struct UsageCommand: AsyncParsableCommand {
             Rendered(json: UsageJSON(report, breakdown: json.trees.flatMap(\.children)),
                      exitStatus: report.issues.isEmpty ? ExitStatus.success : ExitStatus.failure) { view.render() }
         }
+    }
+
+    /// Whether `root` could not be examined at all: nothing of it counted, and a problem met at
+    /// the root itself (it is not there, a folder on its way is not one or cannot be searched).
+    /// A root counted by an earlier one has no figures either, but was examined.
+    static func couldNotExamine(_ root: UsageTotals, in report: UsageReport) -> Bool {
+        root.alreadyCountedIn == nil && root.files + root.folders + root.symbolicLinks + root.others == 0
+            && report.issues.contains { $0.path == root.path }
+    }
+
+    /// The error for a root that could not be examined, from the problem met at it.
+    static func failure(examining root: UsageTotals, in report: UsageReport) -> StowageError {
+        let issue = report.issues.first { $0.path == root.path }
+        return StowageError(issue?.errno.map(StowageError.Code.init(errno:)) ?? .ioFailure, operation: .measureUsage,
+                            path: root.path, errno: issue?.errno, reason: issue?.errno == nil ? issue?.message : nil)
     }
 
     /// The rows the breakdown shows without `--limit`: what fits the terminal standard output
@@ -116,6 +142,11 @@ struct UsageCommand: AsyncParsableCommand {
     /// The columns text output fits: the terminal's, or none (`nil`) when standard output is
     /// not a terminal (a file or a pipe gets whole names).
     static var width: Int? { Terminal.standardOutputIsTerminal ? Terminal.standardOutputColumns : nil }
+}
+
+extension StowageError.Operation {
+    /// Measuring the space files and folders take (`stowage usage`).
+    static let measureUsage = StowageError.Operation("measure usage")
 }
 
 /// The report as JSON: the library's report with the totals also at the top level.

@@ -110,8 +110,8 @@ struct UsageView {
                 continue
             }
             let sizes = ": \(ByteCount(root.allocatedBytes).formatted(style)) allocated, \(ByteCount(root.logicalBytes).formatted(style)) logical;"
-            let counts = "\(root.files) files, \(root.folders) folders, \(root.symbolicLinks) links"
-                + (root.others > 0 ? ", \(root.others) others" : "")
+            let counts = [Noun.file.counted(root.files), Noun.folder.counted(root.folders), Noun.link.counted(root.symbolicLinks)]
+                .joined(separator: ", ") + (root.others > 0 ? ", " + Noun("other").counted(root.others) : "")
             let path = root.path.map(DisplayPath.escaped) ?? "Total"
             guard let width else {
                 lines.append(path + sizes + " " + counts)
@@ -126,7 +126,7 @@ struct UsageView {
             }
         }
         if report.hardLinksCountedOnce > 0 {
-            lines.append("(\(report.hardLinksCountedOnce) extra hard links counted once)")
+            lines.append("(\(Noun("extra hard link").counted(report.hardLinksCountedOnce)) counted once)")
         }
         return lines
     }
@@ -174,7 +174,7 @@ struct UsageView {
         }
         if !report.issues.isEmpty {
             lines.append("")
-            lines.append("\(report.issues.count) problem(s) met; see standard error.")
+            lines.append("\(Noun("problem").counted(report.issues.count)) met; see standard error.")
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -23,7 +23,7 @@ struct ClearConfirmationCommandTests {
         try makeDocuments(runner)
         let refused = try runWithoutTerminal(runner, "clear documents --root app")
         #expect(refused.status == 1)
-        #expect(refused.error.contains("backed-up user data: 1 files") && refused.error.contains("--yes"), "\(refused.error)")
+        #expect(refused.error.contains("backed-up user data: 1 file,") && refused.error.contains("--yes"), "\(refused.error)")
         #expect(FileManager.default.fileExists(atPath: runner.folderPath + "/app/Documents/thesis.txt"))
         #expect(try runWithoutTerminal(runner, "clear documents --root app --dry-run").status == 0)
         #expect(try runWithoutTerminal(runner, "clear caches --root app").status == 0)

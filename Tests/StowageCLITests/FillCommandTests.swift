@@ -218,7 +218,7 @@ final class MovingWriter: @unchecked Sendable {
         let thread = Thread { [self] in
             defer { done.signal() }
             guard let file = FileHandle(forUpdatingAtPath: path) ?? {
-                FileManager.default.createFile(atPath: path, contents: nil)
+                _ = FileManager.default.createFile(atPath: path, contents: nil)
                 return FileHandle(forUpdatingAtPath: path)
             }() else { return }
             let block = Data(count: 4096)

@@ -74,6 +74,7 @@ struct JSONSchemaCommandTests {
             (["clear", "caches", "--root", root], "sweep.json", 0),
             (["sweep", runner.folderPath + "/tree", "--max-size", "1KB"], "sweep.json", 0),
             (["info", runner.folderPath + "/missing"], "error.json", 1),
+            (["usage", runner.folderPath + "/missing"], "error.json", 1),
             (["usage", "--depth", "nine"], "error.json", 64),
         ]
         for (arguments, schema, status) in cases {

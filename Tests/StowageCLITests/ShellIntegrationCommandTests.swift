@@ -16,6 +16,75 @@ struct ShellIntegrationCommandTests {
         #expect(result.output.contains("json-lines"), "\(shell): fill's and watch's --json-lines")
     }
 
+    /// The arguments whose values can be listed, and those values (`clear`'s location is the
+    /// argument of that name; `shared:<group>` is not offered, a group's name being unknown).
+    static let enumerated: [(argument: String, values: [String])] = [
+        ("order", ["lru", "oldest", "largest"]),
+        ("location", ["documents", "applicationSupport", "caches", "preferences", "temporary"]),
+        ("method", ["allocate", "zeros", "random"]),
+        ("fs", ["tmpfs", "ext4"]),
+    ]
+
+    @Test("completion scripts for bash, zsh and fish offer the values of every enumerated argument",
+          arguments: ["bash", "zsh", "fish"])
+    func enumeratedValues(shell: String) throws {
+        let runner = try CommandRunner()
+        let script = try runner.run("--generate-completion-script", shell).output
+        for (argument, values) in Self.enumerated {
+            // How each shell's script lists the words to offer (swift-argument-parser's generators).
+            let list = switch shell {
+            case "bash": "-W " + values.map { "'\($0)'" }.joined(separator: "$'\\n'")
+            case "zsh": "(" + values.map { "'\($0)'" }.joined(separator: " ") + ")"
+            default: "-rfka '" + values.joined(separator: " ") + "'"
+            }
+            let fishPositional = "-fka '" + values.joined(separator: " ") + "'"
+            #expect(script.contains(list) || (shell == "fish" && script.contains(fishPositional)),
+                    "\(shell): the values of \(argument) are not offered (\(list))")
+        }
+    }
+
+    /// The words bash's completion offers for `words` (the last one being completed), driven as
+    /// bash drives it: COMP_WORDS, COMP_CWORD, COMP_LINE and COMP_POINT, then the function
+    /// `complete -F` names.
+    static func bashCompletions(_ words: [String], script: String, in runner: CommandRunner) throws -> [String] {
+        let bash = try requireToolURL("bash")
+        let file = runner.folderPath + "/stowage.bash"
+        try script.write(toFile: file, atomically: true, encoding: .utf8)
+        let driver = """
+            source "$0"
+            COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+            COMPREPLY=()
+            _stowage stowage "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+            printf '%s\\n' "${COMPREPLY[@]}"
+            """
+        let result = try runProcess(bash, ["-c", driver, file] + words)
+        #expect(result.status == 0, "\(result.error)")
+        return result.output.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+    }
+
+    @Test("bash completes the values of sweep --order, clear, fill --method and run --fs")
+    func bashCompletesValues() throws {
+        let runner = try CommandRunner()
+        let script = try runner.run("--generate-completion-script", "bash").output
+        #expect(try Self.bashCompletions(["stowage", "sweep", "--order", ""], script: script, in: runner) == ["lru", "oldest", "largest"])
+        #expect(try Self.bashCompletions(["stowage", "sweep", "--order", "o"], script: script, in: runner) == ["oldest"])
+        #expect(try Self.bashCompletions(["stowage", "clear", ""], script: script, in: runner)
+                == ["documents", "applicationSupport", "caches", "preferences", "temporary"])
+        #expect(try Self.bashCompletions(["stowage", "clear", "ca"], script: script, in: runner) == ["caches"])
+        #expect(try Self.bashCompletions(["stowage", "fill", "--method", ""], script: script, in: runner) == ["allocate", "zeros", "random"])
+        #expect(try Self.bashCompletions(["stowage", "run", "--fs", ""], script: script, in: runner) == ["tmpfs", "ext4"])
+        // watch takes --json-lines, not --json: only the option it takes is offered.
+        #expect(try Self.bashCompletions(["stowage", "watch", "--js"], script: script, in: runner) == ["--json-lines"])
+    }
+
+    @Test("--version says the build is unreleased: no version is tagged yet")
+    func version() throws {
+        let runner = try CommandRunner()
+        let result = try runner.run("--version")
+        #expect(result.status == 0)
+        #expect(result.output == "0.1.0-dev\n", "a pre-release version, not 0.1.0 as if released: \(result.output)")
+    }
+
     @Test("--help lists the exit statuses of the README's table")
     func exitStatusesInHelp() throws {
         let runner = try CommandRunner()

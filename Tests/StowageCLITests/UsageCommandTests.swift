@@ -82,6 +82,45 @@ struct UsageCommandTests {
         #expect(issues.count == 1)
     }
 
+    @Test("a path that is not there: only the error, naming it and why, on standard error (and as JSON with --json), status 1")
+    func missingPath() throws {
+        let runner = try CommandRunner()
+        let missing = runner.folderPath + "/missing"
+        let text = try runner.run("usage", missing)
+        #expect(text.status == 1)
+        #expect(text.output == "", "no tree, no row of zeros")
+        #expect(text.error == "stowage: measure usage '\(missing)' failed: no such file or directory\n", "\(text.error)")
+        let json = try runner.run("usage", missing, "--json")
+        #expect(json.status == 1)
+        #expect(json.error == text.error)
+        let error = try #require(try json.json()["error"] as? [String: Any], "\(json.output)")
+        #expect(error["code"] as? String == "notFound")
+        #expect(error["operation"] as? String == "measure usage")
+        #expect(error["path"] as? String == missing)
+        #expect(error["errno"] as? Int == Int(ENOENT))
+        #expect(error["message"] as? String == "measure usage '\(missing)' failed: no such file or directory")
+        // A path through a file: the same, with its own cause and code.
+        try Data("x".utf8).write(to: URL(filePath: runner.folderPath + "/file"))
+        let through = try runner.run("usage", runner.folderPath + "/file/x", "--json")
+        #expect(through.status == 1)
+        #expect((try through.json()["error"] as? [String: Any])?["code"] as? String == "wrongKind", "\(through.output)")
+        #expect(through.error == "stowage: measure usage '\(runner.folderPath)/file/x' failed: not a directory\n", "\(through.error)")
+    }
+
+    @Test("a missing path among others: the others measured, no row for it, its problem on standard error, status 1, as du")
+    func missingAmongOthers() throws {
+        let runner = try CommandRunner()
+        let root = try makeTree(runner)
+        let missing = runner.folderPath + "/missing"
+        for arguments in [[root, missing], [root, missing, "--summarize"]] {
+            let result = try runner.run(["usage"] + arguments)
+            #expect(result.status == 1)
+            #expect(result.output.contains(root), "\(result.output)")
+            #expect(!result.output.contains(missing), "\(arguments): a row for the missing path:\n\(result.output)")
+            #expect(result.error == "stowage: \(missing): no such file or directory\n", "\(result.error)")
+        }
+    }
+
     @Test("bad arguments are usage errors")
     func badArguments() throws {
         let runner = try CommandRunner()

@@ -1,6 +1,13 @@
 extension StowageError.Code {
-    /// The code for an `errno` value.
-    init(errno: Errno) {
+    /// The code for an `errno` value, as Stowage's own errors use it: ``notFound`` for
+    /// `ENOENT`, ``permissionDenied`` for `EACCES`, `EPERM` and `EROFS`, ``wrongKind`` for
+    /// `ENOTDIR` and `EISDIR`, ``ioFailure`` for a value with no closer code, and so on.
+    ///
+    /// ```swift
+    /// let issue = report.issues[0]  // a problem a usage scan met
+    /// let code = issue.errno.map(StowageError.Code.init(errno:))  // .notFound for ENOENT
+    /// ```
+    public init(errno: Errno) {
         switch errno {
         case .noSuchEntry: self = .notFound
         case .fileExists, .notEmpty: self = .alreadyExists

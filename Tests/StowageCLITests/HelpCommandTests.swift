@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import Testing
+@testable import stowage
+
+/// Each command's `--help` lists only what the command takes: every option it lists is
+/// accepted. Acceptance is asked of the parser in this process (`parseAsRoot`, which validates
+/// as the command does before it runs), so that no command runs.
+@Suite("stowage --help")
+struct HelpCommandTests {
+    /// The subcommands, and the arguments each needs to parse at all: an option is accepted when
+    /// it parses with one of them (`fill --status` refuses a goal, `fill --method` needs one).
+    /// The last list goes after the option (`run`'s command, after `--`).
+    static let commands: [(name: String, bases: [[String]], trailing: [String])] = [
+        ("", [[]], []),
+        ("locations", [[]], []),
+        ("info", [[]], []),
+        ("usage", [[]], []),
+        ("sweep", [["/tmp/stowage-help-test"]], []),
+        ("relieve", [["--available", "1MB"]], []),
+        ("clear", [["caches"]], []),
+        ("audit", [[]], []),
+        ("watch", [["--available", "1MB"]], []),
+        ("fill", [[], ["--consume", "1MB"]], []),
+        ("release", [[]], []),
+        ("run", [["--available", "1MB"], ["--available", "1MB", "--after", "1s"], ["--available", "1MB", "--drop-to", "0"]],
+         ["--", "true"]),
+    ]
+
+    /// A value an option takes, by its name in the help (`<size>`) or the option's own name.
+    static func sample(option: String, valueName: String) -> String {
+        switch (option, valueName) {
+        case ("--order", _): "oldest"
+        case ("--method", _): "zeros"
+        case ("--fs", _): "tmpfs"
+        case ("--low-watermark", _): "0.5"
+        case ("--leave", _), (_, "size"): "1MB"
+        case (_, "age"), (_, "interval"), (_, "duration"): "1s"
+        case (_, "dir"), (_, "path"): "/tmp/stowage-help-test"
+        case (_, "n|all"): "all"
+        case (_, "glob"): "*.tmp"
+        default: "2"  // counts: --max-count, --top, --depth, --threads, --inodes; ids and groups
+        }
+    }
+
+    /// The options a help text lists, each with the name of its value (nil for a flag).
+    static func listedOptions(in help: String) -> [(option: String, valueName: String?)] {
+        guard let section = help.components(separatedBy: "OPTIONS:\n").dropFirst().first else { return [] }
+        var options: [(String, String?)] = []
+        for line in section.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.isEmpty || !line.hasPrefix(" ") { break }  // the end of the section
+            // "  --max-size <size>  Most ...", "  -h, --help  Show ...", "  --si  Decimal ...";
+            // a description that goes on is indented further.
+            guard line.hasPrefix("  -") else { continue }
+            let words = line.split(separator: " ")
+            let names = words.prefix { $0.hasPrefix("-") }.map { $0.trimmingCharacters(in: [","]) }
+            let long = names.first { $0.hasPrefix("--") } ?? names[0]
+            let value = words.dropFirst(names.count).first.flatMap { $0.hasPrefix("<") ? String($0.dropFirst().dropLast()) : nil }
+            options.append((long, value))
+        }
+        return options
+    }
+
+    @Test("watch --help leaves out --json, which watch refuses, and lists --json-lines")
+    func watchHelp() throws {
+        let runner = try CommandRunner()
+        let help = try runner.run("watch", "--help")
+        #expect(help.status == 0)
+        let options = Self.listedOptions(in: help.output).map(\.option)
+        #expect(options.contains("--json-lines"))
+        #expect(!options.contains("--json"), "\(help.output)")
+        #expect(help.output.range(of: #"--json(?!-)"#, options: .regularExpression) == nil, "\(help.output)")
+        // Refused all the same, with the reason, when it is given.
+        let refused = try runner.run("watch", "--available", "1GB", "--json")
+        #expect(refused.status == 64 && refused.error.contains("use --json-lines"), "\(refused.error)")
+    }
+
+    @Test("every option each command's --help lists is accepted by the parser")
+    func everyListedOptionIsAccepted() throws {
+        let runner = try CommandRunner()
+        for (name, bases, trailing) in Self.commands {
+            let command = name.isEmpty ? [] : [name]
+            let help = try runner.run(command + ["--help"])
+            #expect(help.status == 0, "\(name): \(help.error)")
+            let options = Self.listedOptions(in: help.output)
+            #expect(options.count >= 3, "\(name): the options could not be read from --help:\n\(help.output)")
+            for (option, valueName) in options {
+                let given = [option] + (valueName.map { [Self.sample(option: option, valueName: $0)] } ?? [])
+                var refusals: [String] = []
+                for base in bases {
+                    let arguments = command + base + given + trailing
+                    do {
+                        _ = try StowageCommand.parseAsRoot(arguments)
+                        refusals = []
+                        break
+                    } catch {
+                        // --help and --version end the parse early, with success.
+                        if StowageCommand.exitCode(for: error) == .success {
+                            refusals = []
+                            break
+                        }
+                        refusals.append("\(arguments.joined(separator: " ")): \(StowageCommand.message(for: error))")
+                    }
+                }
+                let commandName = name.isEmpty ? "stowage" : name
+                #expect(refusals.isEmpty, "\(commandName) --help lists \(option), which it refuses:\n\(refusals.joined(separator: "\n"))")
+            }
+        }
+    }
+}

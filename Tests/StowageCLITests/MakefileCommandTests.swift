@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// `make install` and `make uninstall` into a temporary PREFIX (and DESTDIR), with the command
+/// this test bundle runs: the build and the man page are taken as made (`-o build -o manual`),
+/// and SWIFT is a stand-in that only says where the built command is.
+@Suite("make install and uninstall")
+struct MakefileCommandTests {
+    /// What install writes below PREFIX.
+    static let installed = ["bin/stowage", "share/man/man1/stowage.1", "share/bash-completion/completions/stowage",
+                            "share/zsh/site-functions/_stowage", "share/fish/vendor_completions.d/stowage.fish"]
+
+    /// Runs `make target` in the package with `variables`, the SWIFT stand-in and a man page.
+    static func make(_ target: String, _ variables: [String], in runner: CommandRunner) throws -> ProcessResult {
+        let make = try requireToolURL("make")
+        let swift = runner.folderPath + "/swift"
+        let binFolder = try CommandRunner.binary().deletingLastPathComponent().path(percentEncoded: false)
+        try "#!/bin/sh\necho '\(binFolder)'\n".write(toFile: swift, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swift)
+        let page = runner.folderPath + "/stowage.1"
+        try ".Dd January 1, 2026\n.Dt STOWAGE 1\n.Os\n".write(toFile: page, atomically: true, encoding: .utf8)
+        return try runProcess(make, ["--no-print-directory", "-C", ManualPageCommandTests.packageRoot.path(percentEncoded: false),
+                                     "-o", "build", "-o", "manual", target, "SWIFT=\(swift)", "MANUAL=\(page)"] + variables)
+    }
+
+    /// Every file and folder below `folder`, relative to it, sorted.
+    static func contents(of folder: String) throws -> [String] {
+        try (FileManager.default.subpathsOfDirectory(atPath: folder)).sorted()
+    }
+
+    @Test("uninstall removes the files install wrote and then the folders it made, leaving PREFIX empty")
+    func uninstallLeavesNothing() throws {
+        let runner = try CommandRunner()
+        let prefix = runner.folderPath + "/prefix"
+        let install = try Self.make("install", ["PREFIX=\(prefix)"], in: runner)
+        #expect(install.status == 0, "\(install.output)\(install.error)")
+        for file in Self.installed {
+            #expect(FileManager.default.fileExists(atPath: prefix + "/" + file), "\(file) not installed")
+        }
+        let uninstall = try Self.make("uninstall", ["PREFIX=\(prefix)"], in: runner)
+        #expect(uninstall.status == 0, "\(uninstall.output)\(uninstall.error)")
+        #expect(try Self.contents(of: prefix) == [], "left behind")
+        #expect(!uninstall.output.contains("rm -r"))
+    }
+
+    @Test("a folder that held other files before install keeps them, and stays; the folders install made go")
+    func uninstallKeepsOthers() throws {
+        let runner = try CommandRunner()
+        let prefix = runner.folderPath + "/prefix"
+        try FileManager.default.createDirectory(atPath: prefix + "/share/man/man1", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
+        try Data("other".utf8).write(to: URL(filePath: prefix + "/bin/other"))
+        try Data(".Dd\n".utf8).write(to: URL(filePath: prefix + "/share/man/man1/other.1"))
+        #expect(try Self.make("install", ["PREFIX=\(prefix)"], in: runner).status == 0)
+        let uninstall = try Self.make("uninstall", ["PREFIX=\(prefix)"], in: runner)
+        #expect(uninstall.status == 0, "\(uninstall.output)\(uninstall.error)")
+        #expect(try Self.contents(of: prefix) == ["bin", "bin/other", "share", "share/man", "share/man/man1", "share/man/man1/other.1"])
+    }
+
+    @Test("with DESTDIR, install and uninstall work below it, and PREFIX stays")
+    func destination() throws {
+        let runner = try CommandRunner()
+        let destination = runner.folderPath + "/package"
+        let variables = ["DESTDIR=\(destination)", "PREFIX=/usr/local"]
+        #expect(try Self.make("install", variables, in: runner).status == 0)
+        #expect(FileManager.default.isExecutableFile(atPath: destination + "/usr/local/bin/stowage"))
+        let uninstall = try Self.make("uninstall", variables, in: runner)
+        #expect(uninstall.status == 0, "\(uninstall.output)\(uninstall.error)")
+        #expect(try Self.contents(of: destination) == ["usr", "usr/local"])
+    }
+}
