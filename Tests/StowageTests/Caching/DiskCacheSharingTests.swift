@@ -97,6 +97,45 @@ struct DiskCacheSharingTests {
         try expectIndexAgrees(cache, url, "after 9,600 sets by 16 threads")
     }
 
+    /// One instance's threads share the index file's descriptor, which `flock` cannot tell apart:
+    /// the instance's own lock must keep a second thread's change out while a first one is in
+    /// the middle of its change. Held there by a fault point, not by timing.
+    @Test("a change of one thread keeps the instance's other threads out until it ends")
+    func threadsOfOneInstanceTakeTurns() throws {
+        let folder = TestFolder()
+        let url = folder.file("cache")
+        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(maximumAllocatedSize: 1_000_000, memoryCapacity: 0))
+        let inside = DispatchSemaphore(value: 0), leave = DispatchSemaphore(value: 0)
+        let firstDone = DispatchSemaphore(value: 0), secondDone = DispatchSemaphore(value: 0)
+        let failures = FailureList()
+        let probe = TestProbe()
+        probe.on(.cacheChanging) { _ in
+            inside.signal()
+            leave.wait()
+        }
+        Thread {
+            defer { firstDone.signal() }
+            do {
+                try TestProbe.$installed.withValue(probe) { try cache.set(Data(count: 5000), for: "first") }
+            } catch { failures.append("first: \(error)") }
+        }.start()
+        inside.wait()
+        Thread {
+            defer { secondDone.signal() }
+            do { try cache.set(Data(count: 7000), for: "second") } catch { failures.append("second: \(error)") }
+        }.start()
+        // With the first change held in the middle, the second may not end; a second that ends
+        // here changed the index at the same time (waiting longer only makes a wrong lock likelier to show).
+        #expect(secondDone.wait(timeout: .now() + .milliseconds(500)) == .timedOut,
+                "another thread's set ended while the first one was in the middle of its change")
+        leave.signal()
+        firstDone.wait()
+        secondDone.wait()
+        #expect(failures.all.isEmpty, "\(failures.all)")
+        #expect(cache.count == 2)
+        try expectIndexAgrees(cache, url, "after both sets")
+    }
+
     /// Errors met on other threads. `@unchecked Sendable`: `list` is used only while `lock` is held.
     final class FailureList: @unchecked Sendable {
         private let lock = NSLock()

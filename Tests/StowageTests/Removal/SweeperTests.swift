@@ -43,6 +43,27 @@ struct SweeperTests {
         #expect(try Sweeper.lastSweep(of: cache)?.removedFiles == 0)
     }
 
+    @Test("among 200 files in a random order, exactly the least recently used go, however the folder lists them",
+          arguments: [SweepOrder.leastRecentlyUsed, .oldestModified])
+    func manyFilesInRandomOrder(order: SweepOrder) throws {
+        var random = SeededRandom(for: "manyFilesInRandomOrder")
+        let folder = TestFolder()
+        let root = folder.url.appending(path: "cache", directoryHint: .isDirectory)
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let rank = Array(0..<200).shuffled(using: &random)  // rank[i]: how recently f<i> was used (0 = longest ago)
+        let parent = try OpenFile.openFolder(atPath: root.fileSystemPath, followingLinks: false)
+        for (index, age) in rank.enumerated() {
+            try folder.write(String(repeating: "x", count: Int(Self.block)), to: "cache/f\(index)")
+            let time = base.timeIntervalSince1970 + Double(age) * 60
+            try Sys.setTimes(parent.descriptor, "f\(index)", access: time, modification: time)
+        }
+        // 200 blocks over a limit of 100, down to 50: the 150 least recently used (or modified) go.
+        let policy = SweepPolicy(maximumAllocatedSize: 100 * Self.block, order: order, lowWatermark: 0.5)
+        let report = try Sweeper(policy: policy).sweep(root, now: base.addingTimeInterval(86_400))
+        let expected = rank.enumerated().filter { $0.element < 150 }.map { "f\($0.offset)" }.sorted()
+        #expect(names(report) == expected)
+    }
+
     @Test("orders: oldest modified first, and largest first")
     func orders() throws {
         let folder = TestFolder()
