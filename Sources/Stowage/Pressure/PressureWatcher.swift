@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```swift
 /// let watcher = PressureWatcher(container: container, threshold: 1_000_000_000, interval: .seconds(60))
-/// let task = Task { try await watcher.run { event in print(event) } }
+/// let task = Task { await watcher.run { event in print(event) } }
 /// // later: task.cancel() stops it promptly
 /// ```
 ///

@@ -8,7 +8,7 @@ import Foundation
 /// asked, and an unreadable folder is reported in ``UsageReport/issues`` and skipped, never fatal.
 ///
 /// ```swift
-/// let report = try UsageScanner().scan([cachesURL])
+/// let report = UsageScanner().scan([cachesURL])
 /// print(ByteCount(report.allocatedBytes).formatted())  // "123.4 MB" for the settings screen
 /// ```
 public struct UsageScanner: Sendable {
