@@ -59,7 +59,9 @@ let package = Package(
         ),
         .testTarget(
             name: "StowageCLITests",
-            dependencies: ["stowage", "StowageTestSupport"]
+            // stowage and Stowage: most tests run the built command; JSONSchemaCoverageTests
+            // encodes the command's and the library's output types in process.
+            dependencies: ["stowage", "Stowage", "StowageTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -42,7 +42,7 @@ struct AuditCommand: AsyncParsableCommand {
                 text += "\nUnder storage pressure these would go, in this order:\n"
                 var table = TextTable(header: ["LOCATION", "FILES", "SIZE"])
                 for totals in report.purgeableUnderPressure {
-                    table.rows.append([DisplayPath.escaped(totals.location), String(totals.files), ByteCount(totals.allocatedBytes).formatted(style)])
+                    table.rows.append([DisplayPath.escaped(totals.location), String(totals.fileCount), ByteCount(totals.allocatedBytes).formatted(style)])
                 }
                 return text + table.render()
             }
@@ -133,41 +133,6 @@ struct WatchCommand: AsyncParsableCommand {
         } catch let error as StowageError {
             output.report(error)
             throw ExitCode(ExitStatus.status(for: error))
-        }
-    }
-}
-
-/// The figures of the `started` event of `watch --json-lines`.
-struct WatchStartedJSON: Encodable {
-    var folder: String
-    var targetAvailableBytes: Int64
-    var intervalSeconds: Double
-}
-
-/// The figures of a `relief` event of `watch --json-lines`: what was available and wanted, and
-/// what each location gave (not every file: a watch runs for days; `relieve --json` lists files).
-struct WatchReliefJSON: Encodable {
-    struct Step: Encodable {
-        var location: String
-        var removedFileCount: Int
-        var freedAllocatedBytes: Int64
-    }
-
-    var availableBytesBefore: Int64
-    var targetAvailableBytes: Int64
-    var freedAllocatedBytes: Int64
-    var isSatisfied: Bool
-    var isSimulated: Bool
-    var steps: [Step]
-
-    init(_ relief: ReliefReport) {
-        availableBytesBefore = relief.availableBytesBefore
-        targetAvailableBytes = relief.targetAvailableBytes
-        freedAllocatedBytes = relief.freedAllocatedBytes
-        isSatisfied = relief.isSatisfied
-        isSimulated = relief.isSimulated
-        steps = relief.steps.map {
-            Step(location: $0.location, removedFileCount: $0.report.removed.count, freedAllocatedBytes: $0.report.freedAllocatedBytes)
         }
     }
 }

@@ -139,7 +139,7 @@ struct FillCommand: AsyncParsableCommand {
         try events.filled(hold.report, holding: true)
         for await _ in stopped.stream {}
         _ = try hold.release()  // the command reports the volume's available bytes, not the files
-        events.released(availableAfter: try VolumeCapacity.forVolume(containing: plan.volume).available)
+        events.released(availableAfter: try VolumeCapacity.forVolume(containing: plan.volume).availableBytes)
     }
 }
 
@@ -273,25 +273,6 @@ final class FillEvents: @unchecked Sendable {
     func clearProgress() { line.clear() }
 }
 
-/// The figures of a `released` event: the volume's available bytes once the held space is back.
-struct ReleasedJSON: Encodable {
-    var availableBytes: Int64
-}
-
-/// `fill --status --json`: the fill folder, and what it holds (`null` when nothing was filled).
-struct FillStatusJSON: Encodable {
-    var folder: String
-    var status: FillStatus?
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(folder, forKey: .folder)
-        try container.encode(status, forKey: .status)
-    }
-
-    private enum CodingKeys: String, CodingKey { case folder, status }
-}
-
 enum FillView {
     static func render(_ report: FillReport, style: ByteCountStyle) -> String {
         let verb: String
@@ -302,20 +283,20 @@ enum FillView {
         case .alreadyAtGoal: verb = "Already at the goal: filled"
         case .goalMissed: verb = "Missed the goal: filled"
         }
-        let seconds = report.seconds.formatted(.number.precision(.fractionLength(1)))
+        let seconds = report.elapsedSeconds.formatted(.number.precision(.fractionLength(1)))
         return "\(verb) \(ByteCount(report.filledBytes).formatted(style)) (\(report.method.rawValue), \(report.goal)) "
             + "in \(DisplayPath.escaped(DisplayPath.of(URL(filePath: report.folder)))) in \(seconds) s\n"
-            + "Available: \(ByteCount(report.availableBefore).formatted(style)) before, "
-            + "\(ByteCount(report.availableAfter).formatted(style)) after (\(report.availableAfter) bytes; "
-            + "goal \(report.targetAvailableBytes), block \(report.blockSize))\n"
+            + "Available: \(ByteCount(report.availableBytesBefore).formatted(style)) before, "
+            + "\(ByteCount(report.availableBytesAfter).formatted(style)) after (\(report.availableBytesAfter) bytes; "
+            + "goal \(report.targetAvailableBytes), block \(report.blockSizeBytes))\n"
     }
 
     static func render(_ status: FillStatus?, in folder: URL, style: ByteCountStyle) -> String {
         guard let status else { return "Nothing is filled in \(DisplayPath.escaped(DisplayPath.of(folder))).\n" }
-        var text = "\(DisplayPath.escaped(DisplayPath.of(URL(filePath: status.folder)))): \(Noun("fill file").counted(status.files)), "
+        var text = "\(DisplayPath.escaped(DisplayPath.of(URL(filePath: status.folder)))): \(Noun("fill file").counted(status.fileCount)), "
             + "\(ByteCount(status.allocatedBytes).formatted(style))\(status.isFilling ? " (a fill is running)" : "")\n"
-            + "Available: \(ByteCount(status.availableNow).formatted(style)) now, "
-            + "\(ByteCount(status.availableBefore).formatted(style)) before the fill\n"
+            + "Available: \(ByteCount(status.availableBytes).formatted(style)) now, "
+            + "\(ByteCount(status.availableBytesBefore).formatted(style)) before the fill\n"
         if !status.foreignEntries.isEmpty {
             text += "Not made by a fill (left alone): \(status.foreignEntries.map(DisplayPath.escaped).joined(separator: ", "))\n"
         }
@@ -324,8 +305,8 @@ enum FillView {
 
     static func render(_ report: FillReleaseReport, style: ByteCountStyle) -> String {
         "Released \(ByteCount(report.releasedBytes).formatted(style)) from \(DisplayPath.escaped(DisplayPath.of(URL(filePath: report.folder)))) "
-            + "(\(Noun.file.counted(report.removedFiles)) removed\(report.shrunkFiles > 0 ? ", \(report.shrunkFiles) shrunk" : ""))\n"
-            + "Available: \(ByteCount(report.availableBefore).formatted(style)) before, \(ByteCount(report.availableAfter).formatted(style)) after"
+            + "(\(Noun.file.counted(report.removedFileCount)) removed\(report.shrunkFileCount > 0 ? ", \(report.shrunkFileCount) shrunk" : ""))\n"
+            + "Available: \(ByteCount(report.availableBytesBefore).formatted(style)) before, \(ByteCount(report.availableBytesAfter).formatted(style)) after"
             + (report.remainingBytes > 0 ? "; \(ByteCount(report.remainingBytes).formatted(style)) still filled" : "") + "\n"
     }
 }

@@ -96,15 +96,15 @@ struct CapacityView {
         let (fraction, percent) = Self.usedShare(of: capacity)
         lines.append(Bar.render(fraction: fraction, width: 40) + "  \(percent)% used")
         lines.append("")
-        let headroom = VolumeCapacity.headroom(forTotal: capacity.total)
+        let headroom = VolumeCapacity.headroom(forTotal: capacity.totalBytes)
         let rows: [(String, Int64, String)] = [
-            ("Total", capacity.total, ""),
-            ("Used", capacity.used, ""),
-            ("Available", capacity.available, ""),
-            ("Important", capacity.availableForImportantUsage,
-             "available + \(size(capacity.reclaimable)) that relief could free"),
-            ("Opportunistic", capacity.availableForOpportunisticUsage, "available - \(size(headroom)) headroom"),
-            ("Free", capacity.free, "including blocks reserved for root"),
+            ("Total", capacity.totalBytes, ""),
+            ("Used", capacity.usedBytes, ""),
+            ("Available", capacity.availableBytes, ""),
+            ("Important", capacity.availableForImportantUsageBytes,
+             "available + \(size(capacity.reclaimableBytes)) that relief could free"),
+            ("Opportunistic", capacity.availableForOpportunisticUsageBytes, "available - \(size(headroom)) headroom"),
+            ("Free", capacity.freeBytes, "including blocks reserved for root"),
         ]
         let width = rows.map { size($0.1).count }.max() ?? 0
         for (label, bytes, note) in rows {
@@ -112,8 +112,8 @@ struct CapacityView {
             let line = label.padding(toLength: 14, withPad: " ", startingAt: 0) + figure + (note.isEmpty ? "" : "   " + note)
             lines.append(line)
         }
-        lines.append("Block size".padding(toLength: 14, withPad: " ", startingAt: 0) + "\(capacity.blockSize) B")
-        if let total = capacity.totalInodes, let available = capacity.availableInodes {
+        lines.append("Block size".padding(toLength: 14, withPad: " ", startingAt: 0) + "\(capacity.blockSizeBytes) B")
+        if let total = capacity.totalInodeCount, let available = capacity.availableInodeCount {
             // Running out of file nodes is "no space left on device" too, whatever the bytes say.
             lines.append("Inodes".padding(toLength: 14, withPad: " ", startingAt: 0)
                 + "\(available) available of \(total)"
@@ -126,9 +126,9 @@ struct CapacityView {
     /// (used + available), so the blocks reserved for root do not make a full volume look 95%
     /// used; the percentage rounded up, as `df` rounds.
     static func usedShare(of capacity: VolumeCapacity) -> (fraction: Double, percent: Int64) {
-        let usable = capacity.used + capacity.available
+        let usable = capacity.usedBytes + capacity.availableBytes
         guard usable > 0 else { return (0, 0) }
-        return (Double(capacity.used) / Double(usable), (capacity.used * 100 + usable - 1) / usable)
+        return (Double(capacity.usedBytes) / Double(usable), (capacity.usedBytes * 100 + usable - 1) / usable)
     }
 }
 

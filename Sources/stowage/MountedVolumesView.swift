@@ -1,26 +1,6 @@
 import Foundation
 import Stowage
 
-/// One volume of `info --all --json`: the capacity figures, as `info --json` gives them for one
-/// volume, with what is mounted (`source`), its `kind` and its `otherMountPoints`.
-struct MountedVolumeJSON: Encodable {
-    var volume: MountedVolume
-
-    init(_ volume: MountedVolume) { self.volume = volume }
-
-    private enum CodingKeys: String, CodingKey {
-        case source, kind, otherMountPoints
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        try volume.capacity.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(volume.source, forKey: .source)
-        try container.encode(volume.kind.name, forKey: .kind)
-        try container.encode(volume.otherMountPoints, forKey: .otherMountPoints)
-    }
-}
-
 /// `info --all` for people: a table per kind of volume (local, network, memory), as `duf`
 /// shows them, fitted to the terminal's width.
 struct MountedVolumesView {
@@ -52,10 +32,10 @@ struct MountedVolumesView {
             let percent = CapacityView.usedShare(of: capacity).percent
             // Inodes in use, as `df -i` shows IUse%: rounded up; `-` where the file system does not count them.
             var inodes = "-"
-            if let total = capacity.totalInodes, let available = capacity.availableInodes, total > 0 {
+            if let total = capacity.totalInodeCount, let available = capacity.availableInodeCount, total > 0 {
                 inodes = "\(((total - available) * 100 + total - 1) / total)%"
             }
-            return [DisplayPath.escaped(volume.mountPoint), size(capacity.total), size(capacity.used), size(capacity.available),
+            return [DisplayPath.escaped(volume.mountPoint), size(capacity.totalBytes), size(capacity.usedBytes), size(capacity.availableBytes),
                     "\(percent)%", inodes, DisplayPath.escaped(volume.fileSystemType), DisplayPath.escaped(volume.source)]
         }
         var bar = Self.barWidth

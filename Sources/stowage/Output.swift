@@ -120,25 +120,6 @@ extension EventOutput {
     }
 }
 
-/// An event with no figures of its own.
-struct EmptyPayload: Encodable {}
-
-/// One line of `--json-lines`: the event's name and time, then the payload's own keys.
-struct EventLine<Payload: Encodable>: Encodable {
-    var event: String
-    var date: Date
-    var payload: Payload
-
-    private enum CodingKeys: String, CodingKey { case event, date }
-
-    func encode(to encoder: any Encoder) throws {
-        try payload.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(event, forKey: .event)
-        try container.encode(date, forKey: .date)
-    }
-}
-
 /// A result with its two renderings.
 struct Rendered {
     let jsonText: () throws -> String
@@ -172,59 +153,6 @@ enum ExitStatus {
     /// a drop above the room), ``failure`` otherwise (an `EINVAL` from the system included).
     static func status(for error: StowageError) -> Int32 {
         error.code == .invalidArgument && error.errno == nil ? usage : failure
-    }
-}
-
-/// The command's JSON: keys sorted, and every date as ISO 8601 in UTC
-/// (`2026-11-22T17:35:00Z`), the one time format of every command's output.
-enum JSONOutput {
-    static func encode<Value: Encodable>(_ value: Value) throws -> String {
-        String(decoding: try encoder([.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]).encode(value), as: UTF8.self)
-    }
-
-    /// `value` as one line of JSON, for streams of events (JSON Lines).
-    static func line<Value: Encodable>(_ value: Value) throws -> String {
-        String(decoding: try encoder([.sortedKeys, .withoutEscapingSlashes]).encode(value), as: UTF8.self)
-    }
-
-    private static func encoder(_ formatting: JSONEncoder.OutputFormatting) -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = formatting
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
-    }
-}
-
-struct ErrorJSON: Encodable {
-    struct Body: Encodable {
-        var code: String
-        var operation: String
-        var location: String?
-        var path: String?
-        var errno: Int?
-        var message: String
-
-        /// Every key, `null` when not known (the JSON vocabulary: keys are never left out).
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(code, forKey: .code)
-            try container.encode(operation, forKey: .operation)
-            try container.encode(location, forKey: .location)
-            try container.encode(path, forKey: .path)
-            try container.encode(errno, forKey: .errno)
-            try container.encode(message, forKey: .message)
-        }
-
-        private enum CodingKeys: String, CodingKey { case code, operation, location, path, errno, message }
-    }
-    var error: Body
-
-    init(error: Body) { self.error = error }
-
-    init(_ error: StowageError) {
-        self.error = Body(code: error.code.description, operation: error.operation.name,
-                          location: error.location?.identifier, path: error.path,
-                          errno: error.errno.map { Int($0.rawValue) }, message: error.description)
     }
 }
 

@@ -16,7 +16,7 @@ struct ProgressStatus: Sendable {
     /// Time since the work began.
     var elapsedSeconds: Double
     /// Time left, when the work can tell.
-    var secondsRemaining: Double?
+    var remainingSeconds: Double?
     /// A last, least important figure (a fill's goal).
     var note: String?
     /// Counts start afresh when this changes (a new phase, a new location): the rate is
@@ -49,7 +49,7 @@ struct ProgressStatus: Sendable {
         bytes = fill.filledBytes
         expectedBytes = fill.filledBytes + max(0, fill.availableBytes - fill.targetAvailableBytes)
         elapsedSeconds = fill.elapsedSeconds
-        secondsRemaining = fill.secondsRemaining
+        remainingSeconds = fill.remainingSeconds
         note = "\(ByteCount(fill.availableBytes).formatted(style)) available, goal \(ByteCount(fill.targetAvailableBytes).formatted(style))"
         step = "filling"
     }
@@ -155,7 +155,7 @@ final class ProgressLine: @unchecked Sendable {
         parts.append((size(status.bytes) + (status.expectedBytes.map { " of " + size($0) } ?? ""), 1))
         if let rate { parts.append((ByteCount.formattedRate(bytesPerSecond: rate, style: style), 2)) }
         parts.append((clock(status.elapsedSeconds), 2))
-        if let left = status.secondsRemaining { parts.append((clock(left) + " left", 4)) }
+        if let left = status.remainingSeconds { parts.append((clock(left) + " left", 4)) }
         if let note = status.note { parts.append(("(" + note + ")", 5)) }
         let subject = status.subject.map { DisplayPath.escaped($0) } ?? ""
         let separator = "  "

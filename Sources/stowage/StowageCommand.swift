@@ -79,13 +79,13 @@ struct StowageCommand: AsyncParsableCommand {
         try await output.run {
             guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { throw overviewUnavailable() }
             let overview = try await StorageOverview.refreshed(container.resolve(), groups: groups, style: style)
-            let report = LocationsReport(overview)
+            let locations = LocationsJSON(overview)
             // Set by a refresh that ran to its end, as the command's always does (nothing cancels it).
             let measured = overview.capacity
             let capacity = if let measured { measured } else { try await overview.container.capacity(of: .documents) }
-            let json = OverviewJSON(container: report.container, capacity: capacity, locations: report.locations)
+            let json = OverviewJSON(container: locations.container, capacity: capacity, locations: locations.locations)
             return Rendered(json: json) {
-                CapacityView(capacity: capacity, style: style).render() + "\n" + report.renderHuman()
+                CapacityView(capacity: capacity, style: style).render() + "\n" + LocationsView(locations: locations, style: style).render()
             }
         }
     }
@@ -149,8 +149,8 @@ struct LocationsCommand: AsyncParsableCommand {
         let style = units.style
         try await output.run {
             guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { throw overviewUnavailable() }
-            let report = LocationsReport(try await StorageOverview.refreshed(container.resolve(), groups: groups, style: style))
-            return Rendered(json: report) { report.renderHuman() }
+            let locations = LocationsJSON(try await StorageOverview.refreshed(container.resolve(), groups: groups, style: style))
+            return Rendered(json: locations) { LocationsView(locations: locations, style: style).render() }
         }
     }
 }

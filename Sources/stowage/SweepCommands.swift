@@ -84,11 +84,11 @@ enum SweepView {
     /// The report for people: totals, then the largest removals (all of them with `listAll`).
     static func render(_ report: SweepReport, style: ByteCountStyle, indent: String = "", listAll: Bool = false) -> String {
         var lines: [String] = []
-        let verb = report.dryRun ? "Would remove" : "Removed"
+        let verb = report.isDryRun ? "Would remove" : "Removed"
         lines.append("\(indent)\(verb) \(Noun.file.counted(report.removed.count)), \(ByteCount(report.freedAllocatedBytes).formatted(style)) "
-            + "from \(DisplayPath.escaped(report.folder)); kept \(Noun.file.counted(report.keptFiles)), "
+            + "from \(DisplayPath.escaped(report.folder)); kept \(Noun.file.counted(report.keptFileCount)), "
             + ByteCount(report.keptAllocatedBytes).formatted(style)
-            + (report.pinnedFiles > 0 ? "; \(report.pinnedFiles) pinned" : ""))
+            + (report.pinnedItemCount > 0 ? "; \(report.pinnedItemCount) pinned" : ""))
         if !report.removed.isEmpty {
             var table = TextTable(header: ["SIZE", "REASON", "LAST USED", "PATH"])
             let formatter = ISO8601DateFormatter()
@@ -96,7 +96,7 @@ enum SweepView {
                 : Array(report.removed.sorted { ($0.allocatedBytes, $1.path) > ($1.allocatedBytes, $0.path) }.prefix(summaryRows))
             for file in shown {
                 table.rows.append([ByteCount(file.allocatedBytes).formatted(style), file.reason.name,
-                                   formatter.string(from: file.lastAccess), DisplayPath.escaped(bytes: file.pathBytes)])
+                                   formatter.string(from: file.lastAccessDate), DisplayPath.escaped(bytes: file.pathBytes)])
             }
             lines.append(table.render().split(separator: "\n").map { indent + "  " + $0 }.joined(separator: "\n"))
             if shown.count < report.removed.count {
@@ -104,7 +104,7 @@ enum SweepView {
             }
         }
         if !report.removedFolders.isEmpty {
-            lines.append("\(indent)\(report.dryRun ? "Would remove" : "Removed") \(Noun("emptied folder").counted(report.removedFolders.count))")
+            lines.append("\(indent)\(report.isDryRun ? "Would remove" : "Removed") \(Noun("emptied folder").counted(report.removedFolders.count))")
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -165,7 +165,7 @@ enum ReliefView {
         var text = "Available: \(size(report.availableBytesBefore))\(report.isSimulated ? " (simulated)" : ""); "
             + "wanted: \(size(report.targetAvailableBytes)).\n"
         if report.neededBytes == 0 { return text + "Nothing to do.\n" }
-        text += "Needed \(size(report.neededBytes)); \(report.dryRun ? "would free" : "freed") \(size(report.freedAllocatedBytes))"
+        text += "Needed \(size(report.neededBytes)); \(report.isDryRun ? "would free" : "freed") \(size(report.freedAllocatedBytes))"
             + (report.isSatisfied ? ".\n" : ": NOT ENOUGH could be freed.\n")
         for step in report.steps where !step.report.removed.isEmpty {
             text += "\(DisplayPath.escaped(step.location)):\n" + SweepView.render(step.report, style: style, indent: "  ", listAll: listAll)
@@ -220,7 +220,7 @@ struct ClearCommand: AsyncParsableCommand {
             return Rendered(json: report, exitStatus: report.issues.isEmpty ? ExitStatus.success : ExitStatus.failure) {
                 "\(dryRun ? "Would clear" : "Cleared") \(location.displayName) (\(DisplayPath.escaped(report.folder))): "
                     + "\(Noun.file.counted(report.removed.count)), \(ByteCount(report.freedAllocatedBytes).formatted(style)) \(dryRun ? "to free" : "freed")"
-                    + (report.pinnedFiles > 0 ? "; \(report.pinnedFiles) pinned kept" : "") + ".\n"
+                    + (report.pinnedItemCount > 0 ? "; \(report.pinnedItemCount) pinned kept" : "") + ".\n"
             }
         }
     }

@@ -120,7 +120,7 @@ struct UsageCommand: AsyncParsableCommand {
     /// the root itself (it is not there, a folder on its way is not one or cannot be searched).
     /// A root counted by an earlier one has no figures either, but was examined.
     static func couldNotExamine(_ root: UsageTotals, in report: UsageReport) -> Bool {
-        root.alreadyCountedIn == nil && root.files + root.folders + root.symbolicLinks + root.others == 0
+        root.alreadyCountedIn == nil && root.fileCount + root.folderCount + root.symbolicLinkCount + root.otherCount == 0
             && report.issues.contains { $0.path == root.path }
     }
 
@@ -147,34 +147,4 @@ struct UsageCommand: AsyncParsableCommand {
 extension StowageError.Operation {
     /// Measuring the space files and folders take (`stowage usage`).
     static let measureUsage = StowageError.Operation("measure usage")
-}
-
-/// The report as JSON: the library's report with the totals also at the top level.
-struct UsageJSON: Encodable {
-    var allocatedBytes: Int64
-    var logicalBytes: Int64
-    var fileCount: Int
-    var folderCount: Int
-    var symbolicLinkCount: Int
-    var otherCount: Int
-    var skippedHardLinkCount: Int
-    var roots: [UsageTotals]
-    /// The items below the roots as trees: each with the items inside it in `children`.
-    var breakdown: [UsageNode]
-    var largestFiles: [UsageItem]
-    var issues: [UsageIssue]
-
-    init(_ report: UsageReport, breakdown: [UsageNode]) {
-        allocatedBytes = report.total.allocatedBytes
-        logicalBytes = report.total.logicalBytes
-        fileCount = report.total.files
-        folderCount = report.total.folders
-        symbolicLinkCount = report.total.symbolicLinks
-        otherCount = report.total.others
-        skippedHardLinkCount = report.hardLinksCountedOnce
-        roots = report.roots
-        self.breakdown = breakdown
-        largestFiles = report.largestFiles
-        issues = report.issues
-    }
 }

@@ -103,15 +103,15 @@ struct UsageView {
     /// counted already gets no figures, only a line saying so (`du` prints nothing for it).
     static func summaryLines(of report: UsageReport, style: ByteCountStyle, width: Int?) -> [String] {
         var lines: [String] = []
-        for root in report.roots + (report.roots.count > 1 ? [report.total] : []) {
+        for root in report.roots + (report.roots.count > 1 ? [report.totals] : []) {
             if let owner = root.alreadyCountedIn {
                 let line = "\(DisplayPath.escaped(root.path ?? "")): counted in \(DisplayPath.escaped(owner))"
                 lines.append(width.map { TerminalText.middleTruncated(line, toWidth: $0) } ?? line)
                 continue
             }
             let sizes = ": \(ByteCount(root.allocatedBytes).formatted(style)) allocated, \(ByteCount(root.logicalBytes).formatted(style)) logical;"
-            let counts = [Noun.file.counted(root.files), Noun.folder.counted(root.folders), Noun.link.counted(root.symbolicLinks)]
-                .joined(separator: ", ") + (root.others > 0 ? ", " + Noun("other").counted(root.others) : "")
+            let counts = [Noun.file.counted(root.fileCount), Noun.folder.counted(root.folderCount), Noun.link.counted(root.symbolicLinkCount)]
+                .joined(separator: ", ") + (root.otherCount > 0 ? ", " + Noun("other").counted(root.otherCount) : "")
             let path = root.path.map(DisplayPath.escaped) ?? "Total"
             guard let width else {
                 lines.append(path + sizes + " " + counts)
@@ -125,8 +125,8 @@ struct UsageView {
                 lines.append("  " + counts)
             }
         }
-        if report.hardLinksCountedOnce > 0 {
-            lines.append("(\(Noun("extra hard link").counted(report.hardLinksCountedOnce)) counted once)")
+        if report.skippedHardLinkCount > 0 {
+            lines.append("(\(Noun("extra hard link").counted(report.skippedHardLinkCount)) counted once)")
         }
         return lines
     }

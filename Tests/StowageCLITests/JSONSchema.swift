@@ -6,9 +6,21 @@ import Foundation
 ///
 /// Supported: `type` (one or a list), `properties`, `required`, `additionalProperties: false`,
 /// `unevaluatedProperties: false` (seeing through `allOf`, `oneOf` and `$ref`), `items`, `enum`,
-/// `const`, `minimum`, `allOf`, `oneOf`, `$ref` (`#/$defs/x` or `file.json#/$defs/x`), `format:
-/// date-time`; and the annotations `$schema`, `$id`, `$defs`, `title`, `description`.
+/// `const`, `minimum`, `allOf`, `oneOf`, `$ref` (`#/$defs/x` within the schema's own file: every
+/// schema is self-contained, see `Scripts/bundle-schemas.py`), `format: date-time`; and the
+/// annotations `$schema`, `$id`, `$defs`, `title`, `description`.
+///
+/// Each validation also says which of the schema's declared properties the value had
+/// (``Validation/seen``), so that a test can find a key the schema declares and no encoder writes.
 struct JSONSchemas {
+    /// The definitions several schemas share: the source `Scripts/bundle-schemas.py` copies into
+    /// each command's schema, itself the schema of no document.
+    static let sharedFile = "definitions.json"
+
+    /// The identifier every schema's `$id` starts with (the reserved `.invalid` domain: nothing
+    /// is served there; the schemas are self-contained).
+    static let identifierBase = "https://stowage.invalid/schemas/"
+
     /// The folder of the schema files.
     static let folder = URL(filePath: #filePath).deletingLastPathComponent()
         .appending(path: "../../Schemas", directoryHint: .isDirectory).standardizedFileURL
@@ -42,71 +54,118 @@ struct JSONSchemas {
 
     /// The problems of `value` against the schema in `file` (empty when it is valid).
     func validate(_ value: Any, against file: String) -> [SchemaError] {
-        guard let schema = documents[file] else { return [SchemaError(path: file, message: "no such schema")] }
-        var errors: [SchemaError] = []
-        _ = check(value, schema, file: file, at: "$", errors: &errors)
-        return errors
+        validation(of: value, against: file).errors
     }
 
-    /// Validates `value` against `schema` (from `file`), appending problems to `errors`; returns
-    /// the property names the schema evaluated (for `unevaluatedProperties`).
-    private func check(_ value: Any, _ schema: [String: Any], file: String, at path: String,
-                       errors: inout [SchemaError]) -> Set<String> {
+    /// What a validation found: the problems, and the declared properties the value had.
+    struct Validation {
+        var errors: [SchemaError] = []
+        /// Each declared property the value (or a part of it) had, as `file#pointer` of its
+        /// schema: `usage.json#/$defs/usageItemFields/properties/pathBase64`.
+        var seen: Set<String> = []
+    }
+
+    /// Validates `value` against the schema in `file`.
+    func validation(of value: Any, against file: String) -> Validation {
+        var result = Validation()
+        guard let schema = documents[file] else {
+            result.errors.append(SchemaError(path: file, message: "no such schema"))
+            return result
+        }
+        _ = check(value, schema, file: file, pointer: "", at: "$", into: &result)
+        return result
+    }
+
+    /// Every property the schema in `file` declares for a document (reached from its root
+    /// through `properties`, `items`, `allOf`, `oneOf` and `$ref`), as ``Validation/seen`` names them.
+    func declaredProperties(of file: String) -> Set<String> {
+        var declared: Set<String> = []
+        var visited: Set<String> = []
+        func visit(_ node: Any, _ pointer: String) {
+            guard let schema = node as? [String: Any], visited.insert(pointer).inserted else { return }
+            for (name, child) in schema["properties"] as? [String: Any] ?? [:] {
+                declared.insert("\(file)#\(pointer)/properties/\(name)")
+                visit(child, "\(pointer)/properties/\(name)")
+            }
+            if let items = schema["items"] { visit(items, pointer + "/items") }
+            for keyword in ["allOf", "oneOf"] {
+                for (index, part) in (schema[keyword] as? [Any] ?? []).enumerated() { visit(part, "\(pointer)/\(keyword)/\(index)") }
+            }
+            if let reference = schema["$ref"] as? String, let (target, _, targetPointer) = resolve(reference, from: file) {
+                visit(target, targetPointer)
+            }
+        }
+        if let root = documents[file] { visit(root, "") }
+        return declared
+    }
+
+    /// Validates `value` against `schema` (at `pointer` in `file`), adding problems and the
+    /// declared properties seen to `result`; returns the property names the schema evaluated
+    /// (for `unevaluatedProperties`).
+    private func check(_ value: Any, _ schema: [String: Any], file: String, pointer: String, at path: String,
+                       into result: inout Validation) -> Set<String> {
         var evaluated: Set<String> = []
         let known: Set<String> = ["$schema", "$id", "$defs", "title", "description", "type", "properties", "required",
                                   "additionalProperties", "unevaluatedProperties", "items", "enum", "const", "minimum",
                                   "allOf", "oneOf", "$ref", "format"]
         for keyword in schema.keys where !known.contains(keyword) {
-            errors.append(SchemaError(path: path, message: "unsupported schema keyword \(keyword) in \(file)"))
+            result.errors.append(SchemaError(path: path, message: "unsupported schema keyword \(keyword) in \(file)"))
         }
         if let reference = schema["$ref"] as? String {
-            guard let (target, targetFile) = resolve(reference, from: file) else {
-                errors.append(SchemaError(path: path, message: "unresolvable $ref \(reference) in \(file)"))
+            guard let (target, targetFile, targetPointer) = resolve(reference, from: file) else {
+                result.errors.append(SchemaError(path: path, message: "unresolvable $ref \(reference) in \(file)"))
                 return evaluated
             }
-            evaluated.formUnion(check(value, target, file: targetFile, at: path, errors: &errors))
+            evaluated.formUnion(check(value, target, file: targetFile, pointer: targetPointer, at: path, into: &result))
         }
         if let type = schema["type"] {
             let types = (type as? [String]) ?? [(type as? String) ?? "?"]
             if !types.contains(where: { Self.value(value, is: $0) }) {
-                errors.append(SchemaError(path: path, message: "expected \(types.joined(separator: " or ")), found \(Self.describe(value))"))
+                result.errors.append(SchemaError(path: path, message: "expected \(types.joined(separator: " or ")), found \(Self.describe(value))"))
                 return evaluated
             }
         }
         if let choices = schema["enum"] as? [Any], !choices.contains(where: { Self.equal($0, value) }) {
-            errors.append(SchemaError(path: path, message: "\(Self.describe(value)) is not one of \(choices)"))
+            result.errors.append(SchemaError(path: path, message: "\(Self.describe(value)) is not one of \(choices)"))
         }
         if let constant = schema["const"], !Self.equal(constant, value) {
-            errors.append(SchemaError(path: path, message: "\(Self.describe(value)) is not \(constant)"))
+            result.errors.append(SchemaError(path: path, message: "\(Self.describe(value)) is not \(constant)"))
         }
         if let minimum = (schema["minimum"] as? NSNumber)?.doubleValue, let number = Self.number(value), number < minimum {
-            errors.append(SchemaError(path: path, message: "\(number) is below the minimum \(minimum)"))
+            result.errors.append(SchemaError(path: path, message: "\(number) is below the minimum \(minimum)"))
         }
         if let format = schema["format"] as? String {
             if format != "date-time" {
-                errors.append(SchemaError(path: path, message: "unsupported format \(format) in \(file)"))
+                result.errors.append(SchemaError(path: path, message: "unsupported format \(format) in \(file)"))
             } else if let text = value as? String, ISO8601DateFormatter().date(from: text) == nil {
-                errors.append(SchemaError(path: path, message: "\(text) is not an ISO 8601 date and time"))
+                result.errors.append(SchemaError(path: path, message: "\(text) is not an ISO 8601 date and time"))
             }
         }
         if let all = schema["allOf"] as? [[String: Any]] {
-            for part in all { evaluated.formUnion(check(value, part, file: file, at: path, errors: &errors)) }
+            for (index, part) in all.enumerated() {
+                evaluated.formUnion(check(value, part, file: file, pointer: "\(pointer)/allOf/\(index)", at: path, into: &result))
+            }
         }
         if let choices = schema["oneOf"] as? [[String: Any]] {
-            var matching: [Set<String>] = []
+            var matching: [(names: Set<String>, seen: Set<String>)] = []
             var firstErrors: [[SchemaError]] = []
-            for choice in choices {
-                var choiceErrors: [SchemaError] = []
-                let names = check(value, choice, file: file, at: path, errors: &choiceErrors)
-                if choiceErrors.isEmpty { matching.append(names) } else { firstErrors.append(choiceErrors) }
+            for (index, choice) in choices.enumerated() {
+                var choiceResult = Validation()
+                let names = check(value, choice, file: file, pointer: "\(pointer)/oneOf/\(index)", at: path, into: &choiceResult)
+                if choiceResult.errors.isEmpty {
+                    matching.append((names, choiceResult.seen))
+                } else {
+                    firstErrors.append(choiceResult.errors)
+                }
             }
             if matching.count == 1 {
-                evaluated.formUnion(matching[0])
+                evaluated.formUnion(matching[0].names)
+                result.seen.formUnion(matching[0].seen)
             } else if matching.isEmpty {
                 let closest = firstErrors.min { $0.count < $1.count } ?? []
-                errors.append(SchemaError(path: path, message: "matches none of oneOf; closest: \(closest.map(\.description).joined(separator: "; "))"))
+                result.errors.append(SchemaError(path: path, message: "matches none of oneOf; closest: \(closest.map(\.description).joined(separator: "; "))"))
             } else {
-                errors.append(SchemaError(path: path, message: "matches \(matching.count) branches of oneOf"))
+                result.errors.append(SchemaError(path: path, message: "matches \(matching.count) branches of oneOf"))
             }
         }
         if let object = value as? [String: Any] {
@@ -114,42 +173,44 @@ struct JSONSchemas {
             for (name, propertySchema) in properties {
                 if let member = object[name] {
                     evaluated.insert(name)
-                    _ = check(member, propertySchema, file: file, at: "\(path).\(name)", errors: &errors)
+                    result.seen.insert("\(file)#\(pointer)/properties/\(name)")
+                    _ = check(member, propertySchema, file: file, pointer: "\(pointer)/properties/\(name)", at: "\(path).\(name)",
+                              into: &result)
                 }
             }
             for name in schema["required"] as? [String] ?? [] where object[name] == nil {
-                errors.append(SchemaError(path: path, message: "missing required \(name)"))
+                result.errors.append(SchemaError(path: path, message: "missing required \(name)"))
             }
             if let additional = schema["additionalProperties"] as? Bool, !additional {
                 for name in object.keys.sorted() where properties[name] == nil {
-                    errors.append(SchemaError(path: path, message: "unexpected property \(name)"))
+                    result.errors.append(SchemaError(path: path, message: "unexpected property \(name)"))
                 }
             }
             if let unevaluated = schema["unevaluatedProperties"] as? Bool, !unevaluated {
                 for name in object.keys.sorted() where !evaluated.contains(name) {
-                    errors.append(SchemaError(path: path, message: "unexpected property \(name)"))
+                    result.errors.append(SchemaError(path: path, message: "unexpected property \(name)"))
                 }
             }
         }
         if let array = value as? [Any], let items = schema["items"] as? [String: Any] {
             for (index, element) in array.enumerated() {
-                _ = check(element, items, file: file, at: "\(path)[\(index)]", errors: &errors)
+                _ = check(element, items, file: file, pointer: pointer + "/items", at: "\(path)[\(index)]", into: &result)
             }
         }
         return evaluated
     }
 
-    /// The schema a `$ref` names, and the file it is in.
-    private func resolve(_ reference: String, from file: String) -> ([String: Any], String)? {
-        let parts = reference.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
-        let targetFile = parts[0].isEmpty ? file : String(parts[0])
-        guard var node: Any = documents[targetFile] else { return nil }
-        let pointer = parts.count > 1 ? String(parts[1]) : ""
+    /// The schema a `$ref` names, and the file and pointer it is at: only a reference within
+    /// the schema's own file (`#/$defs/x`) resolves, as a plain validator with no registry
+    /// resolves it.
+    private func resolve(_ reference: String, from file: String) -> ([String: Any], String, String)? {
+        guard reference.hasPrefix("#"), var node: Any = documents[file] else { return nil }
+        let pointer = String(reference.dropFirst())
         for component in pointer.split(separator: "/") {
             guard let object = node as? [String: Any], let next = object[String(component)] else { return nil }
             node = next
         }
-        return (node as? [String: Any]).map { ($0, targetFile) }
+        return (node as? [String: Any]).map { ($0, file, pointer) }
     }
 
     /// Whether `value` is of the JSON type `type`.

@@ -21,6 +21,38 @@ struct JSONSchemaCommandTests {
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
+    @Test("every schema is self-contained: an absolute $id, references only into its own $defs, which are definitions.json's")
+    func bundled() throws {
+        let shared = try #require(schemas.document(JSONSchemas.sharedFile)?["$defs"] as? [String: Any])
+        var problems: [String] = []
+        for file in schemas.fileNames {
+            let schema = try #require(schemas.document(file))
+            if schema["$id"] as? String != JSONSchemas.identifierBase + file { problems.append("\(file): $id is not \(JSONSchemas.identifierBase + file)") }
+            let definitions = schema["$defs"] as? [String: Any] ?? [:]
+            var needed: Set<String> = []
+            var pending = Self.references(in: schema.filter { $0.key != "$defs" })
+            while let reference = pending.popLast() {
+                guard reference.hasPrefix("#/$defs/") else {
+                    problems.append("\(file): $ref \(reference) leaves the file (a plain validator cannot resolve it)")
+                    continue
+                }
+                let name = String(reference.dropFirst("#/$defs/".count))
+                if needed.insert(name).inserted, let definition = definitions[name] { pending += Self.references(in: definition) }
+            }
+            for name in needed.union(definitions.keys).sorted() {
+                if file != JSONSchemas.sharedFile, !needed.contains(name) { problems.append("\(file): $defs/\(name) is not used") }
+                guard let definition = definitions[name] else {
+                    problems.append("\(file): $defs/\(name) is referenced but missing")
+                    continue
+                }
+                if !NSDictionary(dictionary: ["d": definition]).isEqual(to: ["d": shared[name] as Any]) {
+                    problems.append("\(file): $defs/\(name) differs from \(JSONSchemas.sharedFile)'s")
+                }
+            }
+        }
+        #expect(problems.isEmpty, "run Scripts/bundle-schemas.py after editing \(JSONSchemas.sharedFile):\n\(problems.joined(separator: "\n"))")
+    }
+
     @Test("the vocabulary check catches a byte count without Bytes, a count without Count, a bare boolean and a date without Date")
     func vocabularyCheckCatches() {
         #expect(Self.vocabularyProblem(name: "available", schema: ["type": "integer"]) != nil)
@@ -150,6 +182,15 @@ struct JSONSchemaCommandTests {
         let url = URL(filePath: path)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(repeating: 7, count: count).write(to: url)
+    }
+
+    /// Every `$ref` in `node`.
+    static func references(in node: Any) -> [String] {
+        if let object = node as? [String: Any] {
+            let own = (object["$ref"] as? String).map { [$0] } ?? []
+            return own + object.filter { $0.key != "$ref" }.values.flatMap(references(in:))
+        }
+        return (node as? [Any])?.flatMap(references(in:)) ?? []
     }
 
     /// Calls `body` with every property name and schema declared anywhere in `node`.

@@ -14,7 +14,7 @@ struct LocationsCommandTests {
         #expect(container["kind"] as? String == "rooted")
         #expect(container["root"] as? String == runner.folderPath + "/app")
         let locations = try #require(json["locations"] as? [[String: Any]])
-        #expect(locations.map { $0["identifier"] as? String } == ["documents", "applicationSupport", "caches", "preferences", "temporary", "shared:group.example"])
+        #expect(locations.map { $0["location"] as? String } == ["documents", "applicationSupport", "caches", "preferences", "temporary", "shared:group.example"])
         let documents = locations[0]
         #expect(documents["path"] as? String == runner.folderPath + "/app/Documents")
         #expect(documents["exists"] as? Bool == true)

@@ -146,8 +146,8 @@ struct SafeDestructionCommandTests {
         let relief = try runner.run("relieve", "--available", "1GB", "--app", "app", "--json",
                                     environment: ["STOWAGE_SIMULATED_AVAILABLE": "0"])
         let json = try relief.json()
-        let skipped = try #require(json["skipped"] as? [[String: Any]])
-        #expect(skipped.contains { ($0["path"] as? String) == squatted }, "\(skipped)")
+        let reliefIssues = try #require(json["issues"] as? [[String: Any]])
+        #expect(reliefIssues.contains { ($0["path"] as? String) == squatted }, "\(reliefIssues)")
         #expect(!FileManager.default.fileExists(atPath: runner.folderPath + "/cache/app/mine.bin"), "relief reached the caches")
         #expect(FileManager.default.fileExists(atPath: squatted + "/theirs.bin"))
     }

@@ -478,7 +478,7 @@ public final class DiskCache: Sendable {
                 let report = try Removal.run(root: root, path: folder.fileSystemPath, .contents, operation: .cache,
                                              reporter: reporter, cancellation: cancellation)
                 totals = report.wasCancelled ? try Self.measure(root)
-                                             : CacheIndex.Totals(allocatedBytes: report.keptAllocatedBytes, count: report.keptFiles)
+                                             : CacheIndex.Totals(allocatedBytes: report.keptAllocatedBytes, count: report.keptFileCount)
                 return report
             }
         }
@@ -490,7 +490,7 @@ public final class DiskCache: Sendable {
 
     /// The entries' allocated bytes, as the last change by any instance left them (O(1): a load
     /// from the shared index).
-    public var totalAllocatedSize: Int64 { index.settledTotals.allocatedBytes }
+    public var allocatedBytes: Int64 { index.settledTotals.allocatedBytes }
     /// The number of entries, as the last change by any instance left them (O(1)).
     public var count: Int { index.settledTotals.count }
     /// How many evictions this instance has made (for tests and diagnostics).
@@ -520,7 +520,7 @@ public final class DiskCache: Sendable {
                                      operation: .cache, measured: measured ? (totals.count, totals.allocatedBytes) : nil)
         index.noteSweep()
         try FaultPoint.cacheEvicted.reach()
-        totals = CacheIndex.Totals(allocatedBytes: report.keptAllocatedBytes, count: report.keptFiles)
+        totals = CacheIndex.Totals(allocatedBytes: report.keptAllocatedBytes, count: report.keptFileCount)
         return report
     }
 

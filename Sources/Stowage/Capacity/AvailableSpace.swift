@@ -2,16 +2,16 @@ import Foundation
 
 /// The available bytes of a volume, and whether they are simulated: the one figure that
 /// pressure checks and relief need, measured without the tree scan behind
-/// ``VolumeCapacity/reclaimable``.
+/// ``VolumeCapacity/reclaimableBytes``.
 ///
 /// ```swift
 /// let space = try container.availableSpace(of: .caches)   // one statvfs, safe on the main actor
-/// if space.available < 200_000_000 { showLowStorageBanner() }
+/// if space.availableBytes < 200_000_000 { showLowStorageBanner() }
 /// ```
 public struct AvailableSpace: Sendable, Hashable {
-    /// What an ordinary writer can use now: ``VolumeCapacity/available``.
-    public var available: Int64
-    /// Whether ``available`` is simulated (see ``SimulatedCapacity``).
+    /// What an ordinary writer can use now: ``VolumeCapacity/availableBytes``.
+    public var availableBytes: Int64
+    /// Whether ``availableBytes`` is simulated (see ``SimulatedCapacity``).
     public var isSimulated: Bool
 }
 
@@ -35,9 +35,9 @@ extension Container {
             throw StowageError(error, operation: .measureCapacity, location: location, path: path)
         }
         guard let simulated = try SimulatedCapacity.currentInProcess() else {
-            return AvailableSpace(available: figures.available, isSimulated: false)
+            return AvailableSpace(availableBytes: figures.available, isSimulated: false)
         }
         // As VolumeCapacity(statistics:...) does: never more than the (simulated or real) total.
-        return AvailableSpace(available: min(simulated.available, simulated.total ?? figures.total), isSimulated: true)
+        return AvailableSpace(availableBytes: min(simulated.availableBytes, simulated.totalBytes ?? figures.total), isSimulated: true)
     }
 }

@@ -81,7 +81,10 @@ extension VolumeCapacity {
         "rootfs", "devfs", "squashfs", "erofs",
     ]
 
-    /// Every mounted volume with its capacity, as `df` and `duf` list them.
+    /// Every mounted volume with its capacity, as `df` and `duf` list them, and the mounts that
+    /// could not be measured: a ``MountedVolumes`` value (``MountedVolumes/volumes`` and
+    /// ``MountedVolumes/issues``), not an array, so that a mount that fails to answer is reported
+    /// beside the others instead of failing the whole list.
     ///
     /// The mount table is read through the system (on Linux `/proc/self/mountinfo`, so the
     /// mounts of this process's namespace; on Apple platforms `getmntinfo`), then:
@@ -99,7 +102,7 @@ extension VolumeCapacity {
     ///
     /// ```swift
     /// for volume in try VolumeCapacity.mountedVolumes().volumes {
-    ///     print(volume.mountPoint, ByteCount(volume.capacity.available).formatted())
+    ///     print(volume.mountPoint, ByteCount(volume.capacity.availableBytes).formatted())
     /// }
     /// ```
     ///

@@ -27,14 +27,14 @@ public enum SimulatedCapacity {
     /// Simulated free space for an unprivileged writer.
     public struct Figures: Sendable, Hashable {
         /// Bytes available.
-        public var available: Int64
+        public var availableBytes: Int64
         /// The volume's total bytes; `nil` keeps the real total.
-        public var total: Int64?
+        public var totalBytes: Int64?
 
-        /// Figures with `available` bytes free of `total` (the real total when `nil`).
-        public init(available: Int64, total: Int64? = nil) {
-            self.available = available
-            self.total = total
+        /// Figures with `availableBytes` free of `totalBytes` (the real total when `nil`).
+        public init(availableBytes: Int64, totalBytes: Int64? = nil) {
+            self.availableBytes = availableBytes
+            self.totalBytes = totalBytes
         }
     }
 
@@ -47,20 +47,20 @@ public enum SimulatedCapacity {
 
     /// Runs `body` with simulated figures for the current task and its child tasks.
     public static func withFigures<T>(available: ByteCount, total: ByteCount? = nil, _ body: () throws -> T) rethrows -> T {
-        try $taskFigures.withValue(Figures(available: available.bytes, total: total?.bytes), operation: body)
+        try $taskFigures.withValue(Figures(availableBytes: available.bytes, totalBytes: total?.bytes), operation: body)
     }
 
     /// Runs `body` with simulated figures for the current task and its child tasks.
     public static func withFigures<T>(available: ByteCount, total: ByteCount? = nil,
                                       _ body: () async throws -> T) async rethrows -> T {
-        try await $taskFigures.withValue(Figures(available: available.bytes, total: total?.bytes), operation: body)
+        try await $taskFigures.withValue(Figures(availableBytes: available.bytes, totalBytes: total?.bytes), operation: body)
     }
 
     /// Installs figures for the whole process; they stay until ``Installation/remove()``.
     /// Installations nest: removing one restores what was there before it.
     @discardableResult
     public static func install(available: ByteCount, total: ByteCount? = nil) -> Installation {
-        ProcessFigures.shared.push(Figures(available: available.bytes, total: total?.bytes))
+        ProcessFigures.shared.push(Figures(availableBytes: available.bytes, totalBytes: total?.bytes))
     }
 
     /// A process-wide installation of simulated figures.
@@ -98,7 +98,7 @@ public enum SimulatedCapacity {
             }
         }
         let total = try variable(totalVariable).flatMap { $0.isEmpty ? nil : $0 }.map { try parse($0, totalVariable) }
-        return Figures(available: try parse(availableText, availableVariable), total: total)
+        return Figures(availableBytes: try parse(availableText, availableVariable), totalBytes: total)
     }
 }
 

@@ -30,11 +30,11 @@ extension Store {
         let capacity = try VolumeCapacity.measure(container.existingAncestor(of: container.url(for: location)),
                                                   reclaimable: 0)
         let needed = sizes.reduce(0) { $0 + capacity.roundedToBlocks($1) }
-        let limit = requirement == .important ? capacity.availableForImportantUsage : capacity.availableForOpportunisticUsage
+        let limit = requirement == .important ? capacity.availableForImportantUsageBytes : capacity.availableForOpportunisticUsageBytes
         guard needed > limit else { return }
         let reason = requirement == .important
             ? "not enough space on the volume"
-            : "not enough space for optional data: the volume keeps \(ByteCount(VolumeCapacity.headroom(forTotal: capacity.total)).formatted()) free"
+            : "not enough space for optional data: the volume keeps \(ByteCount(VolumeCapacity.headroom(forTotal: capacity.totalBytes)).formatted()) free"
         throw StowageError(.noSpace, operation: operation, location: location, path: path,
                            reason: reason + (capacity.isSimulated ? " (simulated capacity)" : ""),
                            neededBytes: needed, availableBytes: limit)

@@ -3,29 +3,32 @@ import Foundation
 /// How much room the volume holding a path has, in figures a person and a program can trust.
 ///
 /// On Linux the figures come from `statvfs`:
-/// - ``total`` = `f_blocks * f_frsize`.
-/// - ``available`` = `f_bavail * f_frsize`: what an ordinary writer can use. (Root may write a
+/// - ``totalBytes`` = `f_blocks * f_frsize`.
+/// - ``availableBytes`` = `f_bavail * f_frsize`: what an ordinary writer can use. (Root may write a
 ///   little past it into the blocks reserved for it, so "free" is never defined by `f_bfree`.)
-/// - ``free`` = `f_bfree * f_frsize`, including the reserved blocks, for information.
-/// - ``availableForImportantUsage`` = ``available`` + ``reclaimable``: what this container could
-///   free itself from its temporary and cache folders on the same volume (zero for a plain path
-///   outside any container). It mirrors Apple's figure, which counts space the system would
-///   purge for an important write.
-/// - ``availableForOpportunisticUsage`` = ``available`` - ``headroom(forTotal:)``, never below
-///   zero: leave min(15% of the volume, 4 GiB) free before doing anything optional, the keep-free
-///   rule systemd-journald uses.
+/// - ``freeBytes`` = `f_bfree * f_frsize`, including the reserved blocks, for information.
+/// - ``availableForImportantUsageBytes`` = ``availableBytes`` + ``reclaimableBytes``: what this
+///   container could free itself from its temporary and cache folders on the same volume (zero
+///   for a plain path outside any container). It mirrors Apple's figure, which counts space the
+///   system would purge for an important write.
+/// - ``availableForOpportunisticUsageBytes`` = ``availableBytes`` - ``headroom(forTotal:)``, never
+///   below zero: leave min(15% of the volume, 4 GiB) free before doing anything optional, the
+///   keep-free rule systemd-journald uses.
 ///
 /// On Apple platforms the figures come from `statfs` (`f_bsize` is the block size; `statvfs`
-/// counts blocks in 32 bits there). On macOS, iOS and visionOS ``availableForImportantUsage`` and
-/// ``availableForOpportunisticUsage`` are the system's own resource values
+/// counts blocks in 32 bits there). On macOS, iOS and visionOS ``availableForImportantUsageBytes``
+/// and ``availableForOpportunisticUsageBytes`` are the system's own resource values
 /// (`volumeAvailableCapacityForImportantUsage`, `...ForOpportunisticUsage`); on tvOS and watchOS,
 /// which lack them, for a volume the system gives none for, and where the system's important
 /// figure is 0 while the volume has space available, they are defined as on Linux. A failed
 /// lookup throws. See <doc:ApplePlatforms>.
 ///
-/// When ``SimulatedCapacity`` is on, ``available`` (and ``total``, if simulated) are the
-/// simulated figures, ``free`` equals ``available``, and the derived figures follow from them;
-/// ``reclaimable`` stays real. ``isSimulated`` says so.
+/// When ``SimulatedCapacity`` is on, ``availableBytes`` (and ``totalBytes``, if simulated) are the
+/// simulated figures, ``freeBytes`` equals ``availableBytes``, and the derived figures follow from
+/// them; ``reclaimableBytes`` stays real. ``isSimulated`` says so.
+///
+/// The JSON of `stowage info --json` is this type's `Codable` form: every property under its own
+/// name, ``usedBytes`` included (see <doc:JSONVocabulary>).
 public struct VolumeCapacity: Sendable, Hashable, Codable {
     /// The path the figures were asked for.
     public var path: String
@@ -35,31 +38,31 @@ public struct VolumeCapacity: Sendable, Hashable, Codable {
     public var fileSystemType: String?
     /// The allocation unit (`f_frsize` on Linux, `f_bsize` on Apple platforms): files take
     /// whole blocks.
-    public var blockSize: Int64
+    public var blockSizeBytes: Int64
     /// The volume's size.
-    public var total: Int64
+    public var totalBytes: Int64
     /// What an ordinary writer can use now.
-    public var available: Int64
+    public var availableBytes: Int64
     /// Free space including blocks reserved for the superuser.
-    public var free: Int64
-    /// ``available`` plus what could be reclaimed for an important write.
-    public var availableForImportantUsage: Int64
+    public var freeBytes: Int64
+    /// ``availableBytes`` plus what could be reclaimed for an important write.
+    public var availableForImportantUsageBytes: Int64
     /// What is left for optional work after keeping a headroom free.
-    public var availableForOpportunisticUsage: Int64
+    public var availableForOpportunisticUsageBytes: Int64
     /// Bytes of this container's temporary and cache files on the same volume.
-    public var reclaimable: Int64
+    public var reclaimableBytes: Int64
     /// Whether the figures are simulated (see ``SimulatedCapacity``).
     public var isSimulated: Bool
     /// The file nodes (inodes) the volume has in all, or `nil` where its file system does not
     /// count them (btrfs, for one, makes them as it goes).
-    public var totalInodes: Int64?
+    public var totalInodeCount: Int64?
     /// The file nodes an ordinary writer can still create: when they run out, creating a file
     /// fails with "no space left on device" however many bytes are available. `nil` as
-    /// ``totalInodes``.
-    public var availableInodes: Int64?
+    /// ``totalInodeCount``.
+    public var availableInodeCount: Int64?
 
-    /// Space in use: ``total`` - ``free``.
-    public var used: Int64 { max(0, total - free) }
+    /// Space in use: ``totalBytes`` - ``freeBytes``.
+    public var usedBytes: Int64 { max(0, totalBytes - freeBytes) }
 
     /// The figures for the volume holding `url` (which must exist).
     ///
@@ -89,25 +92,25 @@ public struct VolumeCapacity: Sendable, Hashable, Codable {
         self.path = path
         mountPoint = statistics.mountPoint
         fileSystemType = statistics.fileSystemType
-        blockSize = max(1, statistics.blockSize)
-        self.reclaimable = reclaimable
-        totalInodes = statistics.totalInodes
-        availableInodes = statistics.availableInodes
+        blockSizeBytes = max(1, statistics.blockSize)
+        reclaimableBytes = reclaimable
+        totalInodeCount = statistics.totalInodes
+        availableInodeCount = statistics.availableInodes
         if let simulated {
-            total = simulated.total ?? statistics.total
-            available = min(simulated.available, total)
-            free = available
+            totalBytes = simulated.totalBytes ?? statistics.total
+            availableBytes = min(simulated.availableBytes, totalBytes)
+            freeBytes = availableBytes
             isSimulated = true
         } else {
-            total = statistics.total
-            available = statistics.available
-            free = statistics.free
+            totalBytes = statistics.total
+            availableBytes = statistics.available
+            freeBytes = statistics.free
             isSimulated = false
         }
         let usage = Self.usageFigures(system: isSimulated ? nil : UsageFigures(statistics),
-                                      total: total, available: available, reclaimable: reclaimable)
-        availableForImportantUsage = usage.important
-        availableForOpportunisticUsage = usage.opportunistic
+                                      total: totalBytes, available: availableBytes, reclaimable: reclaimable)
+        availableForImportantUsageBytes = usage.important
+        availableForOpportunisticUsageBytes = usage.opportunistic
     }
 
     /// The important and opportunistic figures, from the system or Stowage's own.
@@ -148,46 +151,35 @@ public struct VolumeCapacity: Sendable, Hashable, Codable {
 
     /// `bytes` rounded up to whole blocks of this volume.
     public func roundedToBlocks(_ bytes: Int64) -> Int64 {
-        bytes <= 0 ? 0 : (bytes + blockSize - 1) / blockSize * blockSize
+        bytes <= 0 ? 0 : (bytes + blockSizeBytes - 1) / blockSizeBytes * blockSizeBytes
     }
 }
 
 extension VolumeCapacity {
-    /// The JSON names, in the vocabulary of every Stowage report (README, "JSON output"): byte
-    /// counts end in `Bytes`, counts in `Count`.
-    private enum CodingKeys: String, CodingKey {
-        case path, mountPoint, fileSystemType, isSimulated
-        case blockSize = "blockSizeBytes", total = "totalBytes", available = "availableBytes", free = "freeBytes"
-        case reclaimable = "reclaimableBytes"
-        case availableForImportantUsage = "availableForImportantUsageBytes"
-        case availableForOpportunisticUsage = "availableForOpportunisticUsageBytes"
-        case totalInodes = "totalInodeCount", availableInodes = "availableInodeCount"
-    }
-
-    /// Figures derived from the others: written, not read back.
+    /// ``usedBytes``, derived from the others: written, not read back.
     private enum DerivedKeys: String, CodingKey {
-        case used = "usedBytes"
+        case usedBytes
     }
 
-    /// Encodes every figure, ``used`` included; the figures a file system does not give
-    /// (`mountPoint`, `fileSystemType`, the inode counts) are `null`.
+    /// Encodes every property under its own name, ``usedBytes`` included; the figures a file
+    /// system does not give (`mountPoint`, `fileSystemType`, the inode counts) are `null`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(path, forKey: .path)
         try container.encode(mountPoint, forKey: .mountPoint)
         try container.encode(fileSystemType, forKey: .fileSystemType)
-        try container.encode(blockSize, forKey: .blockSize)
-        try container.encode(total, forKey: .total)
-        try container.encode(available, forKey: .available)
-        try container.encode(free, forKey: .free)
-        try container.encode(availableForImportantUsage, forKey: .availableForImportantUsage)
-        try container.encode(availableForOpportunisticUsage, forKey: .availableForOpportunisticUsage)
-        try container.encode(reclaimable, forKey: .reclaimable)
+        try container.encode(blockSizeBytes, forKey: .blockSizeBytes)
+        try container.encode(totalBytes, forKey: .totalBytes)
+        try container.encode(availableBytes, forKey: .availableBytes)
+        try container.encode(freeBytes, forKey: .freeBytes)
+        try container.encode(availableForImportantUsageBytes, forKey: .availableForImportantUsageBytes)
+        try container.encode(availableForOpportunisticUsageBytes, forKey: .availableForOpportunisticUsageBytes)
+        try container.encode(reclaimableBytes, forKey: .reclaimableBytes)
         try container.encode(isSimulated, forKey: .isSimulated)
-        try container.encode(totalInodes, forKey: .totalInodes)
-        try container.encode(availableInodes, forKey: .availableInodes)
+        try container.encode(totalInodeCount, forKey: .totalInodeCount)
+        try container.encode(availableInodeCount, forKey: .availableInodeCount)
         var derived = encoder.container(keyedBy: DerivedKeys.self)
-        try derived.encode(used, forKey: .used)
+        try derived.encode(usedBytes, forKey: .usedBytes)
     }
 }
 

@@ -116,7 +116,7 @@ final class FillEngine: @unchecked Sendable {
                 let rate = elapsed > 0 ? Double(filled) / elapsed : 0
                 progress(FillProgress(filledBytes: filled, availableBytes: available, targetAvailableBytes: target,
                                       bytesPerSecond: rate,
-                                      secondsRemaining: rate > 0 ? Double(max(0, available - target)) / rate : nil,
+                                      remainingSeconds: rate > 0 ? Double(max(0, available - target)) / rate : nil,
                                       elapsedSeconds: elapsed))
             }
             try finishCurrentFile()
@@ -142,9 +142,9 @@ final class FillEngine: @unchecked Sendable {
                                 expectedBytes: figures.filledBytes + max(0, figures.availableBytes - figures.targetAvailableBytes),
                                 availableBytes: figures.availableBytes, targetAvailableBytes: figures.targetAvailableBytes)
             }
-            reporter.report(.filling, items: report.files, bytes: report.filledBytes,
-                            expectedBytes: report.filledBytes + max(0, report.availableAfter - report.targetAvailableBytes),
-                            availableBytes: report.availableAfter, targetAvailableBytes: report.targetAvailableBytes)
+            reporter.report(.filling, items: report.fileCount, bytes: report.filledBytes,
+                            expectedBytes: report.filledBytes + max(0, report.availableBytesAfter - report.targetAvailableBytes),
+                            availableBytes: report.availableBytesAfter, targetAvailableBytes: report.targetAvailableBytes)
             return report
         }
     }
@@ -153,8 +153,8 @@ final class FillEngine: @unchecked Sendable {
 
     private func report(ending: FillReport.Ending, after: Int64, seconds: Double) -> FillReport {
         FillReport(folder: folderPath, method: plan.method, goal: plan.goal.description, targetAvailableBytes: target,
-                   availableBefore: start.available, availableAfter: after, totalBytes: start.total,
-                   blockSize: start.blockSize, filledBytes: filled, files: created, seconds: seconds, ending: ending)
+                   availableBytesBefore: start.available, availableBytesAfter: after, totalBytes: start.total,
+                   blockSizeBytes: start.blockSize, filledBytes: filled, fileCount: created, elapsedSeconds: seconds, ending: ending)
     }
 
     /// Opens the fill folder and its manifest (named files), takes the folder's lock, and

@@ -48,8 +48,8 @@ public struct FillFolder: Sendable, Hashable {
             let foreign = try folder.entryNames()
                 .filter { !($0.isUTF8 && (ours.contains($0.description) || TemporaryItem.isTemporary($0.description))) }
                 .sorted().map(\.description)
-            return FillStatus(folder: path, files: ours.count - 1, allocatedBytes: allocated,
-                              availableBefore: manifest.availableBefore, availableNow: figures.available,
+            return FillStatus(folder: path, fileCount: ours.count - 1, allocatedBytes: allocated,
+                              availableBytesBefore: manifest.availableBefore, availableBytes: figures.available,
                               foreignEntries: foreign, isFilling: isFilling)
         }
     }
@@ -200,19 +200,19 @@ public struct FillFolder: Sendable, Hashable {
                 try removeFolderIfEmpty()
             }
             let remaining = try heldBytes(of: manifest, in: folder)
-            return FillReleaseReport(folder: path, removedFiles: removed, shrunkFiles: shrunk, releasedBytes: released,
-                                     availableBefore: availableBefore, availableAfter: availableBefore, remainingBytes: remaining,
+            return FillReleaseReport(folder: path, removedFileCount: removed, shrunkFileCount: shrunk, releasedBytes: released,
+                                     availableBytesBefore: availableBefore, availableBytesAfter: availableBefore, remainingBytes: remaining,
                                      wasCancelled: cancelled)
         }
         guard var report = outcome else {
             let available = try perform(.release) { try Sys.spaceFigures(atPath: Container.existingAncestor(of: parent)).available }
-            return FillReleaseReport(folder: path, removedFiles: 0, shrunkFiles: 0, releasedBytes: 0,
-                                     availableBefore: available, availableAfter: available, remainingBytes: 0)
+            return FillReleaseReport(folder: path, removedFileCount: 0, shrunkFileCount: 0, releasedBytes: 0,
+                                     availableBytesBefore: available, availableBytesAfter: available, remainingBytes: 0)
         }
         // Measured once the fill folder is closed (a removed folder's blocks are freed when its
         // last descriptor closes), and settled: XFS frees a removed file's blocks from a
         // background worker, which `syncfs` does not wait for.
-        report.availableAfter = try perform(.release) { try SettledFigures.of(openParent()).available }
+        report.availableBytesAfter = try perform(.release) { try SettledFigures.of(openParent()).available }
         return report
     }
 
@@ -457,23 +457,17 @@ public struct FillStatus: Sendable, Hashable, Codable {
     /// The fill folder.
     public var folder: String
     /// The fill files in it.
-    public var files: Int
+    public var fileCount: Int
     /// Their allocated bytes: what a release gives back.
     public var allocatedBytes: Int64
     /// The volume's available bytes when the first fill into this folder began.
-    public var availableBefore: Int64
+    public var availableBytesBefore: Int64
     /// The volume's available bytes now.
-    public var availableNow: Int64
+    public var availableBytes: Int64
     /// Entries in the folder that no fill made; a release leaves them alone.
     public var foreignEntries: [String]
     /// Whether a fill is running in the folder now (it holds the folder's lock).
     public var isFilling: Bool
-
-    /// The JSON names, in the vocabulary of every Stowage report (README, "JSON output").
-    private enum CodingKeys: String, CodingKey {
-        case folder, allocatedBytes, foreignEntries, isFilling
-        case files = "fileCount", availableBefore = "availableBytesBefore", availableNow = "availableBytes"
-    }
 }
 
 /// What ``FillFolder/release(amount:)`` gave back.
@@ -481,15 +475,15 @@ public struct FillReleaseReport: Sendable, Hashable, Codable {
     /// The fill folder.
     public var folder: String
     /// Fill files removed.
-    public var removedFiles: Int
+    public var removedFileCount: Int
     /// Fill files shrunk (at most one, when an amount was asked for).
-    public var shrunkFiles: Int
+    public var shrunkFileCount: Int
     /// The allocated bytes of the files removed or shrunk.
     public var releasedBytes: Int64
     /// The volume's available bytes before the release.
-    public var availableBefore: Int64
+    public var availableBytesBefore: Int64
     /// The volume's available bytes after the release.
-    public var availableAfter: Int64
+    public var availableBytesAfter: Int64
     /// The allocated bytes of the fill files still there.
     public var remainingBytes: Int64
     /// Whether the release was cancelled before it finished (only the `async`
@@ -497,11 +491,9 @@ public struct FillReleaseReport: Sendable, Hashable, Codable {
     /// still in the manifest, for a later release. Not part of the report's JSON.
     public var wasCancelled = false
 
-    /// The JSON names, in the vocabulary of every Stowage report (README, "JSON output").
+    /// The JSON names: each property's own, ``wasCancelled`` left out (the command never cancels this work).
     private enum CodingKeys: String, CodingKey {
-        case folder, releasedBytes, remainingBytes
-        case removedFiles = "removedFileCount", shrunkFiles = "shrunkFileCount"
-        case availableBefore = "availableBytesBefore", availableAfter = "availableBytesAfter"
+        case folder, removedFileCount, shrunkFileCount, releasedBytes, availableBytesBefore, availableBytesAfter, remainingBytes
     }
 }
 

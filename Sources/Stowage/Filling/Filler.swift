@@ -146,27 +146,21 @@ public struct FillProgress: Sendable, Hashable, Codable {
     /// Bytes filled per second so far.
     public var bytesPerSecond: Double
     /// Seconds until the goal at the current rate, when there is a rate.
-    public var secondsRemaining: Double?
+    public var remainingSeconds: Double?
     /// Seconds since filling began.
     public var elapsedSeconds: Double
 }
 
 extension FillProgress {
-    /// The JSON names, in the vocabulary of every Stowage report; `remainingSeconds` is `null`
-    /// while there is no rate yet.
-    private enum CodingKeys: String, CodingKey {
-        case filledBytes, availableBytes, targetAvailableBytes, bytesPerSecond, elapsedSeconds
-        case secondsRemaining = "remainingSeconds"
-    }
-
-    /// Encodes every figure, `remainingSeconds` as `null` when unknown.
+    /// Encodes every property under its own name, `remainingSeconds` as `null` while there is
+    /// no rate yet.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(filledBytes, forKey: .filledBytes)
         try container.encode(availableBytes, forKey: .availableBytes)
         try container.encode(targetAvailableBytes, forKey: .targetAvailableBytes)
         try container.encode(bytesPerSecond, forKey: .bytesPerSecond)
-        try container.encode(secondsRemaining, forKey: .secondsRemaining)
+        try container.encode(remainingSeconds, forKey: .remainingSeconds)
         try container.encode(elapsedSeconds, forKey: .elapsedSeconds)
     }
 }
@@ -187,7 +181,7 @@ extension FillProgress {
         }
         let rate = progress.bytesPerSecond
         self.init(filledBytes: progress.bytes, availableBytes: available, targetAvailableBytes: target, bytesPerSecond: rate,
-                  secondsRemaining: rate > 0 ? Double(max(0, available - target)) / rate : nil,
+                  remainingSeconds: rate > 0 ? Double(max(0, available - target)) / rate : nil,
                   elapsedSeconds: progress.elapsedSeconds)
     }
 }
@@ -208,7 +202,7 @@ public struct FillReport: Sendable, Hashable, Codable {
         /// The fill ended near the goal, but the volume's settled figure is not within one block
         /// above it: another writer took or gave back space meanwhile (and the fill's current
         /// file had nothing left to give back), or the figure did not settle within eight
-        /// rounds of settling and correcting. ``FillReport/availableAfter`` says where it ended.
+        /// rounds of settling and correcting. ``FillReport/availableBytesAfter`` says where it ended.
         case goalMissed
     }
 
@@ -221,19 +215,19 @@ public struct FillReport: Sendable, Hashable, Codable {
     /// The available bytes aimed at.
     public var targetAvailableBytes: Int64
     /// The volume's available bytes before the fill.
-    public var availableBefore: Int64
+    public var availableBytesBefore: Int64
     /// The volume's available bytes after the fill.
-    public var availableAfter: Int64
+    public var availableBytesAfter: Int64
     /// The volume's total bytes.
     public var totalBytes: Int64
     /// The volume's block size (`f_frsize`): the precision of the goal.
-    public var blockSize: Int64
+    public var blockSizeBytes: Int64
     /// Bytes written or allocated by this fill.
     public var filledBytes: Int64
     /// Files this fill created (a fill also extends the last file of an earlier one).
-    public var files: Int
-    /// How long it took.
-    public var seconds: Double
+    public var fileCount: Int
+    /// How long it took, in seconds.
+    public var elapsedSeconds: Double
     /// Why it ended.
     public var ending: Ending
 
@@ -247,12 +241,5 @@ public struct FillReport: Sendable, Hashable, Codable {
     public var wasCancelled: Bool { ending == .cancelled }
 
     /// How far the available bytes ended from the target (positive: above it).
-    public var missedBy: Int64 { availableAfter - targetAvailableBytes }
-
-    /// The JSON names, in the vocabulary of every Stowage report (README, "JSON output").
-    private enum CodingKeys: String, CodingKey {
-        case folder, method, goal, targetAvailableBytes, totalBytes, filledBytes, ending
-        case availableBefore = "availableBytesBefore", availableAfter = "availableBytesAfter"
-        case blockSize = "blockSizeBytes", files = "fileCount", seconds = "elapsedSeconds"
-    }
+    public var missedBy: Int64 { availableBytesAfter - targetAvailableBytes }
 }

@@ -29,23 +29,6 @@ import Observation
 @MainActor
 @Observable
 public final class StorageOverview {
-    /// One location's figures.
-    public struct LocationFigures: Sendable, Hashable, Identifiable {
-        /// The location.
-        public var location: Location
-        /// Its folder.
-        public var path: String
-        /// Whether the folder exists yet.
-        public var exists: Bool
-        /// Sizes and counts of everything in it (zero when it does not exist).
-        public var totals: UsageTotals
-        /// Folders inside it that could not be read (their contents are not counted).
-        public var issues: [UsageIssue]
-
-        /// The location, which identifies the row.
-        public var id: Location { location }
-    }
-
     /// The container measured.
     public let container: Container
     /// The app groups whose shared containers are measured too.
@@ -53,9 +36,9 @@ public final class StorageOverview {
     /// The units sizes are shown in (decimal, as Finder and the Settings app show them, by default).
     public var style: ByteCountStyle
 
-    /// Each location's figures, in the order of ``Location/standard`` then the groups; empty
+    /// Each location's usage, in the order of ``Location/standard`` then the groups; empty
     /// until the first ``refresh()``.
-    public private(set) var locations: [LocationFigures] = []
+    public private(set) var locations: [LocationUsage] = []
     /// The capacity of the volume holding Documents, counting what relief could free as
     /// reclaimable; `nil` until the first ``refresh()``.
     public private(set) var capacity: VolumeCapacity?
@@ -84,10 +67,10 @@ public final class StorageOverview {
     /// What pressure relief could free now on the volume of Documents (temporary files, unpinned
     /// caches, files marked purgeable), by the rule ``Container/relieve(toAvailable:dryRun:now:)``
     /// follows; 0 until the first ``refresh()``.
-    public var reclaimableBytes: Int64 { capacity?.reclaimable ?? 0 }
+    public var reclaimableBytes: Int64 { capacity?.reclaimableBytes ?? 0 }
 
-    /// The figures of `location`, once measured.
-    public func figures(of location: Location) -> LocationFigures? {
+    /// The usage of `location`, once measured.
+    public func usage(of location: Location) -> LocationUsage? {
         locations.first { $0.location == location }
     }
 
@@ -96,7 +79,7 @@ public final class StorageOverview {
 
     /// The allocated size of `location` in ``style`` (`123 MB`), or `"–"` before it is measured.
     public func formattedSize(of location: Location) -> String {
-        figures(of: location).map { formatted($0.totals.allocatedBytes) } ?? "–"
+        usage(of: location).map { formatted($0.totals.allocatedBytes) } ?? "–"
     }
 
     /// Measures every location and the volume again.
@@ -180,7 +163,7 @@ public final class StorageOverview {
 
     /// What a refresh measures.
     struct Measurement: Sendable {
-        var locations: [LocationFigures]
+        var locations: [LocationUsage]
         var capacity: VolumeCapacity
     }
 
@@ -188,11 +171,11 @@ public final class StorageOverview {
     /// `nil` when the task was cancelled.
     nonisolated static func measure(_ container: Container, locations: [Location],
                                     report: @escaping @Sendable (WorkProgress) -> Void) async throws -> Measurement? {
-        var figures: [LocationFigures] = []
+        var figures: [LocationUsage] = []
         for location in locations {
             let path = try container.url(for: location).fileSystemPath
             guard try container.folderExists(for: location) else {
-                figures.append(LocationFigures(location: location, path: path, exists: false, totals: UsageTotals(path: path), issues: []))
+                figures.append(LocationUsage(location: location, path: path, exists: false, totals: UsageTotals(path: path), issues: []))
                 continue
             }
             let scan = try await UsageScanner(options: .totalsOnly).scan([URL(filePath: path, directoryHint: .isDirectory)]) {
@@ -201,7 +184,7 @@ public final class StorageOverview {
                 report(progress)
             }
             if scan.wasCancelled { return nil }
-            figures.append(LocationFigures(location: location, path: path, exists: true, totals: scan.total, issues: scan.issues))
+            figures.append(LocationUsage(location: location, path: path, exists: true, totals: scan.totals, issues: scan.issues))
         }
         if Task.isCancelled { return nil }
         try FaultPoint.overviewMeasured.reach()

@@ -15,6 +15,7 @@ public struct AuditReport: Sendable, Hashable, Codable {
     /// report's JSON.
     public var wasCancelled = false
 
+    /// The JSON names: each property's own, ``wasCancelled`` left out (the command never cancels this work).
     private enum CodingKeys: String, CodingKey {
         case findings, purgeableUnderPressure, issues
     }
@@ -47,11 +48,12 @@ public struct AuditFinding: Sendable, Hashable, Codable {
         self.advice = advice
     }
 
+    /// The JSON names: the properties' own, ``pathBytes`` written as `pathBase64` (see ``ReportedPath``).
     private enum CodingKeys: String, CodingKey {
         case kind, location, path, pathBase64, allocatedBytes, advice
     }
 
-    /// Encodes every field, and `pathBase64` only when the path is not UTF-8.
+    /// Encodes every property under its own name, and `pathBase64` only when the path is not UTF-8.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(kind, forKey: .kind)
@@ -77,15 +79,9 @@ public struct LocationTotals: Sendable, Hashable, Codable {
     /// The location's identifier.
     public var location: String
     /// Files counted.
-    public var files: Int
+    public var fileCount: Int
     /// Their allocated bytes.
     public var allocatedBytes: Int64
-
-    /// The JSON names, in the vocabulary of every Stowage report (`fileCount`).
-    private enum CodingKeys: String, CodingKey {
-        case location, allocatedBytes
-        case files = "fileCount"
-    }
 }
 
 extension Container {

@@ -13,24 +13,25 @@ public struct ReliefReport: Sendable, Hashable, Codable {
     /// Whether enough was freed.
     public var isSatisfied: Bool
     /// Whether nothing was removed.
-    public var dryRun: Bool
+    public var isDryRun: Bool
     /// Whether the capacity figures were simulated.
     public var isSimulated: Bool
     /// Each location swept, in the order swept.
     public var steps: [ReliefStep]
-    /// Locations skipped because their folder could not be used safely (a link, a folder of
-    /// another user's, no permission): relief went on with the others.
-    public var skipped: [UsageIssue] = []
+    /// Problems met before a location could be swept: locations skipped because their folder
+    /// could not be used safely (a link, a folder of another user's, no permission); relief
+    /// went on with the others. What each sweep met is in its step's report.
+    public var issues: [UsageIssue] = []
     /// Whether the relief was cancelled before it finished (only the `async`
     /// ``Container/relieve(toAvailable:dryRun:now:progressInterval:progress:)`` can be): the
     /// steps then list exactly what was removed until then, and no later location was swept.
     /// Not part of the report's JSON.
     public var wasCancelled = false
 
-    /// The JSON names, in the vocabulary of every Stowage report (`isDryRun`).
+    /// The JSON names: each property's own, ``wasCancelled`` left out (the command never cancels this work).
     private enum CodingKeys: String, CodingKey {
-        case targetAvailableBytes, availableBytesBefore, neededBytes, freedAllocatedBytes, isSatisfied, isSimulated, steps, skipped
-        case dryRun = "isDryRun"
+        case targetAvailableBytes, availableBytesBefore, neededBytes, freedAllocatedBytes, isSatisfied, isDryRun, isSimulated
+        case steps, issues
     }
 }
 
@@ -66,7 +67,7 @@ extension Container {
     /// Documents, Application Support, Preferences and shared containers lose nothing else, and
     /// files and folders marked ``Marker/pinned`` are never removed. Only locations on the same
     /// volume count. A location whose folder cannot be used safely (a link, another user's
-    /// folder) is skipped and reported in ``ReliefReport/skipped``. Nothing is written before
+    /// folder) is skipped and reported in ``ReliefReport/issues``. Nothing is written before
     /// space is freed, so relief works on a volume with no space left at all. The bytes needed
     /// are `target - available`, measured once (simulated figures when ``SimulatedCapacity`` is
     /// on), so tests can drive relief without filling a disk.
@@ -119,10 +120,10 @@ extension Container {
     private func relieve(toAvailable target: Int64, dryRun: Bool, now: Date, reporter: ProgressReporter?,
                          cancellation: CancellationFlag?) throws -> ReliefReport {
         let capacity = try availableSpace(of: .documents)
-        let needed = max(0, target - capacity.available)
-        var report = ReliefReport(targetAvailableBytes: target, availableBytesBefore: capacity.available,
+        let needed = max(0, target - capacity.availableBytes)
+        var report = ReliefReport(targetAvailableBytes: target, availableBytesBefore: capacity.availableBytes,
                                   neededBytes: needed, freedAllocatedBytes: 0, isSatisfied: needed == 0,
-                                  dryRun: dryRun, isSimulated: capacity.isSimulated, steps: [])
+                                  isDryRun: dryRun, isSimulated: capacity.isSimulated, steps: [])
         guard needed > 0 else { return report }
         try refuseSystemRoot(for: .sweep)
         let volume = try documentsVolume(operation: .sweep)
@@ -133,7 +134,7 @@ extension Container {
                 report.wasCancelled = true
                 break
             }
-            guard let folder = try usableFolder(of: location, onVolume: volume, skipped: &report.skipped) else { continue }
+            guard let folder = try usableFolder(of: location, onVolume: volume, skipped: &report.issues) else { continue }
             // The folder just opened (never through a link, and for tmp checked to be the user's
             // own), not its path looked up again, which a swapped-in link could lead elsewhere.
             let step = try Removal.run(root: folder, path: try url(for: location).fileSystemPath,
@@ -185,7 +186,7 @@ extension Container {
         var totals: [LocationTotals] = []
         for (location, order, purgeableOnly) in Self.reliefPlan {
             guard let folder = try usableFolder(of: location, onVolume: volume, skipped: &skipped) else {
-                if !purgeableOnly { totals.append(LocationTotals(location: location.identifier, files: 0, allocatedBytes: 0)) }
+                if !purgeableOnly { totals.append(LocationTotals(location: location.identifier, fileCount: 0, allocatedBytes: 0)) }
                 continue
             }
             let path = try url(for: location).fileSystemPath
@@ -196,7 +197,7 @@ extension Container {
                 })
                 skipped += issues
                 if !purgeableOnly || files > 0 {
-                    totals.append(LocationTotals(location: location.identifier, files: files, allocatedBytes: allocated))
+                    totals.append(LocationTotals(location: location.identifier, fileCount: files, allocatedBytes: allocated))
                 }
             } catch let error as SystemCallError {
                 throw StowageError(error, operation: operation, location: location, path: "")

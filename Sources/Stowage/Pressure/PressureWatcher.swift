@@ -62,11 +62,11 @@ public struct PressureWatcher: Sendable {
     ///   ``Container/relieve(toAvailable:dryRun:now:)`` when a relief fails.
     public func check(now: Date = Date()) throws -> Event {
         let space = try container.availableSpace(of: .documents)
-        guard space.available < threshold else {
-            return Event(date: now, availableBytes: space.available, relief: nil)
+        guard space.availableBytes < threshold else {
+            return Event(date: now, availableBytes: space.availableBytes, relief: nil)
         }
         let relief = try container.relieve(toAvailable: threshold, now: now)
-        return Event(date: now, availableBytes: space.available, relief: relief)
+        return Event(date: now, availableBytes: space.availableBytes, relief: relief)
     }
 
     /// ``check(now:)-8982r`` off the caller's actor and off the cooperative pool: the relief runs on a
@@ -77,11 +77,11 @@ public struct PressureWatcher: Sendable {
     /// - Throws: as ``check(now:)-8982r``; cancellation is not an error.
     public func check(now: Date = Date()) async throws -> Event {
         let space = try container.availableSpace(of: .documents)
-        guard space.available < threshold else {
-            return Event(date: now, availableBytes: space.available, relief: nil)
+        guard space.availableBytes < threshold else {
+            return Event(date: now, availableBytes: space.availableBytes, relief: nil)
         }
         let relief = try await container.relieve(toAvailable: threshold, now: now, progress: { _ in })
-        return Event(date: now, availableBytes: space.available, relief: relief)
+        return Event(date: now, availableBytes: space.availableBytes, relief: relief)
     }
 
     /// Checks every ``interval`` until the task is cancelled, calling `onEvent` after each check.

@@ -55,8 +55,8 @@ enum Removal {
             defer { root.unlock() }
             // A pinned folder protects everything under it, also when it is the folder named.
             if try isPinned(root) {
-                return SweepReport(folder: path, dryRun: dryRun, removed: [], removedFolders: [], freedLogicalBytes: 0,
-                                   freedAllocatedBytes: 0, keptFiles: 0, keptAllocatedBytes: 0, pinnedFiles: 1, issues: [])
+                return SweepReport(folder: path, isDryRun: dryRun, removed: [], removedFolders: [], freedLogicalBytes: 0,
+                                   freedAllocatedBytes: 0, keptFileCount: 0, keptAllocatedBytes: 0, pinnedItemCount: 1, issues: [])
             }
             return try remove(root: root, path: path, selection, dryRun: dryRun, now: now, reporter: reporter,
                               cancellation: cancellation, location: location, expectedBytes: expectedBytes)
@@ -80,8 +80,8 @@ enum Removal {
                     return !(cancellation?.isCancelled ?? false)
                 })
             } catch is CancellationError {
-                return SweepReport(folder: path, dryRun: dryRun, removed: [], removedFolders: [], freedLogicalBytes: 0,
-                                   freedAllocatedBytes: 0, keptFiles: 0, keptAllocatedBytes: 0, pinnedFiles: 0,
+                return SweepReport(folder: path, isDryRun: dryRun, removed: [], removedFolders: [], freedLogicalBytes: 0,
+                                   freedAllocatedBytes: 0, keptFileCount: 0, keptAllocatedBytes: 0, pinnedItemCount: 0,
                                    issues: engine.issues, wasCancelled: true)
             }
         }
@@ -105,12 +105,12 @@ enum Removal {
         let removedPaths = Set(removed.map(\.path))
         let keptVictims = chosen.victims.filter { !removedPaths.contains($0.path) && $0.reason != .leftover }
         return SweepReport(
-            folder: path, dryRun: dryRun, removed: files, removedFolders: folders.map(\.description),
+            folder: path, isDryRun: dryRun, removed: files, removedFolders: folders.map(\.description),
             freedLogicalBytes: files.reduce(0) { $0 + $1.logicalBytes },
             freedAllocatedBytes: files.reduce(0) { $0 + $1.allocatedBytes },
-            keptFiles: chosen.keptFiles + keptVictims.count,
+            keptFileCount: chosen.keptFiles + keptVictims.count,
             keptAllocatedBytes: chosen.keptAllocated + keptVictims.reduce(0) { $0 + $1.allocated },
-            pinnedFiles: chosen.pinned, issues: engine.issues, wasCancelled: cancelled)
+            pinnedItemCount: chosen.pinned, issues: engine.issues, wasCancelled: cancelled)
     }
 
     /// Removes the item `name` in `folder`: a file, a link (the link itself) or a whole folder

@@ -6,7 +6,7 @@ public struct SweepReport: Sendable, Hashable, Codable {
     /// The folder swept.
     public var folder: String
     /// Whether nothing was actually removed.
-    public var dryRun: Bool
+    public var isDryRun: Bool
     /// Every file removed (or that would be), by path below the folder.
     public var removed: [SweptFile]
     /// Folders removed because the sweep emptied them, by path below the folder.
@@ -16,12 +16,12 @@ public struct SweepReport: Sendable, Hashable, Codable {
     /// Allocated bytes freed.
     public var freedAllocatedBytes: Int64
     /// Files left in place.
-    public var keptFiles: Int
+    public var keptFileCount: Int
     /// Allocated bytes of the files left in place.
     public var keptAllocatedBytes: Int64
     /// Pinned items left in place: files the operation would have removed, and pinned folders
     /// (each counts once; nothing under a pinned folder is removed).
-    public var pinnedFiles: Int
+    public var pinnedItemCount: Int
     /// Problems met: files changed since they were chosen (kept), folders that could not be
     /// read, mount points left alone, a record that could not be written.
     public var issues: [UsageIssue]
@@ -39,41 +39,42 @@ public struct SweepReport: Sendable, Hashable, Codable {
 }
 
 extension SweepReport {
+    /// The JSON names: the properties' own.
     private enum CodingKeys: String, CodingKey {
-        case folder, removed, removedFolders, freedLogicalBytes, freedAllocatedBytes, keptAllocatedBytes, issues, wasCancelled
-        case dryRun = "isDryRun", keptFiles = "keptFileCount", pinnedFiles = "pinnedItemCount"
+        case folder, isDryRun, removed, removedFolders, freedLogicalBytes, freedAllocatedBytes, keptFileCount
+        case keptAllocatedBytes, pinnedItemCount, issues, wasCancelled
     }
 
     /// Decodes what ``encode(to:)`` wrote; `wasCancelled` is `false` when absent.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         folder = try container.decode(String.self, forKey: .folder)
-        dryRun = try container.decode(Bool.self, forKey: .dryRun)
+        isDryRun = try container.decode(Bool.self, forKey: .isDryRun)
         removed = try container.decode([SweptFile].self, forKey: .removed)
         removedFolders = try container.decode([String].self, forKey: .removedFolders)
         freedLogicalBytes = try container.decode(Int64.self, forKey: .freedLogicalBytes)
         freedAllocatedBytes = try container.decode(Int64.self, forKey: .freedAllocatedBytes)
-        keptFiles = try container.decode(Int.self, forKey: .keptFiles)
+        keptFileCount = try container.decode(Int.self, forKey: .keptFileCount)
         keptAllocatedBytes = try container.decode(Int64.self, forKey: .keptAllocatedBytes)
-        pinnedFiles = try container.decode(Int.self, forKey: .pinnedFiles)
+        pinnedItemCount = try container.decode(Int.self, forKey: .pinnedItemCount)
         issues = try container.decode([UsageIssue].self, forKey: .issues)
-        wasCancelled = try container.decodeIfPresent(Bool.self, forKey: .wasCancelled) ?? false
+        wasCancelled = try container.decodeFlag(forKey: .wasCancelled)
     }
 
-    /// Encodes every field, and `wasCancelled` only when it is `true`.
+    /// Encodes every property under its own name, and `wasCancelled` only when it is `true`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(folder, forKey: .folder)
-        try container.encode(dryRun, forKey: .dryRun)
+        try container.encode(isDryRun, forKey: .isDryRun)
         try container.encode(removed, forKey: .removed)
         try container.encode(removedFolders, forKey: .removedFolders)
         try container.encode(freedLogicalBytes, forKey: .freedLogicalBytes)
         try container.encode(freedAllocatedBytes, forKey: .freedAllocatedBytes)
-        try container.encode(keptFiles, forKey: .keptFiles)
+        try container.encode(keptFileCount, forKey: .keptFileCount)
         try container.encode(keptAllocatedBytes, forKey: .keptAllocatedBytes)
-        try container.encode(pinnedFiles, forKey: .pinnedFiles)
+        try container.encode(pinnedItemCount, forKey: .pinnedItemCount)
         try container.encode(issues, forKey: .issues)
-        if wasCancelled { try container.encode(true, forKey: .wasCancelled) }
+        try container.encodeIfTrue(wasCancelled, forKey: .wasCancelled)
     }
 }
 
@@ -92,9 +93,9 @@ public struct SweptFile: Sendable, Hashable, Codable {
     /// The allocated bytes its removal freed (0 for a hard link whose data another name keeps).
     public var allocatedBytes: Int64
     /// Its last recorded access.
-    public var lastAccess: Date
+    public var lastAccessDate: Date
     /// Its last modification.
-    public var lastModification: Date
+    public var lastModificationDate: Date
     /// Why it was removed.
     public var reason: SweepReason
 
@@ -103,24 +104,24 @@ public struct SweptFile: Sendable, Hashable, Codable {
         pathBytes = candidate.path.bytes
         logicalBytes = candidate.freedLogical
         allocatedBytes = candidate.freedAllocated
-        lastAccess = Date(timeIntervalSince1970: candidate.access)
-        lastModification = Date(timeIntervalSince1970: candidate.modification)
+        lastAccessDate = Date(timeIntervalSince1970: candidate.access)
+        lastModificationDate = Date(timeIntervalSince1970: candidate.modification)
         reason = candidate.reason
     }
 
+    /// The JSON names: the properties' own, ``pathBytes`` written as `pathBase64` (see ``ReportedPath``).
     private enum CodingKeys: String, CodingKey {
-        case path, pathBase64, logicalBytes, allocatedBytes, reason
-        case lastAccess = "lastAccessDate", lastModification = "lastModificationDate"
+        case path, pathBase64, logicalBytes, allocatedBytes, lastAccessDate, lastModificationDate, reason
     }
 
-    /// Encodes `path`, and `pathBase64` only when the path is not valid UTF-8.
+    /// Encodes every property under its own name, and `pathBase64` only when the path is not UTF-8.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try ReportedPath.encode(text: path, bytes: pathBytes, path: .path, base64: .pathBase64, into: &container)
         try container.encode(logicalBytes, forKey: .logicalBytes)
         try container.encode(allocatedBytes, forKey: .allocatedBytes)
-        try container.encode(lastAccess, forKey: .lastAccess)
-        try container.encode(lastModification, forKey: .lastModification)
+        try container.encode(lastAccessDate, forKey: .lastAccessDate)
+        try container.encode(lastModificationDate, forKey: .lastModificationDate)
         try container.encode(reason, forKey: .reason)
     }
 
@@ -130,8 +131,8 @@ public struct SweptFile: Sendable, Hashable, Codable {
         (path, pathBytes) = try ReportedPath.decode(path: .path, base64: .pathBase64, from: container)
         logicalBytes = try container.decode(Int64.self, forKey: .logicalBytes)
         allocatedBytes = try container.decode(Int64.self, forKey: .allocatedBytes)
-        lastAccess = try container.decode(Date.self, forKey: .lastAccess)
-        lastModification = try container.decode(Date.self, forKey: .lastModification)
+        lastAccessDate = try container.decode(Date.self, forKey: .lastAccessDate)
+        lastModificationDate = try container.decode(Date.self, forKey: .lastModificationDate)
         reason = try container.decode(SweepReason.self, forKey: .reason)
     }
 }
@@ -141,18 +142,17 @@ public struct SweepRecord: Sendable, Hashable, Codable {
     /// When the sweep finished.
     public var date: Date
     /// Files it removed.
-    public var removedFiles: Int
+    public var removedFileCount: Int
     /// Allocated bytes it freed.
     public var freedAllocatedBytes: Int64
 }
 
 extension SweepRecord {
-    /// The JSON names, in the vocabulary of every Stowage report (`removedFileCount`).
-    private enum CodingKeys: String, CodingKey {
-        case date, freedAllocatedBytes
-        case removedFiles = "removedFileCount"
-        /// The name records written by earlier builds used.
-        case earlierRemovedFiles = "removedFiles"
+    /// The name records written by earlier builds used for ``removedFileCount``: still read,
+    /// since Stowage reads its own records back (the record is written under the properties'
+    /// own names, by the synthesized encoder).
+    private enum EarlierKeys: String, CodingKey {
+        case removedFiles
     }
 
     /// Decodes a record, also one written under the earlier name `removedFiles`.
@@ -160,15 +160,7 @@ extension SweepRecord {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         date = try container.decode(Date.self, forKey: .date)
         freedAllocatedBytes = try container.decode(Int64.self, forKey: .freedAllocatedBytes)
-        removedFiles = try container.decodeIfPresent(Int.self, forKey: .removedFiles)
-            ?? container.decode(Int.self, forKey: .earlierRemovedFiles)
-    }
-
-    /// Encodes the record under the current names.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(date, forKey: .date)
-        try container.encode(removedFiles, forKey: .removedFiles)
-        try container.encode(freedAllocatedBytes, forKey: .freedAllocatedBytes)
+        removedFileCount = try container.decodeIfPresent(Int.self, forKey: .removedFileCount)
+            ?? decoder.container(keyedBy: EarlierKeys.self).decode(Int.self, forKey: .removedFiles)
     }
 }

@@ -128,7 +128,7 @@ public struct Sweeper: Sendable {
         var report = try Removal.run(root: root, path: path, .limits(policy, measured: measured), dryRun: dryRun, now: now,
                                      operation: operation, reporter: reporter, cancellation: cancellation)
         if !dryRun, !report.wasCancelled {
-            let record = SweepRecord(date: now, removedFiles: report.removed.count, freedAllocatedBytes: report.freedAllocatedBytes)
+            let record = SweepRecord(date: now, removedFileCount: report.removed.count, freedAllocatedBytes: report.freedAllocatedBytes)
             do {
                 try AtomicWrite.write(try JSONEncoder.sweepRecord.encode(record), into: root, name: recordName,
                                       durable: false, protection: nil, keepingMarkers: false)

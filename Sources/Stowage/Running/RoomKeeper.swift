@@ -20,7 +20,7 @@ struct RoomKeeper {
     ///   failure is listed, and the copy goes on.
     func copy(to keepFolder: URL) throws -> KeptWrites {
         let keepPath = keepFolder.fileSystemPath
-        var kept = KeptWrites(folder: keepPath, fileCount: 0, folderCount: 0, linkCount: 0, copiedBytes: 0,
+        var kept = KeptWrites(folder: keepPath, fileCount: 0, folderCount: 0, symbolicLinkCount: 0, copiedBytes: 0,
                               removedPaths: [], skippedPaths: [])
         try Container.createFolders(atPath: keepPath)
         let upper = try layer.openFolder("upper")
@@ -89,7 +89,7 @@ extension KeptWrites {
             fileCount += 1
             copiedBytes += status.size
         case .folder: folderCount += 1
-        case .symbolicLink: linkCount += 1
+        case .symbolicLink: symbolicLinkCount += 1
         case .other:
             if status.isWhiteout { removedPaths.append(path.description) } else { skippedPaths.append(path.description) }
         }

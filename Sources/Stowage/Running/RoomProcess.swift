@@ -142,7 +142,7 @@ public final class RoomProcess: @unchecked Sendable {
         let room = Room(fileSystem: plan.fileSystem.name,
                         folders: covered.map(\.path),
                         hiddenMounts: setup.folders.indices.filter { skipped.contains($0) }.map { setup.folders[$0].path },
-                        availableBytes: figures.available, totalBytes: figures.total, blockSize: figures.blockSize,
+                        availableBytes: figures.available, totalBytes: figures.total, blockSizeBytes: figures.blockSize,
                         availableInodeCount: figures.availableInodes, isUserNamespace: child.isUserNamespace)
         do {
             // Before the command runs, so no signal is missed; a room whose signals would not
@@ -255,8 +255,8 @@ public final class RoomProcess: @unchecked Sendable {
                 let date = Date()
                 do {
                     let fill = try RoomLayer.drop(root: child.layer, to: dropBytes)
-                    outcome = .success(RoomDrop(date: date, availableBytesBefore: fill.availableBefore,
-                                                availableBytesAfter: fill.availableAfter))
+                    outcome = .success(RoomDrop(date: date, availableBytesBefore: fill.availableBytesBefore,
+                                                availableBytesAfter: fill.availableBytesAfter))
                 } catch let error as StowageError {
                     outcome = .failure(error)
                 } catch {

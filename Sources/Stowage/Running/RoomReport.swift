@@ -17,18 +17,13 @@ public struct Room: Sendable, Hashable, Codable {
     /// What `statvfs` reported in all (`f_blocks * f_frsize`): the room for tmpfs; for ext4 also
     /// its metadata and the fill that takes the rest of the image.
     public var totalBytes: Int64
-    /// `f_frsize`: the precision of the figures (`blockSizeBytes` in JSON).
-    public var blockSize: Int64
+    /// `f_frsize`: the precision of the figures.
+    public var blockSizeBytes: Int64
     /// The inodes left for the command (`f_favail`).
     public var availableInodeCount: Int64
     /// Whether the room is in a user namespace of its own (an ordinary user), rather than in a
     /// mount namespace alone (root).
     public var isUserNamespace: Bool
-
-    private enum CodingKeys: String, CodingKey {
-        case fileSystem, folders, hiddenMounts, availableBytes, totalBytes, availableInodeCount, isUserNamespace
-        case blockSize = "blockSizeBytes"
-    }
 }
 
 /// What happened to a command run in a room: how it ended, whether space dropped while it ran,
@@ -84,7 +79,7 @@ public struct KeptWrites: Sendable, Hashable, Codable {
     /// Folders copied, including those overlayfs copied up around a written file.
     public var folderCount: Int
     /// Symbolic links copied (as links).
-    public var linkCount: Int
+    public var symbolicLinkCount: Int
     /// The bytes of the files copied (`st_size`).
     public var copiedBytes: Int64
     /// Real items the command removed (overlayfs whiteouts), as absolute paths: nothing is

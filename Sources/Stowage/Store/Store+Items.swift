@@ -179,8 +179,8 @@ extension Store {
             try container.refuseSystemRoot(for: .clear)
             let path = try container.url(for: location).fileSystemPath
             guard let folder = try container.openFolder(of: location, create: false, operation: .clear) else {
-                return SweepReport(folder: path, dryRun: dryRun, removed: [], removedFolders: [], freedLogicalBytes: 0,
-                                   freedAllocatedBytes: 0, keptFiles: 0, keptAllocatedBytes: 0, pinnedFiles: 0, issues: [])
+                return SweepReport(folder: path, isDryRun: dryRun, removed: [], removedFolders: [], freedLogicalBytes: 0,
+                                   freedAllocatedBytes: 0, keptFileCount: 0, keptAllocatedBytes: 0, pinnedItemCount: 0, issues: [])
             }
             return try Removal.run(root: folder, path: path, .contents, dryRun: dryRun, operation: .clear,
                                                      reporter: reporter, cancellation: cancellation, location: location)

@@ -138,11 +138,11 @@ final class ScanEngine: @unchecked Sendable {
         for (index, totals) in itemTotals where breakdown[index].isFolder {
             breakdown[index].logicalBytes += totals.logicalBytes
             breakdown[index].allocatedBytes += totals.allocatedBytes
-            breakdown[index].files += totals.files
+            breakdown[index].fileCount += totals.fileCount
         }
         let byLogical = options.ranksByLogicalSize
         breakdown.sort { byLogical ? $0.logicalBytes > $1.logicalBytes : $0.allocatedBytes > $1.allocatedBytes }
-        return UsageReport(roots: rootTotals, total: total, hardLinksCountedOnce: hardLinksSkipped,
+        return UsageReport(roots: rootTotals, totals: total, skippedHardLinkCount: hardLinksSkipped,
                            largestFiles: largest.sorted(), breakdown: breakdown,
                            issues: issues.sorted { RawPath(bytes: $0.pathBytes) < RawPath(bytes: $1.pathBytes) },
                            wasCancelled: isCancelled)
@@ -269,7 +269,7 @@ final class ScanEngine: @unchecked Sendable {
                 if childDepth <= options.breakdownDepth {
                     childItems.append(register(UsageItem(pathBytes: childPath.bytes, depth: childDepth, isFolder: status.kind == .folder,
                                                          logicalBytes: status.size, allocatedBytes: status.allocatedSize,
-                                                         files: status.kind == .file ? 1 : 0)))
+                                                         fileCount: status.kind == .file ? 1 : 0)))
                 }
                 if status.kind == .file {
                     accumulator.largest.offer(path: childPath, status: status)
@@ -380,7 +380,7 @@ struct LargestFiles {
     /// Largest first; ties by path, so reports are stable.
     func sorted() -> [UsageItem] {
         entries.sorted { key($0) != key($1) ? key($0) > key($1) : $0.path < $1.path }
-            .map { UsageItem(pathBytes: $0.path.bytes, depth: 0, isFolder: false, logicalBytes: $0.logical, allocatedBytes: $0.allocated, files: 1) }
+            .map { UsageItem(pathBytes: $0.path.bytes, depth: 0, isFolder: false, logicalBytes: $0.logical, allocatedBytes: $0.allocated, fileCount: 1) }
     }
 }
 

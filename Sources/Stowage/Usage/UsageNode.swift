@@ -82,8 +82,8 @@ extension UsageReport {
             return UsageNode(item: item, children: sorted.map(node))
         }
         return roots.map { root in
-            node(UsageItem(path: root.path ?? "", depth: 0, isFolder: root.folders > 0, logicalBytes: root.logicalBytes,
-                           allocatedBytes: root.allocatedBytes, files: root.files))
+            node(UsageItem(path: root.path ?? "", depth: 0, isFolder: root.folderCount > 0, logicalBytes: root.logicalBytes,
+                           allocatedBytes: root.allocatedBytes, fileCount: root.fileCount))
         }
     }
 }

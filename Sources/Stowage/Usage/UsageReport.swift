@@ -9,10 +9,11 @@ public struct UsageReport: Sendable, Hashable, Codable {
     /// earlier one has zero figures and ``UsageTotals/alreadyCountedIn`` set.
     public var roots: [UsageTotals]
     /// Totals of all roots together: each folder and file once (a file hard-linked into two
-    /// roots, or a folder inside two roots given, counts once).
-    public var total: UsageTotals
+    /// roots, or a folder inside two roots given, counts once). ``LocationUsage/totals`` are
+    /// the same figures for one location's folder.
+    public var totals: UsageTotals
     /// Names skipped because their file was already counted under another hard link.
-    public var hardLinksCountedOnce: Int
+    public var skippedHardLinkCount: Int
     /// The largest files, largest first (by allocated bytes, or by logical bytes when the scan
     /// ranked by ``UsageOptions/ranksByLogicalSize``).
     public var largestFiles: [UsageItem]
@@ -33,39 +34,39 @@ public struct UsageReport: Sendable, Hashable, Codable {
     public var wasCancelled = false
 
     /// The logical bytes of all roots.
-    public var logicalBytes: Int64 { total.logicalBytes }
+    public var logicalBytes: Int64 { totals.logicalBytes }
     /// The allocated bytes of all roots.
-    public var allocatedBytes: Int64 { total.allocatedBytes }
+    public var allocatedBytes: Int64 { totals.allocatedBytes }
 }
 
 extension UsageReport {
+    /// The JSON names: the properties' own.
     private enum CodingKeys: String, CodingKey {
-        case roots, total, largestFiles, breakdown, issues, wasCancelled
-        case hardLinksCountedOnce = "skippedHardLinkCount"
+        case roots, totals, skippedHardLinkCount, largestFiles, breakdown, issues, wasCancelled
     }
 
     /// Decodes what ``encode(to:)`` wrote; `wasCancelled` is `false` when absent.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         roots = try container.decode([UsageTotals].self, forKey: .roots)
-        total = try container.decode(UsageTotals.self, forKey: .total)
-        hardLinksCountedOnce = try container.decode(Int.self, forKey: .hardLinksCountedOnce)
+        totals = try container.decode(UsageTotals.self, forKey: .totals)
+        skippedHardLinkCount = try container.decode(Int.self, forKey: .skippedHardLinkCount)
         largestFiles = try container.decode([UsageItem].self, forKey: .largestFiles)
         breakdown = try container.decode([UsageItem].self, forKey: .breakdown)
         issues = try container.decode([UsageIssue].self, forKey: .issues)
-        wasCancelled = try container.decodeIfPresent(Bool.self, forKey: .wasCancelled) ?? false
+        wasCancelled = try container.decodeFlag(forKey: .wasCancelled)
     }
 
-    /// Encodes every field, and `wasCancelled` only when it is `true`.
+    /// Encodes every property under its own name, and `wasCancelled` only when it is `true`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(roots, forKey: .roots)
-        try container.encode(total, forKey: .total)
-        try container.encode(hardLinksCountedOnce, forKey: .hardLinksCountedOnce)
+        try container.encode(totals, forKey: .totals)
+        try container.encode(skippedHardLinkCount, forKey: .skippedHardLinkCount)
         try container.encode(largestFiles, forKey: .largestFiles)
         try container.encode(breakdown, forKey: .breakdown)
         try container.encode(issues, forKey: .issues)
-        if wasCancelled { try container.encode(true, forKey: .wasCancelled) }
+        try container.encodeIfTrue(wasCancelled, forKey: .wasCancelled)
     }
 }
 
@@ -78,13 +79,13 @@ public struct UsageTotals: Sendable, Hashable, Codable {
     /// Sum of `st_blocks * 512`.
     public var allocatedBytes: Int64 = 0
     /// Regular files.
-    public var files = 0
+    public var fileCount = 0
     /// Folders, the root included.
-    public var folders = 0
+    public var folderCount = 0
     /// Symbolic links (counted, never followed unless asked).
-    public var symbolicLinks = 0
+    public var symbolicLinkCount = 0
     /// Devices, sockets and pipes.
-    public var others = 0
+    public var otherCount = 0
     /// For a root that an earlier root of the same scan already counted whole (it lies inside
     /// that root, or is that root given again): the earlier root's path. Its figures are then
     /// zero, and `du`, which counts everything once across its arguments, prints no line for it.
@@ -99,23 +100,17 @@ public struct UsageTotals: Sendable, Hashable, Codable {
     /// Empty totals for `path`.
     public init(path: String? = nil) { self.path = path }
 
-    /// The JSON names, in the vocabulary of every Stowage report: counts end in `Count`.
-    private enum CodingKeys: String, CodingKey {
-        case path, logicalBytes, allocatedBytes, alreadyCountedIn
-        case files = "fileCount", folders = "folderCount", symbolicLinks = "symbolicLinkCount", others = "otherCount"
-    }
-
-    /// Encodes every field; `path` is `null` for a sum over several roots, `alreadyCountedIn`
-    /// `null` unless an earlier root counted this one.
+    /// Encodes every property under its own name; `path` is `null` for a sum over several
+    /// roots, `alreadyCountedIn` `null` unless an earlier root counted this one.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(path, forKey: .path)
         try container.encode(logicalBytes, forKey: .logicalBytes)
         try container.encode(allocatedBytes, forKey: .allocatedBytes)
-        try container.encode(files, forKey: .files)
-        try container.encode(folders, forKey: .folders)
-        try container.encode(symbolicLinks, forKey: .symbolicLinks)
-        try container.encode(others, forKey: .others)
+        try container.encode(fileCount, forKey: .fileCount)
+        try container.encode(folderCount, forKey: .folderCount)
+        try container.encode(symbolicLinkCount, forKey: .symbolicLinkCount)
+        try container.encode(otherCount, forKey: .otherCount)
         try container.encode(alreadyCountedIn, forKey: .alreadyCountedIn)
     }
 
@@ -123,20 +118,20 @@ public struct UsageTotals: Sendable, Hashable, Codable {
         logicalBytes += status.size
         allocatedBytes += status.allocatedSize
         switch status.kind {
-        case .file: files += 1
-        case .folder: folders += 1
-        case .symbolicLink: symbolicLinks += 1
-        case .other: others += 1
+        case .file: fileCount += 1
+        case .folder: folderCount += 1
+        case .symbolicLink: symbolicLinkCount += 1
+        case .other: otherCount += 1
         }
     }
 
     mutating func add(_ other: UsageTotals) {
         logicalBytes += other.logicalBytes
         allocatedBytes += other.allocatedBytes
-        files += other.files
-        folders += other.folders
-        symbolicLinks += other.symbolicLinks
-        others += other.others
+        fileCount += other.fileCount
+        folderCount += other.folderCount
+        symbolicLinkCount += other.symbolicLinkCount
+        otherCount += other.otherCount
     }
 }
 
@@ -159,32 +154,31 @@ public struct UsageItem: Sendable, Hashable, Codable {
     /// Allocated bytes (of everything inside, for a folder).
     public var allocatedBytes: Int64
     /// Files inside (1 for a file).
-    public var files: Int
+    public var fileCount: Int
 
     /// An item at the path spelled by the bytes `pathBytes`.
-    init(pathBytes: [UInt8], depth: Int, isFolder: Bool, logicalBytes: Int64, allocatedBytes: Int64, files: Int) {
+    init(pathBytes: [UInt8], depth: Int, isFolder: Bool, logicalBytes: Int64, allocatedBytes: Int64, fileCount: Int) {
         path = ReportedPath.text(pathBytes)
         self.pathBytes = pathBytes
         self.depth = depth
         self.isFolder = isFolder
         self.logicalBytes = logicalBytes
         self.allocatedBytes = allocatedBytes
-        self.files = files
+        self.fileCount = fileCount
     }
 
     /// An item at `path` (its UTF-8 bytes).
-    init(path: String, depth: Int, isFolder: Bool, logicalBytes: Int64, allocatedBytes: Int64, files: Int) {
+    init(path: String, depth: Int, isFolder: Bool, logicalBytes: Int64, allocatedBytes: Int64, fileCount: Int) {
         self.init(pathBytes: Array(path.utf8), depth: depth, isFolder: isFolder, logicalBytes: logicalBytes,
-                  allocatedBytes: allocatedBytes, files: files)
+                  allocatedBytes: allocatedBytes, fileCount: fileCount)
     }
 
-    /// The JSON names, in the vocabulary of every Stowage report: counts end in `Count`.
+    /// The JSON names: the properties' own, ``pathBytes`` written as `pathBase64` (see ``ReportedPath``).
     private enum CodingKeys: String, CodingKey {
-        case path, pathBase64, depth, isFolder, logicalBytes, allocatedBytes
-        case files = "fileCount"
+        case path, pathBase64, depth, isFolder, logicalBytes, allocatedBytes, fileCount
     }
 
-    /// Encodes every field, and `pathBase64` only when the path is not UTF-8.
+    /// Encodes every property under its own name, and `pathBase64` only when the path is not UTF-8.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try ReportedPath.encode(text: path, bytes: pathBytes, path: .path, base64: .pathBase64, into: &container)
@@ -192,7 +186,7 @@ public struct UsageItem: Sendable, Hashable, Codable {
         try container.encode(isFolder, forKey: .isFolder)
         try container.encode(logicalBytes, forKey: .logicalBytes)
         try container.encode(allocatedBytes, forKey: .allocatedBytes)
-        try container.encode(files, forKey: .files)
+        try container.encode(fileCount, forKey: .fileCount)
     }
 
     /// Decodes what ``encode(to:)`` wrote.
@@ -203,7 +197,7 @@ public struct UsageItem: Sendable, Hashable, Codable {
         isFolder = try container.decode(Bool.self, forKey: .isFolder)
         logicalBytes = try container.decode(Int64.self, forKey: .logicalBytes)
         allocatedBytes = try container.decode(Int64.self, forKey: .allocatedBytes)
-        files = try container.decode(Int.self, forKey: .files)
+        fileCount = try container.decode(Int.self, forKey: .fileCount)
     }
 }
 
@@ -217,7 +211,7 @@ public struct UsageIssue: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Where it happened, byte for byte.
     public var pathBytes: [UInt8]
     /// The `errno` value of the system call that failed, or `nil` for a problem of another kind
-    /// (`0` in JSON).
+    /// (`null` in JSON, as in a command's error).
     public var errno: Errno?
     /// What happened, such as `permission denied; its contents were skipped`.
     public var message: String
@@ -242,27 +236,27 @@ public struct UsageIssue: Sendable, Hashable, Codable, CustomStringConvertible {
         case path, pathBase64, errno, message
     }
 
-    /// Encodes every field, and `pathBase64` only when the path is not UTF-8.
+    /// Encodes every property under its own name (`errno` as its number, `null` when there is
+    /// none), and `pathBase64` only when the path is not UTF-8.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try ReportedPath.encode(text: path, bytes: pathBytes, path: .path, base64: .pathBase64, into: &container)
-        try container.encode(errno?.rawValue ?? 0, forKey: .errno)
+        try container.encode(errno?.rawValue, forKey: .errno)
         try container.encode(message, forKey: .message)
     }
 
-    /// Decodes what ``encode(to:)`` wrote.
+    /// Decodes what ``encode(to:)`` wrote (and an `errno` of 0, as earlier versions wrote "none").
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         (path, pathBytes) = try ReportedPath.decode(path: .path, base64: .pathBase64, from: container)
-        let number = try container.decode(Int32.self, forKey: .errno)
-        errno = number == 0 ? nil : Errno(rawValue: number)
+        errno = try container.decodeIfPresent(Int32.self, forKey: .errno).flatMap { $0 == 0 ? nil : Errno(rawValue: $0) }
         message = try container.decode(String.self, forKey: .message)
     }
 }
 
 extension UsageIssue {
     /// The issue of `error` at `path`: a system call's `errno` and its description, or any
-    /// other error's text with `errno` 0.
+    /// other error's text with no `errno`.
     init(path: String, error: any Error) {
         self.init(pathBytes: Array(path.utf8), error: error)
     }

@@ -65,29 +65,39 @@ public struct UsageScanner: Sendable {
 }
 
 extension Container {
-    /// The usage of each location's folder, for a settings screen ("Cache: 123 MB") or the
-    /// `stowage` overview. A location whose folder does not exist yet has zero totals.
+    /// The usage of each location's folder, for a settings screen ("Cache: 123 MB"): the same
+    /// figures as ``StorageOverview/locations``, measured once, synchronously. A location whose
+    /// folder does not exist yet has zero totals.
     ///
     /// - Throws: as ``folderExists(for:)``.
     public func usage(of locations: [Location] = Location.standard, options: UsageOptions = UsageOptions()) throws
         -> [LocationUsage] {
         try locations.map { location in
-            let url = try url(for: location)
+            let path = try url(for: location).fileSystemPath
             guard try folderExists(for: location) else {
-                return LocationUsage(location: location, totals: UsageTotals(path: url.fileSystemPath), issues: [])
+                return LocationUsage(location: location, path: path, exists: false, totals: UsageTotals(path: path), issues: [])
             }
-            let report = UsageScanner(options: options).scan([url])
-            return LocationUsage(location: location, totals: report.total, issues: report.issues)
+            let report = UsageScanner(options: options).scan([URL(filePath: path, directoryHint: .isDirectory)])
+            return LocationUsage(location: location, path: path, exists: true, totals: report.totals, issues: report.issues)
         }
     }
 }
 
-/// The usage of one location of a container.
-public struct LocationUsage: Sendable, Hashable {
+/// The usage of one location of a container: what ``Container/usage(of:options:)`` measures
+/// and ``StorageOverview/locations`` shows.
+public struct LocationUsage: Sendable, Hashable, Identifiable {
     /// The location.
     public var location: Location
-    /// Sizes and counts of everything in its folder, the folder itself included.
+    /// Its folder.
+    public var path: String
+    /// Whether the folder exists yet.
+    public var exists: Bool
+    /// Sizes and counts of everything in its folder, the folder itself included (zero when it
+    /// does not exist).
     public var totals: UsageTotals
-    /// Folders inside that could not be read.
+    /// Folders inside that could not be read (their contents are not counted).
     public var issues: [UsageIssue]
+
+    /// The location, which identifies the row.
+    public var id: Location { location }
 }

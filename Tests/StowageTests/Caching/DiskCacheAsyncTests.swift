@@ -77,7 +77,7 @@ struct DiskCacheAsyncTests {
         #expect(cancelled, "cancelled while removing")
         #expect(removed >= 100 && removed < 12_000)
         #expect(disk.files == 12_000 - removed, "exactly what it reported is gone")
-        #expect(cache.count == disk.files && cache.totalAllocatedSize == disk.allocatedBytes)
+        #expect(cache.count == disk.files && cache.allocatedBytes == disk.allocatedBytes)
         print("removeAll cancelled: removed \(report.removed.count) of 12,000 entries")
     }
 

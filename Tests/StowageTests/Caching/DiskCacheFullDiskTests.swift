@@ -30,7 +30,7 @@ struct DiskCacheFullDiskTests {
         #expect(try cache.data(for: "e0") == nil, "the least recently used entry made room")
         #expect(try cache.data(for: "e7") == Data(repeating: 7, count: 6000), "the most recently used stayed")
         let disk = try CacheFolder.entries(in: url)
-        #expect(cache.count == disk.files && cache.totalAllocatedSize == disk.allocatedBytes)
+        #expect(cache.count == disk.files && cache.allocatedBytes == disk.allocatedBytes)
 
         // More than all the cache holds: evicting everything is not enough.
         let error = expectStowageError(.noSpace) { try cache.set(Data(count: 1 << 20), for: "too big to fit") }
@@ -40,7 +40,7 @@ struct DiskCacheFullDiskTests {
         let after = try CacheFolder.entries(in: url)
         #expect(after.files == disk.files, "a write that cannot fit evicts nothing: \(after.files) of \(disk.files) entries left")
         let reopened = try DiskCache(folder: url, limits: DiskCache.Limits(memoryCapacity: 0))
-        #expect(reopened.count == after.files && reopened.totalAllocatedSize == after.allocatedBytes)
+        #expect(reopened.count == after.files && reopened.allocatedBytes == after.allocatedBytes)
 
         // An empty cache on a full volume has nothing to give: noSpace at once.
         let empty = try DiskCache(folder: url.appending(path: "../empty-cache"), limits: DiskCache.Limits(memoryCapacity: 0))

@@ -13,8 +13,8 @@ struct DiskCacheSharingTests {
         let disk = try CacheFolder.entries(in: folder)
         #expect(cache.count == disk.files, "\(label): the index counts \(cache.count) entries, the folder holds \(disk.files)",
                 sourceLocation: sourceLocation)
-        #expect(cache.totalAllocatedSize == disk.allocatedBytes,
-                "\(label): the index counts \(cache.totalAllocatedSize) bytes, the folder holds \(disk.allocatedBytes)",
+        #expect(cache.allocatedBytes == disk.allocatedBytes,
+                "\(label): the index counts \(cache.allocatedBytes) bytes, the folder holds \(disk.allocatedBytes)",
                 sourceLocation: sourceLocation)
     }
 

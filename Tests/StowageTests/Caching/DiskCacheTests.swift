@@ -42,12 +42,12 @@ struct DiskCacheTests {
         var largest: Int64 = 0
         for index in 0..<10_000 {
             try cache.set(Data(count: 1000 + index % 3000), for: "key-\(index)")
-            largest = max(largest, cache.totalAllocatedSize)
+            largest = max(largest, cache.allocatedBytes)
         }
         #expect(largest <= limit, "the limit holds after every write")
         #expect(cache.sweepCount < 200, "the low watermark keeps sweeps rare: \(cache.sweepCount)")
         let onDisk = try entryFiles(in: folder.file("cache"))
-        #expect(cache.totalAllocatedSize == onDisk.allocated, "index = the entry files on disk")
+        #expect(cache.allocatedBytes == onDisk.allocated, "index = the entry files on disk")
         #expect(cache.count == onDisk.count)
         #expect(try cache.data(for: "key-9999") != nil, "the newest entries survive")
         #expect(try cache.data(for: "key-0") == nil)
@@ -96,7 +96,7 @@ struct DiskCacheTests {
         #expect(reopened.count == 20)
         try reopened.sweep()
         #expect(reopened.count == 19)
-        #expect(reopened.totalAllocatedSize == 19 * 8192)
+        #expect(reopened.allocatedBytes == 19 * 8192)
         try folder.write("garbage", to: "cache/\(fanOut)/\(name)")
         #expect(try reopened.data(for: "k3") == nil, "a corrupt entry is a miss, and is removed")
         #expect(!folder.exists("cache/\(fanOut)/\(name)"))

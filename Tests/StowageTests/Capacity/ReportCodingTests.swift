@@ -23,18 +23,18 @@ struct ReportCodingTests {
     @Test("FillProgress: remainingSeconds is null until there is a rate; round trip")
     func fillProgress() throws {
         let progress = FillProgress(filledBytes: 1, availableBytes: 2, targetAvailableBytes: 0, bytesPerSecond: 0,
-                                    secondsRemaining: nil, elapsedSeconds: 0.5)
+                                    remainingSeconds: nil, elapsedSeconds: 0.5)
         #expect(try Self.object(progress)["remainingSeconds"] is NSNull)
         #expect(try JSONDecoder().decode(FillProgress.self, from: JSONEncoder().encode(progress)) == progress)
     }
 
     @Test("SweepRecord: written as removedFileCount, and a record written under the earlier name still reads")
     func sweepRecord() throws {
-        let record = SweepRecord(date: Date(timeIntervalSince1970: 1_000), removedFiles: 3, freedAllocatedBytes: 4096)
+        let record = SweepRecord(date: Date(timeIntervalSince1970: 1_000), removedFileCount: 3, freedAllocatedBytes: 4096)
         #expect(try Self.object(record)["removedFileCount"] as? Int == 3)
         #expect(try JSONDecoder().decode(SweepRecord.self, from: JSONEncoder().encode(record)) == record)
         let earlier = Data(#"{"date": 1000, "removedFiles": 3, "freedAllocatedBytes": 4096}"#.utf8)
-        #expect(try JSONDecoder().decode(SweepRecord.self, from: earlier).removedFiles == 3)
+        #expect(try JSONDecoder().decode(SweepRecord.self, from: earlier).removedFileCount == 3)
     }
 
     static func object(_ value: some Encodable) throws -> [String: Any] {

@@ -21,10 +21,10 @@ struct UsageFiguresTests {
         let folder = TestFolder()
         let statistics = try statistics(important: 0, opportunistic: 0, in: folder)
         let capacity = VolumeCapacity(statistics: statistics, path: folder.path, reclaimable: 4096, simulated: nil)
-        #expect(capacity.availableForImportantUsage == min(statistics.total, statistics.available + 4096))
-        #expect(capacity.availableForOpportunisticUsage
+        #expect(capacity.availableForImportantUsageBytes == min(statistics.total, statistics.available + 4096))
+        #expect(capacity.availableForOpportunisticUsageBytes
             == max(0, statistics.available - VolumeCapacity.headroom(forTotal: statistics.total)))
-        #expect(capacity.availableForImportantUsage > 0)
+        #expect(capacity.availableForImportantUsageBytes > 0)
     }
 
     @Test("the system's figures are kept when its important figure is not 0, a 0 opportunistic figure included")
@@ -32,8 +32,8 @@ struct UsageFiguresTests {
         let folder = TestFolder()
         let statistics = try statistics(important: 123_456_789, opportunistic: 0, in: folder)
         let capacity = VolumeCapacity(statistics: statistics, path: folder.path, reclaimable: 4096, simulated: nil)
-        #expect(capacity.availableForImportantUsage == 123_456_789)
-        #expect(capacity.availableForOpportunisticUsage == 0)
+        #expect(capacity.availableForImportantUsageBytes == 123_456_789)
+        #expect(capacity.availableForOpportunisticUsageBytes == 0)
     }
 
     @Test("on a full volume the system's 0 stands, even where Stowage's own figure would count reclaimable space")
@@ -61,9 +61,9 @@ struct UsageFiguresTests {
     func simulatedIgnoresSystem() throws {
         let folder = TestFolder()
         let statistics = try statistics(important: 123_456_789, opportunistic: 99, in: folder)
-        let simulated = SimulatedCapacity.Figures(available: 1000, total: 10_000)
+        let simulated = SimulatedCapacity.Figures(availableBytes: 1000, totalBytes: 10_000)
         let capacity = VolumeCapacity(statistics: statistics, path: folder.path, reclaimable: 24, simulated: simulated)
-        #expect(capacity.availableForImportantUsage == 1024)
-        #expect(capacity.availableForOpportunisticUsage == 0)
+        #expect(capacity.availableForImportantUsageBytes == 1024)
+        #expect(capacity.availableForOpportunisticUsageBytes == 0)
     }
 }

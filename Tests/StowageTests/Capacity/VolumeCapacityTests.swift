@@ -25,18 +25,18 @@ struct CapacityTests {
             try Data(repeating: 7, count: 1 << 20).write(to: volume.url.appending(path: "one-mib"))
             let capacity = try VolumeCapacity.forVolume(containing: volume.url)
             let df = try CapacityTests.df(volume.path)
-            #expect(capacity.total == 16 << 20)
-            #expect(capacity.total == df.total)
-            #expect(capacity.available == df.available)
-            #expect(capacity.available == (16 << 20) - (1 << 20))
-            #expect(capacity.used == 1 << 20)
+            #expect(capacity.totalBytes == 16 << 20)
+            #expect(capacity.totalBytes == df.total)
+            #expect(capacity.availableBytes == df.available)
+            #expect(capacity.availableBytes == (16 << 20) - (1 << 20))
+            #expect(capacity.usedBytes == 1 << 20)
             #expect(capacity.fileSystemType == "tmpfs")
             #expect(capacity.mountPoint == volume.path)
-            #expect(capacity.blockSize == 4096)
+            #expect(capacity.blockSizeBytes == 4096)
             #expect(!capacity.isSimulated)
-            #expect(capacity.availableForImportantUsage == capacity.available, "a plain path has nothing reclaimable")
-            #expect(capacity.availableForOpportunisticUsage
-                == capacity.available - VolumeCapacity.headroom(forTotal: 16 << 20))
+            #expect(capacity.availableForImportantUsageBytes == capacity.availableBytes, "a plain path has nothing reclaimable")
+            #expect(capacity.availableForOpportunisticUsageBytes
+                == capacity.availableBytes - VolumeCapacity.headroom(forTotal: 16 << 20))
         }
 
         @Test("headroom is 15% of the volume, at most 4 GiB")
@@ -59,9 +59,9 @@ struct CapacityTests {
                                                                    volume.path + "/Library/Caches", volume.path + "/tmp"])
             let counted = du.output.split(separator: "\n").compactMap { Int64($0.split(separator: "\t")[0]) }
             // du counts the folders' own blocks too; Stowage counts what is inside them.
-            #expect(capacity.reclaimable == 4096 * 25 + 4096 * 2)
-            #expect(counted.reduce(0, +) >= capacity.reclaimable)
-            #expect(capacity.availableForImportantUsage == capacity.available + capacity.reclaimable)
+            #expect(capacity.reclaimableBytes == 4096 * 25 + 4096 * 2)
+            #expect(counted.reduce(0, +) >= capacity.reclaimableBytes)
+            #expect(capacity.availableForImportantUsageBytes == capacity.availableBytes + capacity.reclaimableBytes)
         }
 
         @Test("a missing path is notFound naming it")
@@ -80,10 +80,10 @@ struct CapacityTests {
                 try VolumeCapacity.forVolume(containing: folder.url)
             }
             #expect(capacity.isSimulated)
-            #expect(capacity.available == 200_000_000)
-            #expect(capacity.total == 1_000_000_000)
-            #expect(capacity.used == 800_000_000)
-            #expect(capacity.availableForOpportunisticUsage == 200_000_000 - 150_000_000)
+            #expect(capacity.availableBytes == 200_000_000)
+            #expect(capacity.totalBytes == 1_000_000_000)
+            #expect(capacity.usedBytes == 800_000_000)
+            #expect(capacity.availableForOpportunisticUsageBytes == 200_000_000 - 150_000_000)
             #expect(try !VolumeCapacity.forVolume(containing: folder.url).isSimulated, "only inside the scope")
         }
 
@@ -92,9 +92,9 @@ struct CapacityTests {
             let folder = TestFolder()
             let outer = SimulatedCapacity.install(available: 5_000)
             let inner = SimulatedCapacity.install(available: 1_000)
-            #expect(try VolumeCapacity.forVolume(containing: folder.url).available == 1_000)
+            #expect(try VolumeCapacity.forVolume(containing: folder.url).availableBytes == 1_000)
             inner.remove()
-            #expect(try VolumeCapacity.forVolume(containing: folder.url).available == 5_000)
+            #expect(try VolumeCapacity.forVolume(containing: folder.url).availableBytes == 5_000)
             outer.remove()
             outer.remove()
             #expect(try !VolumeCapacity.forVolume(containing: folder.url).isSimulated)
@@ -104,7 +104,7 @@ struct CapacityTests {
         func environment() throws {
             let figures = try SimulatedCapacity.current(environment: ["STOWAGE_SIMULATED_AVAILABLE": "200MB",
                                                                       "STOWAGE_SIMULATED_TOTAL": "1GiB"])
-            #expect(figures == SimulatedCapacity.Figures(available: 200_000_000, total: 1 << 30))
+            #expect(figures == SimulatedCapacity.Figures(availableBytes: 200_000_000, totalBytes: 1 << 30))
             #expect(try SimulatedCapacity.current(environment: [:]) == nil)
             let error = expectStowageError(.invalidArgument) {
                 try SimulatedCapacity.current(environment: ["STOWAGE_SIMULATED_AVAILABLE": "lots"])

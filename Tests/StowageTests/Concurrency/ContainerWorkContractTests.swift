@@ -124,7 +124,7 @@ struct ContainerWorkContractTests {
         // then the findings: caches (5) and documents (3).
         #expect(values.last?.items == 21 && values.last?.bytes == 21 * 4096)
         #expect(zip(values, values.dropFirst()).allSatisfy { $0.items <= $1.items })
-        #expect(report.purgeableUnderPressure.map(\.files) == [5, 5] && !report.wasCancelled)
+        #expect(report.purgeableUnderPressure.map(\.fileCount) == [5, 5] && !report.wasCancelled)
     }
 
     @Test("audit cancelled from its first report returns what it found until then, marked cancelled")
@@ -154,7 +154,7 @@ struct ContainerWorkContractTests {
         let values = log.values
         #expect(log.allOutsideTasks)
         #expect(values.allSatisfy { $0.phase == .removing && $0.expectedBytes == fill.filledBytes })
-        #expect(values.first?.items == 0 && values.last?.items == report.removedFiles && report.removedFiles == fill.files)
+        #expect(values.first?.items == 0 && values.last?.items == report.removedFileCount && report.removedFileCount == fill.fileCount)
         #expect(values.last?.bytes == report.releasedBytes && !report.wasCancelled)
         #expect(try FillFolder(in: volume.url).status() == nil)
     }
@@ -174,10 +174,10 @@ struct ContainerWorkContractTests {
         task.cancel()
         gate.open()
         let report = try await task.value
-        #expect(report.wasCancelled && report.removedFiles == 0 && report.remainingBytes == fill.filledBytes)
-        #expect(try FillFolder(in: volume.url).status()?.files == fill.files)
+        #expect(report.wasCancelled && report.removedFileCount == 0 && report.remainingBytes == fill.filledBytes)
+        #expect(try FillFolder(in: volume.url).status()?.fileCount == fill.fileCount)
         let rest = try FillFolder(in: volume.url).release()
-        #expect(rest.removedFiles == fill.files && rest.releasedBytes == fill.filledBytes && !rest.wasCancelled)
+        #expect(rest.removedFileCount == fill.fileCount && rest.releasedBytes == fill.filledBytes && !rest.wasCancelled)
         #expect(try FillFolder(in: volume.url).status() == nil)
     }
 

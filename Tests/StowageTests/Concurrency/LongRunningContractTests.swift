@@ -50,15 +50,15 @@ struct LongRunningContractTests {
         gate.open()
         let report = try await task.value
         #expect(report.wasCancelled)
-        #expect(report.total.folders == 51, "the root and its 50 folders, read before the cancellation")
-        #expect(report.total.files == 0, "no folder was read after it")
+        #expect(report.totals.folderCount == 51, "the root and its 50 folders, read before the cancellation")
+        #expect(report.totals.fileCount == 0, "no folder was read after it")
     }
 
     @Test("a fill cancelled from its first progress report returns what it filled, marked cancelled and releasable")
     func fillCancellationReturnsPartialReport() async throws {
         let folder = TestFolder()
         let volume = try ScratchVolume.mount(size: "64m", in: folder)
-        let before = try VolumeCapacity.forVolume(containing: volume.url).available
+        let before = try VolumeCapacity.forVolume(containing: volume.url).availableBytes
         let plan = FillPlan(volume: volume.url, goal: .leaving(0), method: .zeros, chunkSize: 64 << 10)
         let gate = FirstCallGate()
         let task = Task { try await Filler(plan: plan).fill(progressInterval: .zero) { _ in gate.pass() } }
@@ -69,10 +69,10 @@ struct LongRunningContractTests {
         #expect(report.wasCancelled && report.ending == .cancelled)
         #expect(report.filledBytes == 64 << 10, "one chunk, then the cancellation")
         let status = try #require(try FillFolder(in: volume.url).status())
-        #expect(status.files == report.files)
+        #expect(status.fileCount == report.fileCount)
         try FillFolder(in: volume.url).release()
         #expect(try FillFolder(in: volume.url).status() == nil)
-        #expect(try VolumeCapacity.forVolume(containing: volume.url).available <= before)
+        #expect(try VolumeCapacity.forVolume(containing: volume.url).availableBytes <= before)
     }
 
     @Test("a sweep cancelled from its first removal returns exactly what it removed, marked cancelled, and records nothing")
@@ -92,7 +92,7 @@ struct LongRunningContractTests {
         let report = try await task.value
         #expect(report.wasCancelled)
         #expect(report.removed.count == 1, "one file, then the cancellation")
-        #expect(report.keptFiles == 19)
+        #expect(report.keptFileCount == 19)
         #expect(Self.fileCount(cache) == 19)
         #expect(!FileManager.default.fileExists(atPath: cache + "/" + report.removed[0].path))
         #expect(try Sweeper.lastSweep(of: folder.file("cache")) == nil, "a cancelled sweep writes no record")
@@ -138,7 +138,7 @@ struct LongRunningContractTests {
         #expect(log.allOutsideTasks, "called on a scanning thread, never on a task of the cooperative pool")
         #expect(values.allSatisfy { $0.phase == .scanning })
         #expect(zip(values, values.dropFirst()).allSatisfy { $0.items <= $1.items && $0.elapsed <= $1.elapsed })
-        #expect(last.items == report.total.files + report.total.folders - 1, "every entry below the root")
+        #expect(last.items == report.totals.fileCount + report.totals.folderCount - 1, "every entry below the root")
         var root = stat()
         lstat(folder.path + "/tree", &root)
         #expect(last.bytes == report.allocatedBytes - Int64(root.st_blocks) * 512)
@@ -157,8 +157,8 @@ struct LongRunningContractTests {
         #expect(log.allOutsideTasks, "called on the filling thread, never on a task of the cooperative pool")
         #expect(values.count >= 2, "after the first chunk, and with the report's figures")
         #expect(values.allSatisfy { $0.phase == .filling && $0.availableBytes != nil && $0.expectedBytes != nil })
-        #expect(last.bytes == report.filledBytes && last.items == report.files)
-        #expect(last.availableBytes == report.availableAfter)
+        #expect(last.bytes == report.filledBytes && last.items == report.fileCount)
+        #expect(last.availableBytes == report.availableBytesAfter)
         let figures = try #require(FillProgress(last))
         #expect(figures.targetAvailableBytes == report.targetAvailableBytes)
         #expect(figures.filledBytes == report.filledBytes)
@@ -274,6 +274,6 @@ final class ProgressLog: @unchecked Sendable {
         let report = try await Sweeper(policy: SweepPolicy(maximumCount: 0)).sweep(URL(filePath: root), dryRun: true) { _ in }
         #expect(report.removed.count == 1 && report.removed.first?.path.hasSuffix("/d/f") == true)
         let usage = try await UsageScanner().scan([URL(filePath: root)]) { _ in }
-        #expect(usage.total.files == 1)
+        #expect(usage.totals.fileCount == 1)
     }
 }

@@ -96,7 +96,7 @@ struct FillReleaseSafetyTests {
     func statusIgnoresUnmarkedFile() throws {
         let setup = try Self.fillAndAddStranger()
         let status = try #require(try FillFolder(in: setup.volume.url).status())
-        #expect(status.files == 1, "only the fill's own file")
+        #expect(status.fileCount == 1, "only the fill's own file")
         #expect(status.allocatedBytes == setup.ownAllocated, "the stranger's bytes are not counted")
     }
 
@@ -104,7 +104,7 @@ struct FillReleaseSafetyTests {
     func releaseLeavesUnmarkedFile() throws {
         let setup = try Self.fillAndAddStranger()
         let report = try FillFolder(in: setup.volume.url).release()
-        #expect(report.removedFiles == 1)
+        #expect(report.removedFileCount == 1)
         #expect(try Data(contentsOf: URL(filePath: setup.fillPath)) == setup.stranger)
     }
 
@@ -112,7 +112,7 @@ struct FillReleaseSafetyTests {
     func releaseAmountLeavesUnmarkedFile() throws {
         let setup = try Self.fillAndAddStranger()
         let report = try FillFolder(in: setup.volume.url).release(amount: 100_000)
-        #expect(report.shrunkFiles == 1 && report.removedFiles == 0, "the fill's own file is shrunk instead")
+        #expect(report.shrunkFileCount == 1 && report.removedFileCount == 0, "the fill's own file is shrunk instead")
         #expect(try Data(contentsOf: URL(filePath: setup.fillPath)) == setup.stranger)
     }
 
@@ -120,7 +120,7 @@ struct FillReleaseSafetyTests {
     func otherFillsMarkerIsRefused() throws {
         let setup = try Self.fillAndAddStranger()
         try Self.mark(setup.fillPath, with: Array("another-fill".utf8))
-        #expect(try FillFolder(in: setup.volume.url).status()?.files == 1)
+        #expect(try FillFolder(in: setup.volume.url).status()?.fileCount == 1)
         try FillFolder(in: setup.volume.url).release()
         #expect(try Data(contentsOf: URL(filePath: setup.fillPath)) == setup.stranger)
     }
@@ -139,9 +139,9 @@ struct FillReleaseSafetyTests {
             "files": [["name": "fill-000001", "device": UInt64(status.st_dev), "inode": UInt64(status.st_ino)]],
         ]
         try JSONSerialization.data(withJSONObject: manifest).write(to: URL(filePath: fillPath + "/" + FillManifest.fileName))
-        #expect(try FillFolder(in: volume.url).status()?.files == 1)
+        #expect(try FillFolder(in: volume.url).status()?.fileCount == 1)
         let report = try FillFolder(in: volume.url).release()
-        #expect(report.removedFiles == 1)
+        #expect(report.removedFileCount == 1)
         #expect(!FileManager.default.fileExists(atPath: fillPath))
     }
 
@@ -193,7 +193,7 @@ struct FillReleaseSafetyTests {
         try Self.addEntry("../keep.txt", for: victim, in: fillPath)
 
         let report = try FillFolder(in: volume.url).release()
-        #expect(report.removedFiles == 1 && report.remainingBytes == 0, "\(report)")
+        #expect(report.removedFileCount == 1 && report.remainingBytes == 0, "\(report)")
         #expect(try Data(contentsOf: URL(filePath: victim)) == kept)
         #expect(!FileManager.default.fileExists(atPath: fillPath))
     }
@@ -214,7 +214,7 @@ struct FillReleaseSafetyTests {
         }
         let report = try TestProbe.$installed.withValue(probe) { try FillFolder(in: volume.url).release() }
         #expect(probe.hits(of: .fillReleaseChosen) == 1)
-        #expect(report.removedFiles == 0 && report.releasedBytes == 0, "\(report)")
+        #expect(report.removedFileCount == 0 && report.releasedBytes == 0, "\(report)")
         #expect(try Data(contentsOf: URL(filePath: fillPath + "/fill-000001")) == replacement)
     }
 
@@ -227,11 +227,11 @@ struct FillReleaseSafetyTests {
         try #require(link(victim, fillPath + "/fill-000002") == 0)
         try Self.addEntry("fill-000002", for: victim, in: fillPath)
 
-        #expect(try FillFolder(in: volume.url).status()?.files == 1, "the link is not the fill's")
+        #expect(try FillFolder(in: volume.url).status()?.fileCount == 1, "the link is not the fill's")
         let partial = try FillFolder(in: volume.url).release(amount: 4096)
-        #expect(partial.shrunkFiles == 1 && partial.removedFiles == 0, "the fill's own file is shrunk: \(partial)")
+        #expect(partial.shrunkFileCount == 1 && partial.removedFileCount == 0, "the fill's own file is shrunk: \(partial)")
         let rest = try FillFolder(in: volume.url).release()
-        #expect(rest.removedFiles == 1 && rest.remainingBytes == 0, "\(rest)")
+        #expect(rest.removedFileCount == 1 && rest.remainingBytes == 0, "\(rest)")
         #expect(try Data(contentsOf: URL(filePath: victim)) == kept)
         #expect(FileManager.default.fileExists(atPath: fillPath + "/fill-000002"), "the link is left alone")
     }
@@ -255,11 +255,11 @@ struct FillReleaseSafetyTests {
 
         let report = try FillFolder(in: volume.url).release(amount: amount)
         if amount == nil {
-            #expect(report.removedFiles == 1 && report.availableAfter > 0, "\(report)")
+            #expect(report.removedFileCount == 1 && report.availableBytesAfter > 0, "\(report)")
             #expect(!FileManager.default.fileExists(atPath: fillPath))
         } else {
             // Nothing to free, so no room for the rebuilt manifest: not a failure of the release.
-            #expect(report.removedFiles == 0 && report.releasedBytes == 0 && report.remainingBytes > 0, "\(report)")
+            #expect(report.removedFileCount == 0 && report.releasedBytes == 0 && report.remainingBytes > 0, "\(report)")
         }
     }
 
@@ -268,8 +268,8 @@ struct FillReleaseSafetyTests {
         let filled = try Self.filled(consuming: 4_000_000)
         try #require(truncate(filled.fillPath + "/" + FillManifest.fileName, 0) == 0, "an empty manifest is a damaged one")
         let report = try FillFolder(in: filled.volume.url).release(amount: 4096)
-        #expect(report.shrunkFiles == 1 && report.removedFiles == 0, "\(report)")
-        #expect(try FillFolder(in: filled.volume.url).status()?.files == 1, "status reads the saved manifest")
+        #expect(report.shrunkFileCount == 1 && report.removedFileCount == 0, "\(report)")
+        #expect(try FillFolder(in: filled.volume.url).status()?.fileCount == 1, "status reads the saved manifest")
     }
 
     @Test("a fill never continues a file with another name (a hard link to a file elsewhere), and starts its own")
@@ -349,9 +349,9 @@ struct FillReleaseSafetyTests {
         try #require(descriptor >= 0)
         close(descriptor)
         let status = try #require(try FillFolder(in: filled.volume.url).status())
-        #expect(status.files == 1 && status.foreignEntries == ["fill-00000\u{FFFD}"], "\(status)")
+        #expect(status.fileCount == 1 && status.foreignEntries == ["fill-00000\u{FFFD}"], "\(status)")
         let report = try FillFolder(in: filled.volume.url).release()
-        #expect(report.removedFiles == 1, "\(report)")
+        #expect(report.removedFileCount == 1, "\(report)")
         let left = try FileManager.default.contentsOfDirectory(atPath: filled.fillPath)
         #expect(left.count == 1, "only the stranger's file is left: \(left)")
     }
@@ -361,7 +361,7 @@ struct FillReleaseSafetyTests {
         let setup = try Self.fillAndAddStranger()
         let fifo = (setup.fillPath as NSString).deletingLastPathComponent + "/fill-000099"
         try #require(mkfifo(fifo, 0o600) == 0)
-        #expect(try FillFolder(in: setup.volume.url).status()?.files == 1)
+        #expect(try FillFolder(in: setup.volume.url).status()?.fileCount == 1)
         try FillFolder(in: setup.volume.url).release()
         var status = stat()
         #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)

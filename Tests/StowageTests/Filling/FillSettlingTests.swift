@@ -26,7 +26,7 @@ struct FillSettlingTests {
 
     /// Whether `available` is within one block above the report's target.
     static func isAtGoal(_ available: Int64, _ report: FillReport) -> Bool {
-        available >= report.targetAvailableBytes && available < report.targetAvailableBytes + report.blockSize
+        available >= report.targetAvailableBytes && available < report.targetAvailableBytes + report.blockSizeBytes
     }
 
     // MARK: The definition of settled
@@ -80,7 +80,7 @@ struct FillSettlingTests {
         let report = try Filler(plan: FillPlan(volume: volume.url, goal: .leaving(100_000_000), method: method)).fill()
         let after = try Self.settledAvailable(volume)
         #expect(report.targetAvailableBytes == 100_003_840)
-        #expect(report.availableAfter == after, "reported \(report.availableAfter), settled \(after)")
+        #expect(report.availableBytesAfter == after, "reported \(report.availableBytesAfter), settled \(after)")
         #expect(Self.isAtGoal(after, report), "available \(after), target \(report.targetAvailableBytes)")
         #expect(report.ending == .goalReached)
         try FillFolder(in: volume.url).release()
@@ -92,12 +92,12 @@ struct FillSettlingTests {
         let volume = try ScratchVolume.mountXFS(megabytes: 400, in: folder.url)
         let fill = try Filler(plan: FillPlan(volume: volume.url, goal: .leaving(100_000_000), method: .zeros)).fill()
         let part = try FillFolder(in: volume.url).release(amount: 50_000_000)
-        #expect(part.availableAfter == (try Self.settledAvailable(volume)))
-        #expect(part.availableAfter >= fill.availableAfter + 50_000_000, "\(part)")
+        #expect(part.availableBytesAfter == (try Self.settledAvailable(volume)))
+        #expect(part.availableBytesAfter >= fill.availableBytesAfter + 50_000_000, "\(part)")
         let rest = try FillFolder(in: volume.url).release()
         let after = try Self.settledAvailable(volume)
-        #expect(rest.availableAfter == after, "reported \(rest.availableAfter), settled \(after)")
-        #expect(after == fill.availableBefore, "the fill's space back, to the byte")
+        #expect(rest.availableBytesAfter == after, "reported \(rest.availableBytesAfter), settled \(after)")
+        #expect(after == fill.availableBytesBefore, "the fill's space back, to the byte")
     }
 
     @Test("a hold released on XFS returns once the volume counts the space it gave back")
@@ -105,10 +105,10 @@ struct FillSettlingTests {
         let folder = TestFolder()
         let volume = try ScratchVolume.mountXFS(megabytes: 400, in: folder.url)
         let hold = try Filler(plan: FillPlan(volume: volume.url, goal: .leaving(100_000_000), method: .zeros)).hold()
-        #expect(hold.isUnnamed && hold.report.ending == .goalReached && hold.report.availableAfter == 100_003_840, "\(hold.report)")
+        #expect(hold.isUnnamed && hold.report.ending == .goalReached && hold.report.availableBytesAfter == 100_003_840, "\(hold.report)")
         try hold.release()
         let now = try OpenFile.openFolder(atPath: volume.path, followingLinks: true).spaceFigures().available
-        #expect(now == hold.report.availableBefore, "available \(now) right after the release")
+        #expect(now == hold.report.availableBytesBefore, "available \(now) right after the release")
     }
 
     // MARK: btrfs
@@ -128,7 +128,7 @@ struct FillSettlingTests {
             let reports = try await [first, second]
             let after = try Self.settledAvailable(volume)
             for report in reports where report.ending == .goalReached {
-                #expect(Self.isAtGoal(report.availableAfter, report), "round \(round): \(report)")
+                #expect(Self.isAtGoal(report.availableBytesAfter, report), "round \(round): \(report)")
             }
             if reports.allSatisfy({ $0.ending == .goalReached }) {
                 #expect(Self.isAtGoal(after, reports[0]), "round \(round): both claim the goal, available \(after)")
@@ -154,7 +154,7 @@ struct FillSettlingTests {
         #expect(wrote)
         let after = try Self.settledAvailable(volume)
         #expect(report.ending == .goalMissed)
-        #expect(report.availableAfter == after && after < report.targetAvailableBytes, "\(report)")
+        #expect(report.availableBytesAfter == after && after < report.targetAvailableBytes, "\(report)")
         #expect(report.filledBytes == 0, "the fill gave back everything it had filled")
     }
 }

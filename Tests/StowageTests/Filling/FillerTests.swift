@@ -45,17 +45,17 @@ struct FillerTests {
         #expect(report.targetAvailableBytes == (goal + after.blockSize - 1) / after.blockSize * after.blockSize)
         #expect(abs(after.available - report.targetAvailableBytes) < after.blockSize,
                 "available \(after.available), target \(report.targetAvailableBytes), block \(after.blockSize)")
-        #expect(report.availableAfter == after.available)
+        #expect(report.availableBytesAfter == after.available)
         #expect(report.filledBytes > 40_000_000)
         let status = try #require(try FillFolder(in: volume.url).status())
-        #expect(status.files == report.files && status.files >= 1)
-        #expect(status.availableBefore == report.availableBefore)
+        #expect(status.fileCount == report.fileCount && status.fileCount >= 1)
+        #expect(status.availableBytesBefore == report.availableBytesBefore)
         #expect(status.foreignEntries.isEmpty && !status.isFilling)
         try FillFolder(in: volume.url).release()
         #expect(try FillFolder(in: volume.url).status() == nil)
         #expect(!FileManager.default.fileExists(atPath: volume.path + "/" + FillFolder.name))
-        let released = try Self.available(volume, settlingAt: report.availableBefore)
-        #expect(abs(released - report.availableBefore) <= 4 * after.blockSize, "released \(released), before \(report.availableBefore)")
+        let released = try Self.available(volume, settlingAt: report.availableBytesBefore)
+        #expect(abs(released - report.availableBytesBefore) <= 4 * after.blockSize, "released \(released), before \(report.availableBytesBefore)")
     }
 
     @Test("leaving nothing fills the last block too (tmpfs allocates a whole range or none of it)", arguments: VolumeKind.allCases)
@@ -73,12 +73,12 @@ struct FillerTests {
         let volume = try Self.mount(kind, in: folder)
         let first = try Filler(plan: FillPlan(volume: volume.url, goal: .leavingPercent(50))).fill()
         let total = try Self.figures(volume).total
-        #expect(abs(first.availableAfter - total / 2) <= first.blockSize)
+        #expect(abs(first.availableBytesAfter - total / 2) <= first.blockSizeBytes)
         let second = try Filler(plan: FillPlan(volume: volume.url, goal: .leavingPercent(10))).fill()
-        #expect(abs(second.availableAfter - total / 10) <= second.blockSize)
-        #expect(second.files == 0, "the second fill extends the first one's file")
+        #expect(abs(second.availableBytesAfter - total / 10) <= second.blockSizeBytes)
+        #expect(second.fileCount == 0, "the second fill extends the first one's file")
         let status = try #require(try FillFolder(in: volume.url).status())
-        #expect(status.availableBefore == first.availableBefore, "the manifest keeps the available bytes before the first fill")
+        #expect(status.availableBytesBefore == first.availableBytesBefore, "the manifest keeps the available bytes before the first fill")
     }
 
     @Test("consuming takes exactly that many bytes, rounded up to whole blocks", arguments: VolumeKind.allCases)
@@ -88,7 +88,7 @@ struct FillerTests {
         let before = try Self.figures(volume)
         let report = try Filler(plan: FillPlan(volume: volume.url, goal: .consuming(20_000_001), method: .zeros)).fill()
         let consumed = (20_000_001 + before.blockSize - 1) / before.blockSize * before.blockSize
-        #expect(report.targetAvailableBytes == report.availableBefore - consumed)
+        #expect(report.targetAvailableBytes == report.availableBytesBefore - consumed)
         #expect(abs(try Self.figures(volume).available - report.targetAvailableBytes) < before.blockSize)
     }
 
@@ -122,7 +122,7 @@ struct FillerTests {
         #expect(report.ending == .volumeFull)
         #expect(report.filledBytes == 0)
         let status = try #require(try FillFolder(in: volume.url).status())
-        #expect(status.files == 0)
+        #expect(status.fileCount == 0)
         try FillFolder(in: volume.url).release()
         #expect(try FillFolder(in: volume.url).status() == nil)
     }
@@ -154,11 +154,11 @@ struct FillerTests {
         let report = try await task.value
         #expect(report.ending == .cancelled && report.wasCancelled)
         #expect(report.filledBytes == 64 << 10, "one chunk, then the cancellation")
-        #expect(report.availableAfter > 0, "stopped before the volume was full")
+        #expect(report.availableBytesAfter > 0, "stopped before the volume was full")
         let status = try #require(try FillFolder(in: volume.url).status())
         var manifest = stat()
         lstat(volume.path + "/" + FillFolder.name + "/" + FillManifest.fileName, &manifest)
-        #expect(status.allocatedBytes + Int64(manifest.st_blocks) * 512 == before - report.availableAfter,
+        #expect(status.allocatedBytes + Int64(manifest.st_blocks) * 512 == before - report.availableBytesAfter,
                 "the manifest names every byte filled")
         try FillFolder(in: volume.url).release()
         let after = try Self.available(volume, settlingAt: before)
@@ -172,12 +172,12 @@ struct FillerTests {
         let volume = try Self.mount(.tmpfs, in: folder)
         let report = try Filler(plan: FillPlan(volume: volume.url, goal: .consuming(30_000_000))).fill()
         let released = try FillFolder(in: volume.url).release(amount: 5_000_000)
-        #expect(released.releasedBytes >= 5_000_000 && released.releasedBytes < 5_000_000 + report.blockSize)
-        #expect(released.availableAfter - released.availableBefore == released.releasedBytes)
-        #expect(released.shrunkFiles == 1 && released.removedFiles == 0)
+        #expect(released.releasedBytes >= 5_000_000 && released.releasedBytes < 5_000_000 + report.blockSizeBytes)
+        #expect(released.availableBytesAfter - released.availableBytesBefore == released.releasedBytes)
+        #expect(released.shrunkFileCount == 1 && released.removedFileCount == 0)
         let rest = try FillFolder(in: volume.url).release()
-        #expect(rest.removedFiles == 1 && rest.remainingBytes == 0)
-        #expect(try Self.available(volume, settlingAt: report.availableBefore) == report.availableBefore)
+        #expect(rest.removedFileCount == 1 && rest.remainingBytes == 0)
+        #expect(try Self.available(volume, settlingAt: report.availableBytesBefore) == report.availableBytesBefore)
     }
 
     @Test("a fill file that cannot be removed: release fails naming it, forgets only what it removed, and a later release finishes")
@@ -203,13 +203,13 @@ struct FillerTests {
         let named = try #require(try FillReleaseSafetyTests.manifest(in: fillPath).json["files"] as? [[String: Any]])
         #expect(named.compactMap { $0["name"] as? String }.sorted() == ["fill-000001", "fill-000002"],
                 "the manifest names the files left, and only them: \(named)")
-        #expect(try FillFolder(in: volume.url).status()?.files == 2)
+        #expect(try FillFolder(in: volume.url).status()?.fileCount == 2)
 
         immutable = nil
         let rest = try FillFolder(in: volume.url).release()
-        #expect(rest.removedFiles == 2 && rest.remainingBytes == 0)
+        #expect(rest.removedFileCount == 2 && rest.remainingBytes == 0)
         #expect(!FileManager.default.fileExists(atPath: fillPath))
-        #expect(try Self.available(volume, settlingAt: report.availableBefore) == report.availableBefore)
+        #expect(try Self.available(volume, settlingAt: report.availableBytesBefore) == report.availableBytesBefore)
         _ = immutable
     }
 
@@ -226,7 +226,7 @@ struct FillerTests {
         try FileManager.default.removeItem(atPath: fillPath + "/fill-000001")
         try Data("replacement".utf8).write(to: URL(filePath: fillPath + "/fill-000001"))
         let status = try #require(try FillFolder(in: volume.url).status())
-        #expect(status.files == 0)
+        #expect(status.fileCount == 0)
         #expect(status.foreignEntries == ["fill-000001", "fill-000099", "notes.txt"], "the replaced file is not the fill's")
         try FillFolder(in: volume.url).release()
         #expect(try String(contentsOfFile: fillPath + "/notes.txt", encoding: .utf8) == "keep")
@@ -244,7 +244,7 @@ struct FillerTests {
         let error = try #require(expectStowageError(.decodingFailed) { _ = try FillFolder(in: volume.url).status() })
         #expect(error.path == manifest)
         try FillFolder(in: volume.url).release()
-        #expect(try Self.available(volume, settlingAt: report.availableBefore) == report.availableBefore)
+        #expect(try Self.available(volume, settlingAt: report.availableBytesBefore) == report.availableBytesBefore)
     }
 
     @Test("a marked fill file the manifest does not name yet (a power loss before it was written back) is still released")
@@ -256,9 +256,9 @@ struct FillerTests {
         var manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any])
         manifest["files"] = []
         try JSONSerialization.data(withJSONObject: manifest).write(to: manifestURL)
-        #expect(try FillFolder(in: volume.url).status()?.files == 1)
+        #expect(try FillFolder(in: volume.url).status()?.fileCount == 1)
         try FillFolder(in: volume.url).release()
-        #expect(try Self.available(volume, settlingAt: report.availableBefore) == report.availableBefore)
+        #expect(try Self.available(volume, settlingAt: report.availableBytesBefore) == report.availableBytesBefore)
     }
 
     @Test("holding fills with unnamed files whose space returns when released")
@@ -348,7 +348,7 @@ struct FillerTests {
                     _ = FileManager.default.createFile(atPath: intruder, contents: Data(count: 12 << 20))
                 }
             }
-        #expect(report.availableAfter < report.targetAvailableBytes, "\(report)")
+        #expect(report.availableBytesAfter < report.targetAvailableBytes, "\(report)")
         #expect(!targets.values.isEmpty)
         #expect(Set(targets.values) == [report.targetAvailableBytes], "\(targets.values) vs \(report.targetAvailableBytes)")
         try FillFolder(in: volume.url).release()

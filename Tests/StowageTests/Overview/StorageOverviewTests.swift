@@ -16,7 +16,7 @@ struct StorageOverviewTests {
     }
 
     /// What `stowage usage` counts for `url` (the synchronous scan).
-    static func scanned(_ url: URL) -> UsageTotals { UsageScanner().scan([url]).total }
+    static func scanned(_ url: URL) -> UsageTotals { UsageScanner().scan([url]).totals }
 
     @Test("each location's figures equal a usage scan of its folder; capacity and reclaimable are the container's")
     @MainActor func figuresEqualUsage() async throws {
@@ -31,14 +31,14 @@ struct StorageOverviewTests {
             if figures.exists {
                 #expect(figures.totals == Self.scanned(url), "\(figures.location)")
             } else {
-                #expect(figures.totals.allocatedBytes == 0 && figures.totals.files == 0)
+                #expect(figures.totals.allocatedBytes == 0 && figures.totals.fileCount == 0)
             }
         }
-        #expect(model.figures(of: .caches)?.totals.files == 40)
-        #expect(model.figures(of: .preferences)?.exists == false)
+        #expect(model.usage(of: .caches)?.totals.fileCount == 40)
+        #expect(model.usage(of: .preferences)?.exists == false)
         let capacity = try await container.capacity(of: .documents)
-        #expect(model.reclaimableBytes == capacity.reclaimable && model.reclaimableBytes > 0)
-        let documents = try #require(model.figures(of: .documents))
+        #expect(model.reclaimableBytes == capacity.reclaimableBytes && model.reclaimableBytes > 0)
+        let documents = try #require(model.usage(of: .documents))
         #expect(model.formattedSize(of: .documents) == ByteCount(documents.totals.allocatedBytes).formatted(.decimal))
         #expect(!model.isRefreshing && model.progress == nil && model.refreshed != nil)
     }
@@ -48,11 +48,11 @@ struct StorageOverviewTests {
         let folder = TestFolder()
         let model = try populatedModel(folder)
         try await model.refresh()
-        let documents = model.figures(of: .documents)
+        let documents = model.usage(of: .documents)
         let report = try await model.clear(.caches)
         #expect(report.removed.count == 40 && !report.wasCancelled)
-        #expect(model.figures(of: .caches)?.totals.files == 0)
-        #expect(model.figures(of: .documents) == documents)
+        #expect(model.usage(of: .caches)?.totals.fileCount == 0)
+        #expect(model.usage(of: .documents) == documents)
         #expect(folder.exists("container/Documents/notes.txt"))
         #expect(model.clearing == nil && model.progress == nil)
     }
@@ -89,7 +89,7 @@ struct StorageOverviewTests {
             #expect(report.removed.count == 60)
         }
         #expect(probe.hits(of: .overviewMeasured) == 3, "the refresh, the clear's own measurement, the refresh again")
-        #expect(model.figures(of: .caches)?.totals.files == 0, "\(String(describing: model.figures(of: .caches)))")
+        #expect(model.usage(of: .caches)?.totals.fileCount == 0, "\(String(describing: model.usage(of: .caches)))")
     }
 
     @Test("a second clear while one runs is busy, names the one under way, and removes nothing")
@@ -140,7 +140,7 @@ struct StorageOverviewTests {
         let took = ContinuousClock.now - began
         gaps.refreshing = false
         await ticker.value
-        #expect((model.figures(of: .caches)?.totals.files ?? 0) >= 20_000)
+        #expect((model.usage(of: .caches)?.totals.fileCount ?? 0) >= 20_000)
         // A walk on the main actor would hold it for the whole refresh: no turn in between. The
         // longest gap is a figure, not an assertion (other main-actor tests share it in a full
         // run): 5.4 ms alone here, printed on every run; a frame is 16.7 ms at 60 Hz.
@@ -165,7 +165,7 @@ struct StorageOverviewTests {
         clearing.cancel()  // before it starts: the clear removes nothing
         let report = try await clearing.value
         #expect(report.wasCancelled && report.removed.isEmpty)
-        #expect(model.figures(of: .caches)?.totals.files == 45, "the caches as they are now, not as the refresh saw them")
+        #expect(model.usage(of: .caches)?.totals.fileCount == 45, "the caches as they are now, not as the refresh saw them")
     }
 
     @Test("a cancelled refresh keeps the figures from before")
@@ -178,7 +178,7 @@ struct StorageOverviewTests {
         #expect(model.locations.isEmpty && model.capacity == nil && model.refreshed == nil)
         #expect(!model.isRefreshing)
         try await model.refresh()
-        #expect(model.figures(of: .caches)?.totals.files == 40)
+        #expect(model.usage(of: .caches)?.totals.fileCount == 40)
     }
 
     @Test("a relief cancelled in the middle stops before its next file, within 100 ms, and reports exactly what it removed")

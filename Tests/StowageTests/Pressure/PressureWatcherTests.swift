@@ -19,7 +19,7 @@ struct PressureWatcherTests {
     func idleChecksWalkNothing() throws {
         let folder = TestFolder()
         let (volume, store) = try Self.populatedStore(in: folder)
-        let real = try VolumeCapacity.forVolume(containing: volume.url).available
+        let real = try VolumeCapacity.forVolume(containing: volume.url).availableBytes
         let watcher = PressureWatcher(container: store.container, threshold: 1, interval: .seconds(1))
         let counter = TestProbe()
         let events = try TestProbe.$installed.withValue(counter) {
@@ -71,22 +71,22 @@ struct PressureWatcherTests {
         let space = try TestProbe.$installed.withValue(counter) { try container.availableSpace(of: .documents) }
         #expect(counter.count(.usageScan) + counter.count(.fileTreeWalk) == 0)
         let capacity = try container.capacity(of: .documents)
-        #expect(space == AvailableSpace(available: capacity.available, isSimulated: false))
-        #expect(space.available == (16 << 20) - 4096 * 9, "tmp, five caches, the document and CACHEDIR.TAG")
+        #expect(space == AvailableSpace(availableBytes: capacity.availableBytes, isSimulated: false))
+        #expect(space.availableBytes == (16 << 20) - 4096 * 9, "tmp, five caches, the document and CACHEDIR.TAG")
 
         // Simulated: the figures, clamped to the simulated total as capacity(of:) clamps them.
         for (available, total) in [(1_000_000, nil), (2_000_000, 3_000_000), (9_000_000, 3_000_000)] as [(Int64, Int64?)] {
             try SimulatedCapacity.withFigures(available: ByteCount(available), total: total.map { ByteCount($0) }) {
                 let simulated = try container.availableSpace()
                 let capacity = try container.capacity()
-                #expect(simulated == AvailableSpace(available: capacity.available, isSimulated: true))
-                #expect(simulated.available == min(available, total ?? .max))
+                #expect(simulated == AvailableSpace(availableBytes: capacity.availableBytes, isSimulated: true))
+                #expect(simulated.availableBytes == min(available, total ?? .max))
             }
         }
 
         // A location whose folder does not exist yet: the nearest existing folder is measured.
         let fresh = Container(root: volume.url.appending(path: "not/made/yet", directoryHint: .isDirectory))
-        #expect(try fresh.availableSpace(of: .caches).available == capacity.available)
+        #expect(try fresh.availableSpace(of: .caches).availableBytes == capacity.availableBytes)
     }
 
     @Test("relieve(toAvailable:) measures without a scan too")

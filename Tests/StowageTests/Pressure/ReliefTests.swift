@@ -16,7 +16,7 @@ struct ReliefTests {
         try store.mark("maps.pack", in: .applicationSupport, .purgeable)
         let capacity = try store.container.capacity()
         // Pretend 4 KiB are available and ask for 4 + 8 (tmp) + 8 (two caches) KiB.
-        let report = try SimulatedCapacity.withFigures(available: 4096, total: ByteCount(capacity.total)) {
+        let report = try SimulatedCapacity.withFigures(available: 4096, total: ByteCount(capacity.totalBytes)) {
             try store.container.relieve(toAvailable: 4096 + 16_384, dryRun: false)
         }
         #expect(report.isSimulated)
@@ -28,14 +28,14 @@ struct ReliefTests {
         #expect(try store.exists("precious.doc", in: .documents))
         #expect(try store.exists("maps.pack", in: .applicationSupport))
 
-        let more = try SimulatedCapacity.withFigures(available: 0, total: ByteCount(capacity.total)) {
+        let more = try SimulatedCapacity.withFigures(available: 0, total: ByteCount(capacity.totalBytes)) {
             try store.container.relieve(toAvailable: 4 * 4096 + 4096, dryRun: true)
         }
         #expect(more.steps.filter { !$0.report.removed.isEmpty }.map(\.location) == ["caches", "applicationSupport"])
         #expect(more.steps.last?.report.removed.map(\.path) == ["maps.pack"], "purgeable files go last")
         #expect(!more.steps.contains { $0.location == "documents" && !$0.report.removed.isEmpty }, "unmarked documents never go")
         #expect(try store.exists("c4", in: .caches), "a dry run removes nothing")
-        let none = try SimulatedCapacity.withFigures(available: 1_000_000, total: ByteCount(capacity.total)) {
+        let none = try SimulatedCapacity.withFigures(available: 1_000_000, total: ByteCount(capacity.totalBytes)) {
             try store.container.relieve(toAvailable: 1000)
         }
         #expect(none.steps.isEmpty && none.neededBytes == 0)

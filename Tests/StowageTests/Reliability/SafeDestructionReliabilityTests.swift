@@ -46,7 +46,7 @@ struct SafeDestructionReliabilityTests {
         #expect(error?.reason?.contains(path) == true, "the error names the link: \(String(describing: error))")
         try SimulatedCapacity.withFigures(available: 0) {
             let relief = try scene.container.relieve(toAvailable: 1_000_000_000)
-            #expect(relief.skipped.contains { $0.path.hasPrefix(path) }, "\(relief.skipped)")
+            #expect(relief.issues.contains { $0.path.hasPrefix(path) }, "\(relief.issues)")
             _ = try scene.container.audit()
             _ = try scene.container.capacity()
         }
@@ -183,15 +183,15 @@ struct SafeDestructionReliabilityTests {
         try scene.store.mark("keep", in: .caches, .pinned)
         let caches = URL(filePath: scene.root + "/Library/Caches")
         let sweep = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: 0, maximumAge: 0)).sweep(caches, now: Date() + 10)
-        #expect(sweep.removed.map(\.path) == ["old/a.bin"] && sweep.pinnedFiles == 1)
+        #expect(sweep.removed.map(\.path) == ["old/a.bin"] && sweep.pinnedItemCount == 1)
         _ = try SimulatedCapacity.withFigures(available: 0) {
             try scene.container.relieve(toAvailable: 1_000_000_000)
         }
         // Named itself, a pinned folder still protects what it holds.
         let named = try Sweeper(policy: SweepPolicy(maximumAge: 0)).sweep(caches.appending(path: "keep"), now: Date() + 10)
-        #expect(named.removed.isEmpty && named.pinnedFiles == 1)
+        #expect(named.removed.isEmpty && named.pinnedItemCount == 1)
         let clear = try scene.store.clear(.caches)
-        #expect(clear.pinnedFiles == 1)
+        #expect(clear.pinnedItemCount == 1)
         #expect(try scene.store.retrieve(Data.self, from: "keep/inner/a.bin", in: .caches).count == 4096)
     }
 
@@ -322,11 +322,11 @@ struct SafeDestructionReliabilityTests {
         for index in 0..<8 { try store.save(Data(repeating: 6, count: 65536), to: "c\(index).bin", in: .caches) }
         try store.save(Data(repeating: 7, count: 4096), to: "t.bin", in: .temporary)
         try fillVolume(volume.path + "/filler")
-        #expect(try VolumeCapacity.forVolume(containing: volume.url).available == 0)
+        #expect(try VolumeCapacity.forVolume(containing: volume.url).availableBytes == 0)
         let report = try container.relieve(toAvailable: 200_000)
         #expect(report.isSatisfied, "\(report)")
         #expect(report.steps.map(\.location) == ["temporary", "caches"])
-        #expect(try VolumeCapacity.forVolume(containing: volume.url).available >= 200_000)
+        #expect(try VolumeCapacity.forVolume(containing: volume.url).availableBytes >= 200_000)
         // A sweep of a full volume frees first; its record, if it cannot be written, is an issue.
         try fillVolume(volume.path + "/filler2")
         let caches = try container.url(for: .caches)

@@ -29,7 +29,7 @@ struct PinAboveRootTests {
             #expect(report.removed.isEmpty, "\(start): \(report.removed.map(\.path))")
             #expect(report.issues.isEmpty, "\(report.issues)")
         }
-        #expect(try sweeper.sweep(folder.file("pinned/sub"), now: Date().addingTimeInterval(3600)).pinnedFiles == 2)
+        #expect(try sweeper.sweep(folder.file("pinned/sub"), now: Date().addingTimeInterval(3600)).pinnedItemCount == 2)
         #expect(folder.exists("pinned/sub/a") && folder.exists("pinned/sub/b") && folder.exists("pinned/x/y/deep/c"))
     }
 
@@ -51,7 +51,7 @@ struct PinAboveRootTests {
         try store.save(Data(count: 4096), to: "scratch.bin", in: .temporary)
         try pin(folder.file("container"))
         let cleared = try store.clear(.caches)
-        #expect(cleared.removed.isEmpty && cleared.pinnedFiles >= 1, "\(cleared.removed.map(\.path))")
+        #expect(cleared.removed.isEmpty && cleared.pinnedItemCount >= 1, "\(cleared.removed.map(\.path))")
         #expect(try store.exists("cached.bin", in: .caches))
         let relief = try folder.container().relieve(toAvailable: Int64.max / 2, dryRun: false)
         #expect(relief.freedAllocatedBytes == 0, "\(relief.steps.map { $0.report.removed.map(\.path) })")

@@ -43,7 +43,7 @@ struct SweepEngineTests {
         let report = try Sweeper(policy: SweepPolicy(maximumAge: 7 * 3600)).sweep(caches, now: base.addingTimeInterval(10 * 3600))
         #expect(names(report) == ["f2"])
         #expect(report.removed.allSatisfy { $0.reason == .age })
-        #expect(report.pinnedFiles == 2)
+        #expect(report.pinnedItemCount == 2)
         #expect(try store.exists("f0", in: .caches) && store.exists("f1", in: .caches))
     }
 
@@ -109,7 +109,7 @@ struct SweepEngineTests {
         #expect(try Data(contentsOf: caches.appending(path: "f1")).prefix(7) == Data("changed".utf8))
         let kept = report.issues.filter { $0.message.contains("changed since it was chosen; kept") }.map(\.path).sorted()
         #expect(kept == [caches.fileSystemPath + "/f0", caches.fileSystemPath + "/f1"], "\(report.issues)")
-        #expect(report.keptFiles == 4)
+        #expect(report.keptFileCount == 4)
     }
 
     @Test("a victim removed by someone else after it was chosen is neither an error nor reported removed")

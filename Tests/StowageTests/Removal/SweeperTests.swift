@@ -33,14 +33,14 @@ struct SweeperTests {
         let report = try Sweeper(policy: policy).sweep(cache, now: base.addingTimeInterval(86_400))
         #expect(names(report) == ["f0", "f1", "f2", "f3", "f4", "f5"], "10 blocks down to 4: the six least recently used")
         #expect(report.freedAllocatedBytes == 6 * Self.block)
-        #expect(report.keptFiles == 4)
+        #expect(report.keptFileCount == 4)
         #expect(report.keptAllocatedBytes == 4 * Self.block)
         #expect(report.removed.allSatisfy { $0.reason == .size })
         #expect(try FileManager.default.contentsOfDirectory(atPath: cache.fileSystemPath).sorted()
             == [".stowage-last-sweep", "f6", "f7", "f8", "f9"])
         let again = try Sweeper(policy: policy).sweep(cache, now: base.addingTimeInterval(86_400))
         #expect(again.removed.isEmpty, "hysteresis: under the limit, the next sweep has nothing to do")
-        #expect(try Sweeper.lastSweep(of: cache)?.removedFiles == 0)
+        #expect(try Sweeper.lastSweep(of: cache)?.removedFileCount == 0)
     }
 
     @Test("among 200 files in a random order, exactly the least recently used go, however the folder lists them",
@@ -125,7 +125,7 @@ struct SweeperTests {
         #expect(FileManager.default.createFile(atPath: caches + "/" + reserved, contents: Data(count: 4096)))
         let report = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: 0)).sweep(folder.file("container/Library/Caches"))
         #expect(report.removed.count == 5)
-        #expect(report.pinnedFiles == 1)
+        #expect(report.pinnedItemCount == 1)
         #expect(try store.exists("f0", in: .caches))
         #expect(try folder.read("outside/keep") == "outside")
         #expect(folder.exists("container/Library/Caches/link") && folder.exists("container/Library/Caches/file-link"))

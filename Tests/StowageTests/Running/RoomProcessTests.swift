@@ -342,7 +342,7 @@ struct RoomProcessTests {
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: fixture.folder.file(base + "/folder/link").fileSystemPath) == "file.txt")
         #expect(!fixture.folder.exists(base + "/gone.txt"))
         #expect(kept.removedPaths == [fixture.realPath + "/gone.txt"])
-        #expect(kept.fileCount == 2 && kept.folderCount == 1 && kept.linkCount == 1)
+        #expect(kept.fileCount == 2 && kept.folderCount == 1 && kept.symbolicLinkCount == 1)
         #expect(kept.copiedBytes == 7 + 7, "\(kept)")
         #expect(try fixture.folder.read("real/old.txt") == "old", "the real file is unchanged")
     }

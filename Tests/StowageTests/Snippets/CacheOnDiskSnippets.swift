@@ -37,7 +37,7 @@ struct CacheOnDiskSnippets {
         let cache = try DiskCache(name: "thumbnails", in: Container(root: testFolder),
                                   limits: DiskCache.Limits(maximumCount: 100, memoryCapacity: 0))
         try cache.set(Data(count: 4096), for: "a")   // the synchronous form
-        print(cache.count, cache.totalAllocatedSize > 0)   // 1 true
+        print(cache.count, cache.allocatedBytes > 0)   // 1 true
         let report = try cache.removeAll()           // what it removed, as a SweepReport
         print(report.removed.count, cache.count)     // 1 0
         // end snippet

@@ -12,8 +12,8 @@ struct CapacityAndSimulationSnippets {
         // snippet CapacityAndSimulation/measure
         let capacity = try container.capacity(of: .documents)   // the volume holding Documents
         print(capacity.mountPoint ?? "?", capacity.fileSystemType ?? "?")           // / ext4
-        print(ByteCount(capacity.available).formatted(), "of", ByteCount(capacity.total).formatted())
-        print(ByteCount(capacity.reclaimable).formatted(), "more that relief could free")
+        print(ByteCount(capacity.availableBytes).formatted(), "of", ByteCount(capacity.totalBytes).formatted())
+        print(ByteCount(capacity.reclaimableBytes).formatted(), "more that relief could free")
         // end snippet
         return printed
     }
@@ -21,7 +21,7 @@ struct CapacityAndSimulationSnippets {
     static func availableSpace(container: Container, showLowStorageBanner: () -> Void) throws {
         // snippet CapacityAndSimulation/available-space
         let space = try container.availableSpace(of: .caches)   // one statvfs
-        if space.available < 200_000_000 { showLowStorageBanner() }
+        if space.availableBytes < 200_000_000 { showLowStorageBanner() }
         // end snippet
     }
 
@@ -30,7 +30,7 @@ struct CapacityAndSimulationSnippets {
         func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
         // snippet CapacityAndSimulation/mounted
         for volume in try VolumeCapacity.mountedVolumes().volumes {
-            print(volume.mountPoint, volume.kind, ByteCount(volume.capacity.available).formatted())
+            print(volume.mountPoint, volume.kind, ByteCount(volume.capacity.availableBytes).formatted())
         }
         // end snippet
         return printed
@@ -55,7 +55,7 @@ struct CapacityAndSimulationSnippets {
         // snippet CapacityAndSimulation/simulated-headroom
         try SimulatedCapacity.withFigures(available: 20_000_000) {   // the real disk's total, and headroom
             let capacity = try container.capacity(of: .caches)
-            print(capacity.available, capacity.availableForOpportunisticUsage)   // 20000000 0
+            print(capacity.availableBytes, capacity.availableForOpportunisticUsageBytes)   // 20000000 0
         }
         // end snippet
         return printed
@@ -117,7 +117,7 @@ struct CapacityAndSimulationSnippets {
     func headroom() throws {
         let folder = TestFolder("snippet-headroom")
         let container = folder.container()
-        let realTotal = try VolumeCapacity.forVolume(containing: folder.url).total
+        let realTotal = try VolumeCapacity.forVolume(containing: folder.url).totalBytes
         let printed = try Self.headroom(container: container)
         let expected = max(0, 20_000_000 - VolumeCapacity.headroom(forTotal: realTotal))
         #expect(printed == ["20000000 \(expected)"])
@@ -130,7 +130,7 @@ struct CapacityAndSimulationSnippets {
         let store = folder.store()
         try SimulatedCapacity.withFigures(available: 20_000_000, total: 100_000_000) {
             let capacity = try store.container.capacity(of: .caches)
-            #expect(capacity.availableForOpportunisticUsage == 5_000_000)
+            #expect(capacity.availableForOpportunisticUsageBytes == 5_000_000)
         }
         try Self.simulated(store: store)
         #expect(try !store.exists("prefetch.bin", in: .caches))
@@ -142,7 +142,7 @@ struct CapacityAndSimulationSnippets {
     func readmeSimulated() throws {
         let folder = TestFolder("snippet-readme-simulated")
         let store = folder.store()
-        let realTotal = try VolumeCapacity.forVolume(containing: folder.url).total
+        let realTotal = try VolumeCapacity.forVolume(containing: folder.url).totalBytes
         guard VolumeCapacity.headroom(forTotal: realTotal) >= 50_000_000 else {
             print("readmeSimulated: the test folder's volume (\(realTotal) bytes) keeps less than 50 MB free; nothing to show")
             return

@@ -12,7 +12,7 @@ struct FillingAVolumeSnippets {
         // snippet FillingAVolume/fill
         let plan = FillPlan(volume: scratch, goal: .leaving(100_000_000))   // any path on the volume
         let report = try Filler(plan: plan).fill()
-        print(report.ending, report.availableAfter)   // goalReached 100003840: 100 MB in whole blocks
+        print(report.ending, report.availableBytesAfter)   // goalReached 100003840: 100 MB in whole blocks
         // end snippet
         return (plan, printed)
     }
@@ -35,7 +35,7 @@ struct FillingAVolumeSnippets {
         // snippet FillingAVolume/release
         let fill = FillFolder(in: scratch)
         if let status = try fill.status() {
-            print(status.files, ByteCount(status.allocatedBytes).formatted())   // 1 16.4 MB
+            print(status.fileCount, ByteCount(status.allocatedBytes).formatted())   // 1 16.4 MB
         }
         try fill.release(amount: 10_000_000)   // part of it: newest files first, the last one shrunk
         try fill.release()                     // the rest, also after the filling process was killed
@@ -55,14 +55,14 @@ struct FillingAVolumeSnippets {
     func fillAndRelease() async throws {
         let folder = TestFolder("snippet-fill")
         let volume = try ScratchVolume.mount(size: "111m", in: folder)
-        let before = try VolumeCapacity.forVolume(containing: volume.url).available
+        let before = try VolumeCapacity.forVolume(containing: volume.url).availableBytes
         let (plan, printed) = try Self.fill(scratch: volume.url)
         #expect(printed == ["goalReached 100003840"])
         #expect(try Self.release(scratch: volume.url) == ["1 16.4 MB"])
-        #expect(try VolumeCapacity.forVolume(containing: volume.url).available == before)
+        #expect(try VolumeCapacity.forVolume(containing: volume.url).availableBytes == before)
 
         let report = try await Self.fillAsync(plan: plan)
-        #expect(report.ending == .goalReached && report.availableAfter == 100_003_840)
+        #expect(report.ending == .goalReached && report.availableBytesAfter == 100_003_840)
         try FillFolder(in: volume.url).release()
     }
 
@@ -70,12 +70,12 @@ struct FillingAVolumeSnippets {
     func hold() throws {
         let folder = TestFolder("snippet-hold")
         let volume = try ScratchVolume.mount(size: "111m", in: folder)
-        let before = try VolumeCapacity.forVolume(containing: volume.url).available
+        let before = try VolumeCapacity.forVolume(containing: volume.url).availableBytes
         var during: Int64 = 0
         try Self.hold(scratch: volume.url) {
-            during = try VolumeCapacity.forVolume(containing: volume.url).available
+            during = try VolumeCapacity.forVolume(containing: volume.url).availableBytes
         }
         #expect(during == 50_003_968)
-        #expect(try VolumeCapacity.forVolume(containing: volume.url).available == before)
+        #expect(try VolumeCapacity.forVolume(containing: volume.url).availableBytes == before)
     }
 }

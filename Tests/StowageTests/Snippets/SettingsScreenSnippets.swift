@@ -21,7 +21,7 @@ struct StorageSettingsView: View {
                 LabeledContent("Documents", value: storage.formattedSize(of: .documents))
                 LabeledContent("Cache", value: storage.formattedSize(of: .caches))
                 if let capacity = storage.capacity {
-                    LabeledContent("Available", value: storage.formatted(capacity.availableForImportantUsage))
+                    LabeledContent("Available", value: storage.formatted(capacity.availableForImportantUsageBytes))
                 }
             }
             Section {

@@ -386,10 +386,10 @@ struct DiskReadmePortTests {
     func volumeInformation() throws {
         let folder = TestFolder()
         let capacity = try folder.container().capacity(of: .documents)
-        #expect(capacity.total > 0)
-        #expect(capacity.available <= capacity.total)
-        #expect(capacity.availableForImportantUsage >= capacity.available)
-        #expect(capacity.availableForOpportunisticUsage <= capacity.available)
+        #expect(capacity.totalBytes > 0)
+        #expect(capacity.availableBytes <= capacity.totalBytes)
+        #expect(capacity.availableForImportantUsageBytes >= capacity.availableBytes)
+        #expect(capacity.availableForOpportunisticUsageBytes <= capacity.availableBytes)
     }
 
     @Test("Helper methods: clear, remove, exists, move, rename, url, doNotBackup and backup")

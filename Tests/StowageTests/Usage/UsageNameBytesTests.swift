@@ -64,7 +64,7 @@ struct UsageNameBytesTests {
         #expect(try JSONDecoder().decode(UsageItem.self, from: JSONEncoder().encode(item)) == item)
         let decoded = try JSONDecoder().decode(UsageReport.self, from: JSONEncoder().encode(report))
         #expect(decoded == report)
-        let plain = UsageItem(path: root, depth: 0, isFolder: true, logicalBytes: 0, allocatedBytes: 0, files: 0)
+        let plain = UsageItem(path: root, depth: 0, isFolder: true, logicalBytes: 0, allocatedBytes: 0, fileCount: 0)
         let plainObject = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(plain)) as? [String: Any])
         #expect(plainObject["pathBase64"] == nil, "a UTF-8 path has no pathBase64")
         let issue = UsageIssue(pathBytes: RawFiles.join(root, Self.folderA), errno: .permissionDenied, message: "permission denied")
@@ -85,8 +85,8 @@ struct UsageNameBytesTests {
         options.threads = 1
         let report = UsageScanner(options: options).scan([URL(filePath: root)])
         #expect(report.issues.isEmpty, "\(report.issues.prefix(3))")
-        #expect(report.total.files == 400)
-        #expect(report.total.folders == 401)
+        #expect(report.totals.fileCount == 400)
+        #expect(report.totals.folderCount == 401)
         #expect(report.logicalBytes == (try UsageScannerTests.du(["-b"], root)))
         #expect(report.allocatedBytes == (try UsageScannerTests.du(["-B1"], root)))
     }
@@ -98,10 +98,10 @@ struct UsageNameBytesTests {
         var options = UsageOptions()
         options.excludedPatterns = ["d\u{FFFD}/inner"]  // the lossy spelling names nothing
         let kept = UsageScanner(options: options).scan([URL(filePath: root)])
-        #expect(kept.total.files == 4)
+        #expect(kept.totals.fileCount == 4)
         options.excludedPatterns = ["d?/inner"]  // one byte, whatever it is
         let excluded = UsageScanner(options: options).scan([URL(filePath: root)])
-        #expect(excluded.total.files == 3)
+        #expect(excluded.totals.fileCount == 3)
         #expect(excluded.logicalBytes == kept.logicalBytes - 30_000)
     }
 }

@@ -28,7 +28,7 @@ struct UsageNodeTests {
         try #require(trees.count == 1)
         let tree = trees[0]
         #expect(tree.item.path == root && tree.item.depth == 0 && tree.item.isFolder)
-        #expect(tree.item.allocatedBytes == report.allocatedBytes && tree.item.files == 7)
+        #expect(tree.item.allocatedBytes == report.allocatedBytes && tree.item.fileCount == 7)
         #expect(names(tree.children) == ["big", "file", "small", "equal-a", "equal-b"])
         let big = tree.children[0]
         #expect(names(big.children) == ["b", "one"])
@@ -70,8 +70,8 @@ struct UsageNodeTests {
 
     @Test("in JSON a node is its item's fields with children, and decodes back")
     func json() throws {
-        let leaf = UsageItem(path: "/r/a/b", depth: 2, isFolder: false, logicalBytes: 5, allocatedBytes: 4096, files: 1)
-        let node = UsageNode(item: UsageItem(path: "/r/a", depth: 1, isFolder: true, logicalBytes: 5, allocatedBytes: 8192, files: 1),
+        let leaf = UsageItem(path: "/r/a/b", depth: 2, isFolder: false, logicalBytes: 5, allocatedBytes: 4096, fileCount: 1)
+        let node = UsageNode(item: UsageItem(path: "/r/a", depth: 1, isFolder: true, logicalBytes: 5, allocatedBytes: 8192, fileCount: 1),
                              children: [UsageNode(item: leaf)])
         let data = try JSONEncoder().encode(node)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])

@@ -54,10 +54,10 @@ struct UsageOverlappingRootsTests {
         #expect(counted.map(\.allocatedBytes) == allocated.lines.map(\.size))
         #expect(report.allocatedBytes == allocated.total)
         let inodes = try Self.du(["--inodes"], paths)
-        let total = report.total
-        #expect(Int64(total.files + total.folders + total.symbolicLinks + total.others) == inodes.total, "each folder and file once")
+        let total = report.totals
+        #expect(Int64(total.fileCount + total.folderCount + total.symbolicLinkCount + total.otherCount) == inodes.total, "each folder and file once")
         for root in report.roots where root.alreadyCountedIn != nil {
-            #expect(root.logicalBytes == 0 && root.allocatedBytes == 0 && root.files == 0 && root.folders == 0, "\(root)")
+            #expect(root.logicalBytes == 0 && root.allocatedBytes == 0 && root.fileCount == 0 && root.folderCount == 0, "\(root)")
         }
         #expect(report.issues.isEmpty, "\(report.issues)")
     }
@@ -68,8 +68,8 @@ struct UsageOverlappingRootsTests {
         let root = try Self.makeTree(in: folder)
         let report = UsageScanner().scan([URL(filePath: root + "/u2"), URL(filePath: root + "/u2/a")])
         let alone = UsageScanner().scan([URL(filePath: root + "/u2")])
-        #expect(report.total.folders == 3, "u2, a and b, not a and b twice")
-        #expect(report.total == alone.total, "u2/a adds nothing to u2")
+        #expect(report.totals.folderCount == 3, "u2, a and b, not a and b twice")
+        #expect(report.totals == alone.totals, "u2/a adds nothing to u2")
         #expect(report.roots[1].path == root + "/u2/a")
         #expect(report.roots[1].alreadyCountedIn == root + "/u2")
         #expect(report.roots[0].alreadyCountedIn == nil)
@@ -83,10 +83,10 @@ struct UsageOverlappingRootsTests {
         let root = try Self.makeTree(in: folder)
         let once = UsageScanner().scan([URL(filePath: root + "/u2")])
         let twice = UsageScanner().scan([URL(filePath: root + "/u2"), URL(filePath: root + "/u2")])
-        #expect(twice.total == once.total)
+        #expect(twice.totals == once.totals)
         #expect(twice.breakdown.map(\.path).sorted() == once.breakdown.map(\.path).sorted())
         #expect(twice.largestFiles == once.largestFiles)
-        #expect(twice.hardLinksCountedOnce == once.hardLinksCountedOnce, "a root given again is not an extra hard link")
+        #expect(twice.skippedHardLinkCount == once.skippedHardLinkCount, "a root given again is not an extra hard link")
     }
 
     @Test("one root alone keeps counting every hard link once and nothing else changes")
@@ -94,7 +94,7 @@ struct UsageOverlappingRootsTests {
         let folder = TestFolder()
         let root = try Self.makeTree(in: folder)
         let report = UsageScanner().scan([URL(filePath: root + "/u2")])
-        #expect(report.hardLinksCountedOnce == 1)
+        #expect(report.skippedHardLinkCount == 1)
         #expect(report.roots[0].alreadyCountedIn == nil)
         #expect(report.logicalBytes == (try Self.du(["-b"], [root + "/u2"])).total)
     }

@@ -41,10 +41,10 @@ struct UsageScannerTests {
         let report = UsageScanner().scan([URL(filePath: root)])
         #expect(report.allocatedBytes == (try Self.du(["-B1"], root)))
         #expect(report.logicalBytes == (try Self.du(["-b"], root)))
-        #expect(report.total.files == 7, "hard links count once")
-        #expect(report.hardLinksCountedOnce == 2)
-        #expect(report.total.folders == 5)
-        #expect(report.total.symbolicLinks == 4)
+        #expect(report.totals.fileCount == 7, "hard links count once")
+        #expect(report.skippedHardLinkCount == 2)
+        #expect(report.totals.folderCount == 5)
+        #expect(report.totals.symbolicLinkCount == 4)
         #expect(report.issues.isEmpty)
         #expect(report.logicalBytes > 50_000_000 && report.allocatedBytes < 1_000_000, "the sparse file is logical only")
     }
@@ -140,10 +140,10 @@ struct UsageScannerTests {
         let report = try await UsageScanner().scan([folder.file("many")], progressInterval: .milliseconds(1)) { progress in
             counter.record(progress.items)
         }
-        #expect(report.total.files == 3000)
+        #expect(report.totals.fileCount == 3000)
         #expect(counter.count > 0, "progress is reported at least once, with the final figures")
         let synchronous = try await UsageScanner().scan([folder.file("many")])
-        #expect(report.total == synchronous.total)
+        #expect(report.totals == synchronous.totals)
         #expect(!report.wasCancelled)
         // Cancelled before it starts: nothing is read, and the report says so (no error).
         let task = Task {
@@ -152,7 +152,7 @@ struct UsageScannerTests {
         }
         let cancelled = try await task.value
         #expect(cancelled.wasCancelled)
-        #expect(cancelled.total.files == 0)
+        #expect(cancelled.totals.fileCount == 0)
         #expect(counter.maximum <= 3030)
     }
 
