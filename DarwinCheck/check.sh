@@ -255,7 +255,7 @@ check_platform() {
 # (DarwinCheck/Surface/...) is changed in that platform's stand-in SDK, and restored after.
 mutations='Sources/Stowage/Platform/ExtendedAttributes+Darwin.swift|fgetxattr(fd, $0, nil, 0, 0, 0)|fgetxattr(fd, $0, nil, 0)|iOS|Debug|missing arguments for parameters
 Sources/Stowage/Platform/VolumeStatistics+Darwin.swift|var figures = statfs()|var figures = statfs(); var vfs = statvfs()|iOS|Debug|cannot find '"'"'statvfs'"'"' in scope
-Sources/Stowage/Filling/FillEngine.swift|for path in [RawPath("/")] + ProtectedFolders.homeFolders() {|for path in [RawPath("/"), RawPath(FileManager.default.homeDirectoryForCurrentUser.path)] {|iOS|Debug|is unavailable in iOS
+Sources/Stowage/Filling/FillEngine+SafetyFloor.swift|for path in [RawPath("/")] + ProtectedFolders.homeFolders() {|for path in [RawPath("/"), RawPath(FileManager.default.homeDirectoryForCurrentUser.path)] {|iOS|Debug|is unavailable in iOS
 Sources/CStowageShims/shims.c|return close_keeping_errno(fd, flistxattr(fd, list, size, 0));|return close_keeping_errno(fd, flistxattr(fd, list, size));|iOS|Debug|too few arguments
 Sources/Stowage/Overview/StorageOverview.swift|@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)||iOS|Debug|is only available in iOS 17.0 or newer
 DarwinCheck/Surface/include/dirent.h|    struct _telldir *__dd_td;           // telldir'"'"'s bookkeeping
@@ -264,7 +264,7 @@ typedef struct __dirdesc DIR;|iOS|Debug|cannot find type '"'"'DIR'"'"' in scope
 Sources/Stowage/Platform/DirectoryStream.swift|typealias DirectoryStreamHandle = UnsafeMutablePointer<DIR>|typealias DirectoryStreamHandle = OpaquePointer|iOS|Debug|cannot convert value of type
 Sources/Stowage/Store/Store+NSImage.swift|#if canImport(AppKit) && !targetEnvironment(macCatalyst)|#if canImport(AppKit)|MacCatalyst|Debug|is unavailable in Mac Catalyst
 Sources/Stowage/Platform/VolumeStatistics+Darwin.swift|var figures = statfs()|var figures: statfs|iOS|Release|used before being initialized
-Sources/Stowage/Platform/Syscalls.swift|TestProbe.recordSync(.syncData, descriptor: fd)|TestProbe.recordSync(.syncData, descriptor: fd, again: true)|watchOS|Debug|extra argument'
+Sources/Stowage/Platform/Syscalls+Sync.swift|TestProbe.recordSync(.syncData, descriptor: fd)|TestProbe.recordSync(.syncData, descriptor: fd, again: true)|watchOS|Debug|extra argument'
 
 # Applies the mutation $1 (record number $2), compiles, and says whether the expected error came.
 mutate_and_compile() {

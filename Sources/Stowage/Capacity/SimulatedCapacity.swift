@@ -92,9 +92,8 @@ public enum SimulatedCapacity {
         func parse(_ text: String, _ variable: String) throws -> Int64 {
             do {
                 return try ByteCount(parsing: text).bytes
-            } catch var error as StowageError {
-                error.reason = "\(variable): " + (error.reason ?? "not a size")
-                throw error
+            } catch let error as StowageError {
+                throw error.replacing(reason: "\(variable): " + (error.reason ?? "not a size"))
             }
         }
         let total = try variable(totalVariable).flatMap { $0.isEmpty ? nil : $0 }.map { try parse($0, totalVariable) }

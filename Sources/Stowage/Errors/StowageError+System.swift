@@ -23,16 +23,28 @@ extension StowageError.Code {
 }
 
 extension StowageError {
-    /// Wraps a failed system call with the operation and the item it concerned.
+    /// Wraps a failed system call with the operation and the item it concerned, and the reason
+    /// Stowage gives for it (``systemCallReason(_:)``).
     init(_ error: SystemCallError, operation: Operation, location: Location? = nil, path: String? = nil) {
-        let code = Code(errno: error.errno)
-        var reason: String?
-        if error.errno == .tooManySymbolicLinkLevels {
-            reason = "a symbolic link is in the way; Stowage does not follow links inside a container"
-        } else if code == .unsupported, error.call.hasSuffix("xattr") {
-            reason = "the file system does not support extended attributes"
-        }
-        self.init(code, operation: operation, location: location, path: path,
+        self.init(error, operation: operation, location: location, path: path, reason: Self.systemCallReason(error))
+    }
+
+    /// Wraps a failed system call with the operation, the item it concerned and `reason` (`nil`
+    /// for none), in place of the one Stowage gives.
+    init(_ error: SystemCallError, operation: Operation, location: Location? = nil, path: String? = nil,
+         reason: String?) {
+        self.init(Code(errno: error.errno), operation: operation, location: location, path: path,
                   errno: error.errno, systemCall: error.call, reason: reason)
+    }
+
+    /// The reason Stowage gives for a failed system call, when the `errno` alone would mislead:
+    /// a symbolic link in the way, a file system without extended attributes.
+    static func systemCallReason(_ error: SystemCallError) -> String? {
+        if error.errno == .tooManySymbolicLinkLevels {
+            return "a symbolic link is in the way; Stowage does not follow links inside a container"
+        } else if Code(errno: error.errno) == .unsupported, error.call.hasSuffix("xattr") {
+            return "the file system does not support extended attributes"
+        }
+        return nil
     }
 }

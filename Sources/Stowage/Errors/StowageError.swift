@@ -40,40 +40,43 @@ import Foundation
 public struct StowageError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// What kind of failure this is. New codes may be added in later versions, so a `switch`
     /// over codes should have a `default` branch.
-    public var code: Code
+    public let code: Code
     /// The operation that failed, such as ``Operation/save`` or ``Operation/retrieve``.
-    public var operation: Operation
+    public let operation: Operation
     /// The location the path is relative to, when the operation concerned a container location.
-    public var location: Location?
+    public let location: Location?
     /// The path the operation concerned: relative to ``location`` when that is set, otherwise
     /// an absolute path. `nil` only for errors that concern no file (a malformed size, say).
-    public var path: String?
+    public let path: String?
     /// The `errno` value reported by the system call that failed, when one did: compare it with
     /// the named values (`error.errno == .noSpace`).
-    public var errno: Errno?
+    public let errno: Errno?
     /// The name of the system call that failed (`"openat"`, `"renameat"`, ...), when one did.
-    public var systemCall: String?
+    public let systemCall: String?
     /// The error that caused this one, such as a `DecodingError`.
-    public var underlying: (any Error & Sendable)?
+    public let underlying: (any Error & Sendable)?
     /// Bytes the operation needed, for ``Code/noSpace`` errors raised by a space check.
-    public var neededBytes: Int64?
+    public let neededBytes: Int64?
     /// Bytes that were available, for ``Code/noSpace`` errors raised by a space check.
-    public var availableBytes: Int64?
+    public let availableBytes: Int64?
     /// Further explanation in plain words, such as why a path was rejected.
-    public var reason: String?
+    public let reason: String?
     /// Where a ``Operation/move`` or ``Operation/rename`` was taking the item, when the error
     /// concerns both places (``path`` is then the item being moved).
-    public var destinationLocation: Location?
+    public let destinationLocation: Location?
     /// The path a ``Operation/move`` or ``Operation/rename`` was taking the item to, relative to
     /// ``destinationLocation``, when the error concerns both places.
-    public var destinationPath: String?
+    public let destinationPath: String?
 
-    /// Creates an error. Library code builds these; you rarely need to.
+    /// Creates an error with all its facts: an error is not changed once made. Library code
+    /// builds these; you rarely need to.
     public init(
         _ code: Code,
         operation: Operation,
         location: Location? = nil,
         path: String? = nil,
+        destinationLocation: Location? = nil,
+        destinationPath: String? = nil,
         errno: Errno? = nil,
         systemCall: String? = nil,
         underlying: (any Error & Sendable)? = nil,
@@ -85,6 +88,8 @@ public struct StowageError: Error, Sendable, CustomStringConvertible, CustomDebu
         self.operation = operation
         self.location = location
         self.path = path
+        self.destinationLocation = destinationLocation
+        self.destinationPath = destinationPath
         self.errno = errno
         self.systemCall = systemCall
         self.underlying = underlying
@@ -189,6 +194,19 @@ public struct StowageError: Error, Sendable, CustomStringConvertible, CustomDebu
 
     private static func codingPath(_ path: [any CodingKey]) -> String {
         path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+    }
+}
+
+extension StowageError {
+    /// This error with the facts given here in place of its own, every other fact carried over:
+    /// how a caller adds what it knows (the operation under way, the location and path, a word
+    /// on the cause) to an error raised below it. `nil` keeps the error's own.
+    func replacing(operation: Operation? = nil, location: Location? = nil, path: String? = nil,
+                   reason: String? = nil) -> StowageError {
+        StowageError(code, operation: operation ?? self.operation, location: location ?? self.location,
+                     path: path ?? self.path, destinationLocation: destinationLocation, destinationPath: destinationPath,
+                     errno: errno, systemCall: systemCall, underlying: underlying, reason: reason ?? self.reason,
+                     neededBytes: neededBytes, availableBytes: availableBytes)
     }
 }
 

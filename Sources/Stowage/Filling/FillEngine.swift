@@ -12,8 +12,8 @@ final class FillEngine: @unchecked Sendable {
 
     let plan: FillPlan
     let unnamed: Bool
-    private let parentPath: String
-    private let parent: OpenFile
+    let parentPath: String
+    let parent: OpenFile
     private let start: Sys.SpaceFigures
     private let target: Int64
     private let chunk: Int64
@@ -71,30 +71,6 @@ final class FillEngine: @unchecked Sendable {
     func cancel() { lock.withLock { cancelled = true } }
 
     private var isCancelled: Bool { lock.withLock { cancelled } }
-
-    /// Why the volume keeps the safety floor: it holds `/` or the user's home folder (as `HOME`
-    /// and the system name it), or a home folder cannot be examined, so it might be on this
-    /// volume; `nil` when neither.
-    private func systemVolume() throws -> String? {
-        let device: UInt64
-        do {
-            device = try parent.status().device
-        } catch let error as SystemCallError {
-            throw StowageError(error, operation: .fill, path: parentPath)
-        }
-        var unknown: String?
-        for path in [RawPath("/")] + ProtectedFolders.homeFolders() {
-            switch ProtectedFolders.examine(path) {
-            case .present(let status) where status.device == device:
-                return "this volume holds / or your home folder"
-            case .present, .absent:
-                continue
-            case .unknown(let why):
-                unknown = unknown ?? why
-            }
-        }
-        return unknown.map { "could not tell whether this volume holds your home folder (\($0))" }
-    }
 
     // MARK: Running
 
@@ -395,30 +371,5 @@ final class FillEngine: @unchecked Sendable {
         _ = try trimCurrentFile()
         current = nil
         if !(unnamed && !usesNames) { try file.close() }
-    }
-}
-
-/// Fast pseudo-random bytes (wyrand), different for every block of every fill: enough to
-/// defeat compression and deduplication, not for cryptography.
-struct RandomBytes {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0xA076_1D64_78BD_642F
-        let product = state.multipliedFullWidth(by: state ^ 0xE703_7ED1_A0B4_28DB)
-        return product.high ^ product.low
-    }
-
-    mutating func fill(_ buffer: UnsafeMutableRawBufferPointer) {
-        let words = buffer.count / 8
-        let pointer = buffer.baseAddress!
-        for index in 0..<words {
-            pointer.storeBytes(of: next(), toByteOffset: index * 8, as: UInt64.self)
-        }
-        for index in words * 8..<buffer.count {
-            pointer.storeBytes(of: UInt8(truncatingIfNeeded: next()), toByteOffset: index, as: UInt8.self)
-        }
     }
 }

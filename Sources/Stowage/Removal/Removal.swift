@@ -191,8 +191,7 @@ enum Removal {
             return StowageError(.refused, operation: .remove, path: name.description,
                                 reason: "\(issue.path): \(issue.message); \(outcome)")
         }
-        var error = StowageError(SystemCallError(errno: errno, call: "unlinkat"), operation: .remove, path: issue.path)
-        error.reason = "\(issue.message); \(outcome)"
-        return error
+        return StowageError(SystemCallError(errno: errno, call: "unlinkat"), operation: .remove, path: issue.path,
+                            reason: "\(issue.message); \(outcome)")
     }
 }

@@ -217,31 +217,34 @@ public final class RoomProcess: @unchecked Sendable {
         }
         ended.signal()
         if dropBytes != nil { dropFinished.wait() }
-        var result = RoomReport(room: room, ending: ending)
+        let (drop, dropError): (RoomDrop?, StowageError?)
         switch lock.withLock({ dropOutcome }) {
-        case .success(let drop)?: result.drop = drop
-        case .failure(let error)?: result.dropError = error
-        case nil: break
+        case .success(let made)?: (drop, dropError) = (made, nil)
+        case .failure(let error)?: (drop, dropError) = (nil, error)
+        case nil: (drop, dropError) = (nil, nil)
         }
-        if let keepFolder = plan.keepFolder {
-            do {
-                let kept = try RoomKeeper(layer: child.layer, folders: coveredFolders).copy(to: keepFolder)
-                result.kept = kept
-                if !kept.notCopied.isEmpty {
-                    result.keepError = StowageError(.ioFailure, operation: .run, path: keepFolder.fileSystemPath,
-                                                    reason: "\(kept.notCopied.count) of the command's writes could not be copied "
-                                                        + "(each listed); the rest were")
-                }
-            } catch let error as StowageError {
-                result.keepError = error
-            } catch let error as SystemCallError {
-                result.keepError = StowageError(error, operation: .run, path: keepFolder.fileSystemPath)
-            } catch {
-                result.keepError = StowageError(.ioFailure, operation: .run, path: keepFolder.fileSystemPath, underlying: error)
-            }
-        }
+        let (kept, keepError) = plan.keepFolder.map { keep(in: $0) } ?? (nil, nil)
+        let result = RoomReport(room: room, ending: ending, drop: drop, dropError: dropError, kept: kept, keepError: keepError)
         lock.withLock { report = result }
         return result
+    }
+
+    /// Copies the command's writes to `keepFolder`: what was kept, and why not all of it (or
+    /// nothing) was.
+    private func keep(in keepFolder: URL) -> (KeptWrites?, StowageError?) {
+        do {
+            let kept = try RoomKeeper(layer: child.layer, folders: coveredFolders).copy(to: keepFolder)
+            guard !kept.notCopied.isEmpty else { return (kept, nil) }
+            return (kept, StowageError(.ioFailure, operation: .run, path: keepFolder.fileSystemPath,
+                                       reason: "\(kept.notCopied.count) of the command's writes could not be copied "
+                                           + "(each listed); the rest were"))
+        } catch let error as StowageError {
+            return (nil, error)
+        } catch let error as SystemCallError {
+            return (nil, StowageError(error, operation: .run, path: keepFolder.fileSystemPath))
+        } catch {
+            return (nil, StowageError(.ioFailure, operation: .run, path: keepFolder.fileSystemPath, underlying: error))
+        }
     }
 
     /// Starts the drop's timer: after the delay the layer is filled down to the drop's target,

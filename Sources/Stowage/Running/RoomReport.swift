@@ -46,17 +46,17 @@ public struct RoomReport: Sendable {
     }
 
     /// The room as made.
-    public var room: Room
+    public let room: Room
     /// How the command ended.
-    public var ending: Ending
+    public let ending: Ending
     /// The drop, when the plan had one and it happened before the command ended.
-    public var drop: RoomDrop?
+    public let drop: RoomDrop?
     /// Why the plan's drop did not happen, when it failed (the command ran on without it).
-    public var dropError: StowageError?
+    public let dropError: StowageError?
     /// What was copied to the plan's keep folder.
-    public var kept: KeptWrites?
+    public let kept: KeptWrites?
     /// Why the copy to the keep folder failed (what was copied until then stays).
-    public var keepError: StowageError?
+    public let keepError: StowageError?
 }
 
 /// A drop of a room's space while its command ran (``RoomPlan/Drop``).
@@ -94,9 +94,9 @@ public struct KeptWrites: Sendable, Hashable, Codable {
     /// An item of the command's writes that is not in the keep folder.
     public struct NotCopied: Sendable, Hashable, Codable {
         /// Its absolute path in the room, exactly (it need not be UTF-8).
-        public var pathBytes: [UInt8]
+        public let pathBytes: [UInt8]
         /// Why, in words: `openat failed: permission denied`, or that it is a device.
-        public var reason: String
+        public let reason: String
 
         /// Its path as text (bytes that are not UTF-8 as U+FFFD; ``pathBytes`` is exact).
         public var path: String { String(decoding: pathBytes, as: UTF8.self) }

@@ -162,11 +162,9 @@ struct RoomSetup {
                          reason: reason)
         }
         func failed(path: String?) -> StowageError {
-            var error = StowageError(SystemCallError(errno: errno, call: failure.stage.systemCall), operation: .run, path: path)
-            if error.code == .ioFailure || error.reason == nil {
-                error.reason = "\(failure.stage.activity) failed: \(errno)"
-            }
-            return error
+            let call = SystemCallError(errno: errno, call: failure.stage.systemCall)
+            let reason = StowageError.Code(errno: errno) == .ioFailure ? nil : StowageError.systemCallReason(call)
+            return StowageError(call, operation: .run, path: path, reason: reason ?? "\(failure.stage.activity) failed: \(errno)")
         }
         let refused = [Errno.notPermitted, .permissionDenied].contains(errno)
         switch failure.stage {
@@ -206,9 +204,8 @@ struct RoomSetup {
         case .openFolder, .workingFolder:
             return failed(path: folder ?? Sys.workingDirectory)
         case .execute:
-            var error = StowageError(SystemCallError(errno: errno, call: "execve"), operation: .run, path: command.first)
-            error.reason = errno == .noSuchEntry ? "no such program" : nil
-            return error
+            return StowageError(SystemCallError(errno: errno, call: "execve"), operation: .run, path: command.first,
+                                reason: errno == .noSuchEntry ? "no such program" : nil)
         default:
             return failed(path: folder)
         }

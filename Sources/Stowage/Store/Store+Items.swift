@@ -207,16 +207,18 @@ extension Store {
         }), let sourceStatus = try perform(operation, source, path, { try from.statusIfPresent(of: relativeSource.name) }) else {
             throw StowageError(.notFound, operation: operation, location: source, path: path)
         }
+        func intoItself(errno: Errno? = nil, systemCall: String? = nil) -> StowageError {
+            StowageError.movedIntoItself(operation: operation, location: source, path: path,
+                                         destinationLocation: destination, destinationPath: newPath,
+                                         isFolder: sourceStatus.isFolder, errno: errno, systemCall: systemCall)
+        }
         // Checked before anything is made: otherwise folders on the way to the destination would
         // be made inside the item, and the kernel would answer a bare EINVAL (or ENOTDIR).
-        let intoItself = StowageError.movedIntoItself(operation: operation, location: source, path: path,
-                                                      destinationLocation: destination, destinationPath: newPath,
-                                                      isFolder: sourceStatus.isFolder)
         if try perform(operation, destination, newPath, {
             try container.path(of: relativeDestination, in: destination)
                 .isInside(try container.path(of: relativeSource, in: source))
         }) {
-            throw intoItself
+            throw intoItself()
         }
         // An append a crash interrupted is settled first: its journal is found by the file's name.
         try perform(operation, source, path) {
@@ -239,10 +241,7 @@ extension Store {
                                        reason: "something is there already; remove it first")
                 } catch Errno.invalidArgument {
                     // Into itself by another spelling (a case-insensitive volume, say).
-                    var error = intoItself
-                    error.errno = .invalidArgument
-                    error.systemCall = "renameat"
-                    throw error
+                    throw intoItself(errno: .invalidArgument, systemCall: "renameat")
                 } catch Errno.crossDevice {
                     try Self.copyAcrossVolumes(relativeSource.name, from: from, to: to, as: relativeDestination.name,
                                                durable: durable, protection: options.protection)
@@ -292,12 +291,12 @@ extension Array where Element == String {
 extension StowageError {
     /// The error for moving an item to a place inside itself.
     static func movedIntoItself(operation: Operation, location: Location, path: String,
-                                destinationLocation: Location, destinationPath: String, isFolder: Bool = true) -> StowageError {
-        var error = StowageError(.invalidPath, operation: operation, location: location, path: path,
-                                 reason: isFolder ? "a folder cannot be moved into itself"
-                                                  : "the destination is below a file, which holds nothing")
-        error.destinationLocation = destinationLocation
-        error.destinationPath = destinationPath
-        return error
+                                destinationLocation: Location, destinationPath: String, isFolder: Bool = true,
+                                errno: Errno? = nil, systemCall: String? = nil) -> StowageError {
+        StowageError(.invalidPath, operation: operation, location: location, path: path,
+                     destinationLocation: destinationLocation, destinationPath: destinationPath,
+                     errno: errno, systemCall: systemCall,
+                     reason: isFolder ? "a folder cannot be moved into itself"
+                                      : "the destination is below a file, which holds nothing")
     }
 }

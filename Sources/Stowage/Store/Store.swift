@@ -68,11 +68,12 @@ extension Store {
             return try body()
         } catch let error as SystemCallError {
             throw StowageError(error, operation: operation, location: location, path: path)
-        } catch var error as StowageError {
-            if error.operation == .validatePath || error.operation == .locate { error.operation = operation }
-            if error.location == nil { error.location = location }
-            if error.path == nil || error.path == "" { error.path = path }
-            throw error
+        } catch let error as StowageError {
+            // This operation in place of validating or locating, and the location and path
+            // where the error names none.
+            throw error.replacing(operation: error.operation == .validatePath || error.operation == .locate ? operation : nil,
+                                  location: error.location == nil ? location : nil,
+                                  path: error.path == nil || error.path == "" ? path : nil)
         }
     }
 

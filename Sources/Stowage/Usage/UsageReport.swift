@@ -207,14 +207,14 @@ public struct UsageItem: Sendable, Hashable, Codable {
 /// `pathBase64` only when the text is not exact.
 public struct UsageIssue: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Where it happened, as text (see ``pathBytes`` for the exact bytes).
-    public var path: String
+    public let path: String
     /// Where it happened, byte for byte.
-    public var pathBytes: [UInt8]
+    public let pathBytes: [UInt8]
     /// The `errno` value of the system call that failed, or `nil` for a problem of another kind
     /// (`null` in JSON, as in a command's error).
-    public var errno: Errno?
+    public let errno: Errno?
     /// What happened, such as `permission denied; its contents were skipped`.
-    public var message: String
+    public let message: String
 
     /// `path: message`.
     public var description: String { "\(path): \(message)" }

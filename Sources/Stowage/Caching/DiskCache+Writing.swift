@@ -1,0 +1,142 @@
+import Foundation
+
+extension DiskCache {
+    /// Stores `data` under `key`, replacing any previous entry, then evicts if a limit is exceeded.
+    ///
+    /// - Parameters:
+    ///   - data: The entry's contents.
+    ///   - key: Any string; it is hashed to a file name and stored in the entry.
+    ///   - expiresAfter: Seconds after which the entry reads as a miss; `nil` for never.
+    /// - Throws: ``StowageError/Code/noSpace`` (naming the key) when the volume is full even
+    ///   after evicting, and other write errors; the previous entry stays as it was.
+    public func set(_ data: Data, for key: String, expiresAfter: TimeInterval? = nil) throws {
+        let (fanOut, name) = Self.fileName(for: key)
+        let expiry = expiresAfter.map { Date().timeIntervalSince1970 + $0 } ?? 0
+        var content = Self.header(key: key, expiry: expiry, dataLength: data.count)
+        content.append(data)
+        try run(key) {
+            let root = try openRoot()
+            // The entry's bytes go to a temporary file before the change, so writers on one folder
+            // write at once; only putting it in place, counting and evicting take turns.
+            let staged = try? StagedEntry(content, fanOut: fanOut, in: root)
+            defer { staged?.discard() }
+            let (_, before, generation) = try index.change(in: root, measure: { try Self.measure(root) }) { totals in
+                do {
+                    if let staged, try staged.commit(as: name, totals: &totals) {
+                        // in place
+                    } else {
+                        try write(content, fanOut: fanOut, name: name, in: root, totals: &totals)
+                    }
+                } catch let error as SystemCallError where error.errno == .noSpace || error.errno == .quotaExceeded {
+                    // Room from the cache's own least recently used entries, then once more; but only
+                    // when what they take and what is free could hold the entry at all (a write
+                    // that cannot fit must not empty the cache for nothing).
+                    let needed = Int64(content.count)
+                    guard totals.allocatedBytes + (try root.spaceFigures().available) >= needed else { throw error }
+                    let room = SweepPolicy(maximumAllocatedSize: max(0, totals.allocatedBytes - needed),
+                                           order: .leastRecentlyUsed, lowWatermark: limits.lowWatermark)
+                    guard try evict(root, policy: room, totals: &totals).freedAllocatedBytes > 0 else { throw error }
+                    try write(content, fanOut: fanOut, name: name, in: root, totals: &totals)
+                }
+                if limits.areExceeded(by: totals) {
+                    let policy = SweepPolicy(maximumAllocatedSize: limits.maximumAllocatedSize, maximumCount: limits.maximumCount,
+                                             order: .leastRecentlyUsed, lowWatermark: limits.lowWatermark)
+                    // From the index's totals (one walk, not two); should files put in the folder
+                    // behind the caches' backs leave it over a limit, once more from the walk's own.
+                    try evict(root, policy: policy, totals: &totals, measured: true)
+                    if limits.areExceeded(by: totals) { try evict(root, policy: policy, totals: &totals) }
+                }
+            }
+            // Kept in memory as of this change's generation: should another process have changed
+            // the folder since, the next lookup sees a newer one and drops it.
+            memory.changed(key, from: before, to: generation)
+            memory.insert(key, data: data, expiry: expiry, generation: generation, current: generation,
+                          now: Date().timeIntervalSince1970)
+        }
+    }
+
+    /// An entry's bytes in a temporary file of its fan-out folder, written before the change that
+    /// puts it in place (``commit(as:totals:)``), or removed (``discard()``). A leftover of a
+    /// process killed in between is reclaimed by a later eviction once it is an hour old, as
+    /// every interrupted atomic write's is.
+    private final class StagedEntry {
+        private let parent: OpenFile
+        private let temporary: String
+        private var committed = false
+
+        /// Writes `content` to a new temporary file in the fan-out folder `fanOut` of `root` (made if missing).
+        init(_ content: Data, fanOut: String, in root: OpenFile) throws {
+            do {
+                parent = try root.openFolder(fanOut)
+            } catch Errno.noSuchEntry {
+                try Store.createFolderIfMissing(fanOut, in: root, mode: .defaultFolder)
+                parent = try root.openFolder(fanOut)
+            }
+            temporary = TemporaryItem.makeName()
+            let file = try parent.open(temporary, flags: Sys.writeCreateExclusive, mode: .defaultFile)
+            do {
+                try file.writeAll(content)
+                try file.close()
+            } catch {
+                try? parent.removeEntry(temporary, folder: false)  // best effort: the write's error is what matters
+                throw error
+            }
+        }
+
+        /// Renames the file into place as `name` and counts it (inside a change); `false` when it
+        /// is gone (its folder removed by a sweep of something else than a cache meanwhile).
+        func commit(as name: String, totals: inout CacheIndex.Totals) throws -> Bool {
+            let previous = try parent.statusIfPresent(of: name).flatMap { $0.kind == .file ? $0 : nil }
+            try FaultPoint.atomicWriteBeforeRename.reach()
+            do {
+                try parent.rename(temporary, to: parent, as: name)
+            } catch Errno.noSuchEntry {
+                return false
+            }
+            committed = true
+            try FaultPoint.atomicWriteRenamed.reach()
+            try FaultPoint.cacheWritten.reach()
+            try DiskCache.count(name, in: parent, replacing: previous, totals: &totals)
+            return true
+        }
+
+        /// Removes the temporary file unless it was put in place.
+        func discard() {
+            if !committed { try? parent.removeEntry(temporary, folder: false) }  // best effort: a leftover is reclaimed later
+        }
+    }
+
+    /// Counts the entry `name` just put in place in `parent`, which replaced `previous` (an entry file, or nothing).
+    private static func count(_ name: String, in parent: OpenFile, replacing previous: FileStatus?,
+                              totals: inout CacheIndex.Totals) throws {
+        totals.allocatedBytes += try parent.status(of: name).allocatedSize - (previous?.allocatedSize ?? 0)
+        if previous == nil { totals.count += 1 }
+    }
+
+    /// Writes one entry file atomically into its fan-out folder (made if missing) and counts it.
+    private func write(_ content: Data, fanOut: String, name: String, in root: OpenFile,
+                       totals: inout CacheIndex.Totals) throws {
+        // A sweep of the folder by something else than a cache (`stowage sweep`, relief) removes
+        // the fan-out folders it empties, maybe just after this write found or made one.
+        try AtomicWrite.retryingVanishedFolders {
+            let parent: OpenFile
+            do {
+                parent = try root.openFolder(fanOut)
+            } catch Errno.noSuchEntry {
+                try Store.createFolderIfMissing(fanOut, in: root, mode: .defaultFolder)
+                parent = try root.openFolder(fanOut)
+            }
+            let previous = try parent.statusIfPresent(of: name).flatMap { $0.kind == .file ? $0 : nil }
+            // Entries carry no markers of their own to pass on (a pin is set on the entry's file
+            // by hand, and a replaced entry is a new one).
+            try AtomicWrite.write(content, into: parent, name: name, durable: false, protection: nil, keepingMarkers: false)
+            try FaultPoint.cacheWritten.reach()
+            try DiskCache.count(name, in: parent, replacing: previous, totals: &totals)
+        }
+    }
+
+    /// Stores an encoded value under `key`.
+    public func set<Value: Encodable>(_ value: Value, for key: String, expiresAfter: TimeInterval? = nil) throws {
+        try set(try encode(value, key), for: key, expiresAfter: expiresAfter)
+    }
+}
