@@ -10,6 +10,8 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "Stowage", targets: ["Stowage"]),
+        // For test targets only: a simulated volume per test that Stowage's writes fill.
+        .library(name: "StowageTesting", targets: ["StowageTesting"]),
         .executable(name: "stowage", targets: ["stowage"]),
     ],
     dependencies: [
@@ -26,6 +28,13 @@ let package = Package(
             dependencies: ["CStowageShims"],
             // Apple's privacy manifest: the required-reason APIs Stowage calls, and why.
             resources: [.copy("PrivacyInfo.xcprivacy")]
+        ),
+        // Test support for apps: a storage budget per test (a Swift Testing trait, and a scope
+        // function for XCTest and everything else). Swift Testing's `Testing` module is imported
+        // only where it can be (`#if canImport(Testing)`); XCTest is not needed.
+        .target(
+            name: "StowageTesting",
+            dependencies: ["Stowage"]
         ),
         .executableTarget(
             name: "stowage",
@@ -56,6 +65,11 @@ let package = Package(
             name: "StowageTests",
             // CStowageShims: libc's lgetxattr, to read attributes as backup tools do, with no tool installed.
             dependencies: ["Stowage", "CStowageShims", "StowageTestSupport", "stowage-test-helper"]
+        ),
+        // StowageTesting's own tests, in Swift Testing and in XCTest.
+        .testTarget(
+            name: "StowageTestingTests",
+            dependencies: ["StowageTesting", "Stowage", "StowageTestSupport"]
         ),
         .testTarget(
             name: "StowageCLITests",

@@ -9,18 +9,23 @@
 # `canImport(...)` and availability (`@available`) are decided exactly as in an Xcode build:
 #   - the Swift standard library, _Concurrency and _StringProcessing are this toolchain's own,
 #     compiled from their textual interfaces for the Apple target (their availability annotations
-#     are Apple's);
+#     are Apple's); so is Swift Testing's `Testing` (its Linux interface: the few declarations whose
+#     availability differs by platform, exit tests and image attachments, are Linux's);
 #   - Darwin, Foundation, Dispatch, UIKit and AppKit are stand-ins that declare exactly the Apple
 #     surface Stowage uses, written from Apple's headers and documentation (DarwinCheck/Surface;
 #     every declaration names its source), with each symbol's availability per platform.
 # The whole `Stowage` library is compiled (with warnings as errors), and the C shim is checked
-# with clang for the same target against the same headers. The `stowage` command is compiled for
-# macOS too, over swift-argument-parser's declarations (DARWIN_CHECK_COMMAND=0 leaves it out).
+# with clang for the same target against the same headers. The `StowageTesting` library is
+# compiled over it for every target too, against Swift Testing's `Testing` module compiled, like the
+# standard library, from this toolchain's interface (StowageTesting does not import XCTest). The
+# `stowage` command is compiled for macOS too, over swift-argument-parser's declarations
+# (DARWIN_CHECK_COMMAND=0 leaves it out).
 #
 # Then it checks itself: it breaks the code or the stand-in on purpose in several ways (a wrong
 # Darwin signature, an undeclared symbol, an API a platform lacks, an API newer than the
 # deployment target, an opaque DIR, AppKit in Mac Catalyst, a variable used before it is set, an
-# error under #if DEBUG) and fails unless every breakage is caught.
+# error under #if DEBUG, a StowageTesting trait that no longer conforms) and fails unless every
+# breakage is caught.
 #
 # What this proves, and what not: see README, "What is verified where".
 #
@@ -119,7 +124,7 @@ make_sdk() {
     # Linux interface lacks a few annotations Apple's carries).
     strip=cat
     case $target in x86_64-*) ;; *) strip=without_float80 ;; esac
-    for module in Swift _Concurrency _RegexParser _StringProcessing SwiftOnoneSupport Observation; do
+    for module in Swift _Concurrency _RegexParser _StringProcessing SwiftOnoneSupport Observation Testing; do
         sed -e "s/-target x86_64-unknown-linux-gnu/-target $target -disable-availability-checking/" \
             -e '/^ *@backDeployed(.*)$/d' -e 's/^import Glibc$/import Darwin/' \
             "$host_modules/$module.swiftmodule/x86_64-unknown-linux-gnu.swiftinterface" \
@@ -177,7 +182,8 @@ compile_swift() {
         | grep -v "^warning: Could not read SDKSettings.json" || true
 }
 
-# Compiles the Stowage library (from the folder $5) for one platform and configuration.
+# Compiles the Stowage library (from the folder $5) for one platform and configuration, writing
+# its module to $6 when given (for StowageTesting and the command).
 compile_library() {
     local name=$1 target=$2 sdk=$3 config=$4 sources=$5 emit=${6:-}
     # As SwiftPM makes it: every header of the include folder.
@@ -213,6 +219,16 @@ compile_command() {
         $(find "$sources/Sources/stowage" -name '*.swift' | sort)
 }
 
+# The StowageTesting library (from the folder $5) for one platform and configuration, over the
+# Stowage module in $6 and the toolchain's Testing.
+compile_testing() {
+    local name=$1 target=$2 sdk=$3 config=$4 sources=$5 modules=$6
+    # shellcheck disable=SC2046
+    compile_swift "$name" "$target" "$sdk" "$config" StowageTesting "$modules" "" -package-name stowage -swift-version 6 \
+        -Xcc -fmodule-map-file="$out/$name/modules-$(basename "$sources")/CStowageShims.modulemap" \
+        $(find "$sources/Sources/StowageTesting" -name '*.swift' | sort)
+}
+
 # Checks the C shim's files for one platform: clang, the Apple target, the stand-in headers.
 check_c() {
     local target=$1 sdk=$2 sources=$3 file
@@ -230,12 +246,13 @@ check_platform() {
     : > "$log"
     for config in Debug Release; do
         mkdir -p "$out/$name/modules-$config"
-        if [ "$name" = macOS ] && [ "${DARWIN_CHECK_COMMAND:-1}" != 0 ]; then
-            compile_library "$name" "$target" "$sdk" "$config" "$sources" "$out/$name/modules-$config/Stowage.swiftmodule" >> "$log" 2>&1
-            # Only over a library that compiled: without its module the command's errors take minutes.
-            grep -q "error:" "$log" || compile_command "$name" "$target" "$sdk" "$config" "$sources" >> "$log" 2>&1
-        else
-            compile_library "$name" "$target" "$sdk" "$config" "$sources" >> "$log" 2>&1
+        compile_library "$name" "$target" "$sdk" "$config" "$sources" "$out/$name/modules-$config/Stowage.swiftmodule" >> "$log" 2>&1
+        # Only over a library that compiled: without its module the errors of what imports it take minutes.
+        if ! grep -q "error:" "$log"; then
+            compile_testing "$name" "$target" "$sdk" "$config" "$sources" "$out/$name/modules-$config" >> "$log" 2>&1
+            if [ "$name" = macOS ] && [ "${DARWIN_CHECK_COMMAND:-1}" != 0 ]; then
+                compile_command "$name" "$target" "$sdk" "$config" "$sources" >> "$log" 2>&1
+            fi
         fi
     done
     check_c "$target" "$sdk" "$sources" >> "$log" 2>&1
@@ -244,8 +261,8 @@ check_platform() {
         grep -E "error:" "$log" | sort -u | head -40
         return 1
     fi
-    local what="the Stowage library (Debug and Release)"
-    [ "$name" = macOS ] && [ "${DARWIN_CHECK_COMMAND:-1}" != 0 ] && what="the Stowage library and the stowage command (Debug and Release)"
+    local what="the Stowage and StowageTesting libraries (Debug and Release)"
+    [ "$name" = macOS ] && [ "${DARWIN_CHECK_COMMAND:-1}" != 0 ] && what="the Stowage and StowageTesting libraries and the stowage command (Debug and Release)"
     echo "darwin-check: $name: $what and the C shim compile ($target, $((SECONDS - start)) s)"
 }
 
@@ -264,7 +281,8 @@ typedef struct __dirdesc DIR;|iOS|Debug|cannot find type '"'"'DIR'"'"' in scope
 Sources/Stowage/Platform/DirectoryStream.swift|typealias DirectoryStreamHandle = UnsafeMutablePointer<DIR>|typealias DirectoryStreamHandle = OpaquePointer|iOS|Debug|cannot convert value of type
 Sources/Stowage/Store/Store+NSImage.swift|#if canImport(AppKit) && !targetEnvironment(macCatalyst)|#if canImport(AppKit)|MacCatalyst|Debug|is unavailable in Mac Catalyst
 Sources/Stowage/Platform/VolumeStatistics+Darwin.swift|var figures = statfs()|var figures: statfs|iOS|Release|used before being initialized
-Sources/Stowage/Platform/Syscalls+Sync.swift|TestProbe.recordSync(.syncData, descriptor: fd)|TestProbe.recordSync(.syncData, descriptor: fd, again: true)|watchOS|Debug|extra argument'
+Sources/Stowage/Platform/Syscalls+Sync.swift|TestProbe.recordSync(.syncData, descriptor: fd)|TestProbe.recordSync(.syncData, descriptor: fd, again: true)|watchOS|Debug|extra argument
+Sources/StowageTesting/SimulatedStorageTrait.swift|performing function: @Sendable () async throws -> Void) async throws {|performing function: @Sendable () throws -> Void) async throws {|MacCatalyst|Release|does not conform to protocol '"'"'TestScoping'"'"''
 
 # Applies the mutation $1 (record number $2), compiles, and says whether the expected error came.
 mutate_and_compile() {
@@ -286,7 +304,15 @@ mutate_and_compile() {
     cp -p "$original" "$copy.original"
     content=$(cat "$original")
     printf '%s\n' "${content/"$text"/"$replacement"}" > "$original"
-    { compile_library "$platform" "$target" "$sdk" "$config" "$copy"; check_c "$target" "$sdk" "$copy"; } > "$log" 2>&1
+    {
+        case $file in
+            Sources/StowageTesting/*)  # over the library, compiled from the same copy
+                mkdir -p "$copy/modules"
+                compile_library "$platform" "$target" "$sdk" "$config" "$copy" "$copy/modules/Stowage.swiftmodule"
+                compile_testing "$platform" "$target" "$sdk" "$config" "$copy" "$copy/modules" ;;
+            *) compile_library "$platform" "$target" "$sdk" "$config" "$copy"; check_c "$target" "$sdk" "$copy" ;;
+        esac
+    } > "$log" 2>&1
     case $file in DarwinCheck/*) cp -p "$copy.original" "$original" ;; esac
     rm -rf "$copy" "$copy.original"
     if grep -q -- "$expected" "$log"; then
@@ -345,7 +371,7 @@ selected=${*:-$all_names}
 # The sources are compiled from a snapshot, so an edit made meanwhile cannot mix two versions.
 sources=$out/sources
 rm -rf "$sources" && mkdir -p "$sources/Sources"
-cp -R "$root/Sources/Stowage" "$root/Sources/CStowageShims" "$root/Sources/stowage" "$sources/Sources/"
+cp -R "$root/Sources/Stowage" "$root/Sources/StowageTesting" "$root/Sources/CStowageShims" "$root/Sources/stowage" "$sources/Sources/"
 pids=()
 status=0
 for name in $selected; do

@@ -55,11 +55,14 @@ extension DiskCache {
         }
     }
 
-    /// Runs `body` on the caches' own threads, after checking the task was not cancelled.
+    /// Runs `body` on the caches' own threads, after checking the task was not cancelled, with
+    /// the task's simulated figures and storage budget (task-local values, which a queue's
+    /// thread does not inherit: see ``SimulationContext``).
     private func offActor<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try Task.checkCancellation()
+        let simulation = SimulationContext.current
         return try await withCheckedThrowingContinuation { continuation in
-            Self.queue.async { continuation.resume(with: Result { try body() }) }
+            Self.queue.async { continuation.resume(with: Result { try simulation.run(body) }) }
         }
     }
 

@@ -15,6 +15,11 @@ import Foundation
 /// Sizes of real files are unaffected; only volume figures are. ``VolumeCapacity/isSimulated``
 /// says when figures are simulated.
 ///
+/// These figures stay where they are whatever is written. For figures that move with the
+/// writes, and writes that fail when the space is spent, use the simulated volume of the
+/// `StowageTesting` library (`withSimulatedStorage`, the `.simulatedStorage` trait); inside one,
+/// its figures come before all three of these.
+///
 /// ```swift
 /// try SimulatedCapacity.withFigures(available: 50_000_000) {
 ///     #expect(throws: StowageError.self) {
@@ -71,7 +76,8 @@ public enum SimulatedCapacity {
         public func remove() { ProcessFigures.shared.remove(identifier) }
     }
 
-    /// The figures in force for the caller, or `nil` when nothing is simulated.
+    /// The figures in force for the caller, or `nil` when nothing is simulated: those of a
+    /// simulated volume of `StowageTesting` first, moving with the caller's writes.
     ///
     /// - Throws: ``StowageError/Code/invalidArgument`` when an environment variable holds
     ///   something that is not a size, naming the variable.
@@ -86,6 +92,9 @@ public enum SimulatedCapacity {
     }
 
     private static func current(variable: (String) -> String?) throws -> Figures? {
+        // A storage budget (StowageTesting) is a simulated volume whose figures move with the
+        // task's writes: it comes first.
+        if let budget = StorageBudget.current { return budget.figures }
         if let figures = taskFigures { return figures }
         if let figures = ProcessFigures.shared.top { return figures }
         guard let availableText = variable(availableVariable), !availableText.isEmpty else { return nil }

@@ -25,7 +25,9 @@ import Foundation
 ///
 /// When ``SimulatedCapacity`` is on, ``availableBytes`` (and ``totalBytes``, if simulated) are the
 /// simulated figures, ``freeBytes`` equals ``availableBytes``, and the derived figures follow from
-/// them; ``reclaimableBytes`` stays real. ``isSimulated`` says so.
+/// them; ``reclaimableBytes`` stays real. ``isSimulated`` says so. Inside a simulated volume of the
+/// `StowageTesting` library, the figures are that volume's, moving with Stowage's writes:
+/// ``blockSizeBytes``, and the inode counts when it limits them, are its own too.
 ///
 /// The JSON of `stowage info --json` is this type's `Codable` form: every property under its own
 /// name, ``usedBytes`` included (see <doc:JSONVocabulary>).

@@ -32,15 +32,16 @@ enum LongRunningWork {
         TestProbe.record(interval: progressInterval)
         #endif
         let reporter = ProgressReporter(interval: progressInterval, progress: progress)
-        // The caller's simulated figures (`SimulatedCapacity.withFigures`) are a task-local
-        // value, which a thread does not inherit: bound again there, so work that measures the
-        // volume (relief) sees what the caller sees.
-        let simulated = SimulatedCapacity.taskFigures
+        // The caller's simulated figures (`SimulatedCapacity.withFigures`) and storage budget
+        // are task-local values, which a thread does not inherit: bound again there, so work
+        // that measures the volume (relief, fills) sees what the caller sees, and its writes
+        // and removals count in the caller's budget.
+        let simulation = SimulationContext.current
         return try await withTaskCancellationHandler {
             // A continuation, not a stream: waiting must outlast the task's cancellation.
             let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, any Error>, Never>) in
                 let thread = Thread {
-                    let result = SimulatedCapacity.$taskFigures.withValue(simulated) { Result { try work(reporter) } }
+                    let result = simulation.run { Result { try work(reporter) } }
                     reporter.finish()
                     continuation.resume(returning: result)
                 }

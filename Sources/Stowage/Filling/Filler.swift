@@ -18,7 +18,9 @@ import Foundation
 /// instead fills with unnamed files that the system reclaims when they are closed, however the
 /// process ends.
 ///
-/// Simulated capacity (``SimulatedCapacity``) does not apply here: a fill is real.
+/// Simulated capacity (``SimulatedCapacity``) does not apply here: a fill is real. A simulated
+/// volume of the `StowageTesting` library does: inside one, a fill writes real files and fills
+/// that volume to the goal, and its release gives the space back to it.
 public struct Filler: Sendable {
     /// What to fill, down to what, and how.
     public var plan: FillPlan

@@ -24,10 +24,12 @@ extension Sys {
     /// `fallocate(2)` (mode 0: allocate and extend), or where the file system does not implement
     /// it, `posix_fallocate(3)` (which the C library emulates by writing a byte in every block).
     static func platformAllocate(_ fd: Int32, offset: Int64, length: Int64) throws {
-        do {
-            _ = try retrying("fallocate") { cstowage_fallocate(fd, offset, length) }
-        } catch Errno.notSupported, Errno.operationNotSupported {
-            try retryingReturnedErrno("posix_fallocate") { cstowage_posix_fallocate(fd, offset, length) }
+        try budgeted(resizing: fd, call: "fallocate", to: { max($0, offset + length) }) {
+            do {
+                _ = try retrying("fallocate") { cstowage_fallocate(fd, offset, length) }
+            } catch Errno.notSupported, Errno.operationNotSupported {
+                try retryingReturnedErrno("posix_fallocate") { cstowage_posix_fallocate(fd, offset, length) }
+            }
         }
     }
 }

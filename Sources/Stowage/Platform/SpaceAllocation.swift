@@ -27,21 +27,24 @@ extension Sys {
     }
 
     /// The figures of the volume holding the open file or folder `fd`: `fstatvfs(2)` on Linux,
-    /// `fstatfs(2)` on Darwin (whose `statvfs` counts blocks in 32 bits).
+    /// `fstatfs(2)` on Darwin (whose `statvfs` counts blocks in 32 bits). Under a
+    /// ``StorageBudget`` the budget's figures (the call still runs, for its errors).
     static func spaceFigures(_ fd: Int32) throws -> SpaceFigures {
-        try platformSpaceFigures(fd)
+        budgeted(try platformSpaceFigures(fd))
     }
 
     /// The figures of the volume holding `path` (links followed): one system call, without the
-    /// mount table that ``VolumeStatistics/of(path:)`` also reads.
+    /// mount table that ``VolumeStatistics/of(path:)`` also reads. Under a ``StorageBudget`` the
+    /// budget's figures.
     static func spaceFigures(atPath path: String) throws -> SpaceFigures {
-        try platformSpaceFigures(atPath: path)
+        budgeted(try platformSpaceFigures(atPath: path))
     }
 
     /// Allocates `length` bytes of `fd` from `offset`, extending the file to `offset + length`,
     /// without writing data: `fallocate(2)` on Linux, `fcntl(F_PREALLOCATE)` and `ftruncate(2)`
     /// on Darwin, each with its fallback (see `platformAllocate`). Throws `ENOSPC` (or `EDQUOT`)
-    /// when the volume is full.
+    /// when the volume is full. Under a ``StorageBudget`` the blocks are charged where the file
+    /// grows: around `fallocate` on Linux, through the `ftruncate` and writes Darwin's is made of.
     static func allocate(_ fd: Int32, offset: Int64, length: Int64) throws {
         try platformAllocate(fd, offset: offset, length: length)
     }
@@ -90,7 +93,9 @@ extension Sys {
     /// Throws `EOPNOTSUPP` (or `EISDIR`, `ENOSYS` on old systems and Apple platforms) where the
     /// file system has no unnamed files.
     static func openUnnamedFile(in directory: Int32) throws -> Int32 {
-        try retrying("openat(O_TMPFILE)") { cstowage_open_unnamed(directory, 0o600) }
+        try budgeted(openingUnnamed: "openat(O_TMPFILE)") {
+            try retrying("openat(O_TMPFILE)") { cstowage_open_unnamed(directory, 0o600) }
+        }
     }
 
 }

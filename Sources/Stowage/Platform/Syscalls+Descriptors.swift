@@ -13,7 +13,9 @@ import CStowageShims
 extension Sys {
     /// `openat(2)`. The flags always include `O_CLOEXEC`.
     static func openat(_ directory: Int32, _ name: String, _ flags: Int32, mode: FilePermissions = FilePermissions(rawValue: 0)) throws -> Int32 {
-        try retrying("openat") { name.withCString { systemOpenat(directory, $0, flags | O_CLOEXEC, mode_t(mode.rawValue)) } }
+        try budgeted(opening: flags, call: "openat", status: { try fstatat(directory, name) }) {
+            try retrying("openat") { name.withCString { systemOpenat(directory, $0, flags | O_CLOEXEC, mode_t(mode.rawValue)) } }
+        }
     }
 
     /// `openat2(2)` with `RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH` on Linux, `openat(2)` with
@@ -24,21 +26,28 @@ extension Sys {
 
     /// `openat(2)` of a name as bytes (see ``RawPath``). The flags always include `O_CLOEXEC`.
     static func openat(_ directory: Int32, _ name: RawPath, _ flags: Int32, mode: FilePermissions = FilePermissions(rawValue: 0)) throws -> Int32 {
-        try retrying("openat") { name.withCString { systemOpenat(directory, $0, flags | O_CLOEXEC, mode_t(mode.rawValue)) } }
+        try budgeted(opening: flags, call: "openat", status: { try fstatat(directory, name) }) {
+            try retrying("openat") { name.withCString { systemOpenat(directory, $0, flags | O_CLOEXEC, mode_t(mode.rawValue)) } }
+        }
     }
 
     /// `openat(2)` of a name given as a C string (as `readdir` hands it out, uncopied).
     static func openat(_ directory: Int32, cName name: UnsafePointer<CChar>, _ flags: Int32) throws -> Int32 {
-        try retrying("openat") { systemOpenat(directory, name, flags | O_CLOEXEC, 0) }
+        try budgeted(opening: flags, call: "openat", status: { try fstatat(directory, cName: name, followingLinks: false) }) {
+            try retrying("openat") { systemOpenat(directory, name, flags | O_CLOEXEC, 0) }
+        }
     }
 
     /// `open(2)` of an absolute path.
     static func open(_ path: String, _ flags: Int32) throws -> Int32 {
-        try retrying("open") { path.withCString { systemOpen($0, flags | O_CLOEXEC, 0) } }
+        try budgeted(opening: flags, call: "open", status: { try lstat(path) }) {
+            try retrying("open") { path.withCString { systemOpen($0, flags | O_CLOEXEC, 0) } }
+        }
     }
 
     /// `close(2)`. Not retried on EINTR: on Linux and Darwin the descriptor is gone either way.
     static func close(_ fd: Int32) throws {
+        budgetedClose(fd)
         if systemClose(fd) == -1 {
             let code = Errno.current
             if code != .interrupted { throw SystemCallError(errno: code, call: "close") }
@@ -62,29 +71,38 @@ extension Sys {
 
     /// `write(2)` until every byte is written.
     static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < buffer.count {
-            let written = try retrying("write") {
-                systemWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
+        // Charged as written at the end of the file: Stowage writes with `write(2)` only from the
+        // start of a new or emptied file, in order (`pwrite` elsewhere). Settled with the file's
+        // length afterwards whatever the offset was.
+        try budgeted(resizing: fd, call: "write", to: { $0 + Int64(buffer.count) }) {
+            var offset = 0
+            while offset < buffer.count {
+                let written = try retrying("write") {
+                    systemWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                }
+                offset += written
             }
-            offset += written
         }
     }
 
     /// `pwrite(2)` until every byte is written.
     static func pwriteAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, at offset: Int64) throws {
-        var done = 0
-        while done < buffer.count {
-            let written = try retrying("pwrite") {
-                systemPwrite(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+        try budgeted(resizing: fd, call: "pwrite", to: { max($0, offset + Int64(buffer.count)) }) {
+            var done = 0
+            while done < buffer.count {
+                let written = try retrying("pwrite") {
+                    systemPwrite(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+                }
+                done += written
             }
-            done += written
         }
     }
 
     /// `ftruncate(2)`.
     static func ftruncate(_ fd: Int32, _ length: Int64) throws {
-        _ = try retrying("ftruncate") { systemFtruncate(fd, off_t(length)) }
+        try budgeted(resizing: fd, call: "ftruncate", to: { _ in length }) {
+            _ = try retrying("ftruncate") { systemFtruncate(fd, off_t(length)) }
+        }
     }
 
     /// `pread(2)` until `buffer` is full or the file ends; returns the bytes read.

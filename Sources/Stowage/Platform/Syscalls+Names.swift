@@ -13,40 +13,54 @@ import CStowageShims
 extension Sys {
     /// `mkdirat(2)`.
     static func mkdirat(_ directory: Int32, _ name: String, mode: FilePermissions) throws {
-        _ = try retrying("mkdirat") { name.withCString { systemMkdirat(directory, $0, mode_t(mode.rawValue)) } }
+        try budgeted(creating: .folder, call: "mkdirat", status: { try fstatat(directory, name) }) {
+            _ = try retrying("mkdirat") { name.withCString { systemMkdirat(directory, $0, mode_t(mode.rawValue)) } }
+        }
     }
 
     /// `mkdirat(2)` of a name as bytes.
     static func mkdirat(_ directory: Int32, _ name: RawPath, mode: FilePermissions) throws {
-        _ = try retrying("mkdirat") { name.withCString { systemMkdirat(directory, $0, mode_t(mode.rawValue)) } }
+        try budgeted(creating: .folder, call: "mkdirat", status: { try fstatat(directory, name) }) {
+            _ = try retrying("mkdirat") { name.withCString { systemMkdirat(directory, $0, mode_t(mode.rawValue)) } }
+        }
     }
 
     /// `mkdir(2)` of an absolute path.
     static func mkdir(_ path: String, mode: FilePermissions) throws {
-        _ = try retrying("mkdir") { path.withCString { systemMkdir($0, mode_t(mode.rawValue)) } }
+        try budgeted(creating: .folder, call: "mkdir", status: { try lstat(path) }) {
+            _ = try retrying("mkdir") { path.withCString { systemMkdir($0, mode_t(mode.rawValue)) } }
+        }
     }
 
     /// `unlinkat(2)`; `folder` adds `AT_REMOVEDIR`.
     static func unlinkat(_ directory: Int32, _ name: String, folder: Bool) throws {
-        _ = try retrying("unlinkat") { name.withCString { systemUnlinkat(directory, $0, folder ? AT_REMOVEDIR : 0) } }
+        try budgeted(removing: { try fstatat(directory, name) }) {
+            _ = try retrying("unlinkat") { name.withCString { systemUnlinkat(directory, $0, folder ? AT_REMOVEDIR : 0) } }
+        }
     }
 
     /// `unlinkat(2)` of a name as bytes; `folder` adds `AT_REMOVEDIR`.
     static func unlinkat(_ directory: Int32, _ name: RawPath, folder: Bool) throws {
-        _ = try retrying("unlinkat") { name.withCString { systemUnlinkat(directory, $0, folder ? AT_REMOVEDIR : 0) } }
+        try budgeted(removing: { try fstatat(directory, name) }) {
+            _ = try retrying("unlinkat") { name.withCString { systemUnlinkat(directory, $0, folder ? AT_REMOVEDIR : 0) } }
+        }
     }
 
     /// `renameat(2)`.
     static func renameat(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws {
-        _ = try retrying("renameat") {
-            from.withCString { f in to.withCString { t in systemRenameat(fromDirectory, f, toDirectory, t) } }
+        try budgeted(renaming: { try fstatat(fromDirectory, from) }, over: { try fstatat(toDirectory, to) }) {
+            _ = try retrying("renameat") {
+                from.withCString { f in to.withCString { t in systemRenameat(fromDirectory, f, toDirectory, t) } }
+            }
         }
     }
 
     /// `symlinkat(2)` of a link and a target given as bytes.
     static func symlinkat(_ target: RawPath, _ directory: Int32, _ name: RawPath) throws {
-        _ = try retrying("symlinkat") {
-            target.withCString { t in name.withCString { n in systemSymlinkat(t, directory, n) } }
+        try budgeted(creating: .symbolicLink, call: "symlinkat", status: { try fstatat(directory, name) }) {
+            _ = try retrying("symlinkat") {
+                target.withCString { t in name.withCString { n in systemSymlinkat(t, directory, n) } }
+            }
         }
     }
 

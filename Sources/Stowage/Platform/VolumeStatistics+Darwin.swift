@@ -16,7 +16,8 @@ extension VolumeStatistics {
         let system = try systemUsageFigures(path: path)
         let point = withUnsafeBytes(of: figures.f_mntonname) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         let type = withUnsafeBytes(of: figures.f_fstypename) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        return VolumeStatistics(Sys.SpaceFigures(figures), device: status.device, mountPoint: point, fileSystemType: type,
+        // Under a storage budget its figures, as `Sys.spaceFigures` gives them.
+        return VolumeStatistics(Sys.budgeted(Sys.SpaceFigures(figures)), device: status.device, mountPoint: point, fileSystemType: type,
                                 systemImportant: system.important, systemOpportunistic: system.opportunistic)
     }
 

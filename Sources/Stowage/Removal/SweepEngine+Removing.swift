@@ -36,9 +36,14 @@ extension SweepEngine {
         if threads == 1 {
             for group in groups { removeGroup(group, of: victims, into: outcomes) }
         } else {
+            // The workers do not inherit the task's storage budget (a task-local value): bound
+            // again there, so what they remove is given back to it.
+            let simulation = SimulationContext.current
             DispatchQueue.concurrentPerform(iterations: threads) { _ in
-                while let group = outcomes.claimGroup(below: groups.count) {
-                    removeGroup(groups[group], of: victims, into: outcomes)
+                simulation.run {
+                    while let group = outcomes.claimGroup(below: groups.count) {
+                        removeGroup(groups[group], of: victims, into: outcomes)
+                    }
                 }
             }
         }

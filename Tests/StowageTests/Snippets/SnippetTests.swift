@@ -23,6 +23,8 @@ struct SnippetTests {
     static let allowed: [String: String] = [
         "README.md: // Package.swift: swift-tools-version 6.1 or later":
             "an excerpt of a package manifest (the arguments of `Package(...)`), which SwiftPM compiles, not the test target",
+        "Sources/StowageTesting/StowageTesting.docc/StowageTesting.md: .testTarget(name: \"MyAppTests\", dependencies: [":
+            "an excerpt of a package manifest (a test target's declaration), which SwiftPM compiles, not a test target",
     ]
 
     @Test("every swift block of the README and the DocC articles equals exactly one marked region, and every region is used")
@@ -173,15 +175,17 @@ struct SnippetTests {
 
     /// `README.md` and every `.md` file of the DocC catalog, relative to the package root.
     static func documentPaths(in root: URL) throws -> [String] {
-        let catalog = "Sources/Stowage/Stowage.docc"
-        return ["README.md"] + (try relativePaths(below: catalog, in: root).filter { $0.hasSuffix(".md") })
+        let catalogs = ["Sources/Stowage/Stowage.docc", "Sources/StowageTesting/StowageTesting.docc"]
+        return ["README.md"] + (try catalogs.flatMap { try relativePaths(below: $0, in: root) }.filter { $0.hasSuffix(".md") })
     }
 
-    /// The Swift files of this folder, relative to the package root, but for this file, whose
-    /// test texts are not snippets.
+    /// The Swift files of this folder and of StowageTestingTests' `Snippets` folder (the
+    /// examples of the StowageTesting library, which only that target can run), relative to the
+    /// package root, but for this file, whose test texts are not snippets.
     static func snippetFilePaths(in root: URL) throws -> [String] {
         let this = URL(filePath: #filePath).lastPathComponent
-        return try relativePaths(below: "Tests/StowageTests/Snippets", in: root)
+        return try ["Tests/StowageTests/Snippets", "Tests/StowageTestingTests/Snippets"]
+            .flatMap { try relativePaths(below: $0, in: root) }
             .filter { $0.hasSuffix(".swift") && !$0.hasSuffix("/" + this) }
     }
 

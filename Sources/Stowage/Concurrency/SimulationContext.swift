@@ -1,0 +1,26 @@
+/// What the calling task simulates, carried to the threads Stowage moves work to: the figures of
+/// `SimulatedCapacity.withFigures` and the ``StorageBudget`` of `StowageTesting`.
+///
+/// Both are task-local values, which a `Thread`, a Dispatch queue or the workers of
+/// `DispatchQueue.concurrentPerform` do not inherit: work there would measure the real volume
+/// and write past the budget. Every hop takes the context on the calling side (``current``) and
+/// binds it again on the other (``run(_:)``): ``LongRunningWork`` (scans, fills, sweeps, relief,
+/// the async `Store.clear` and `Container.capacity`), the async forms of ``DiskCache``, and the
+/// removal threads of a sweep.
+struct SimulationContext: Sendable {
+    let figures: SimulatedCapacity.Figures?
+    let budget: StorageBudget?
+
+    /// The calling task's.
+    static var current: SimulationContext {
+        SimulationContext(figures: SimulatedCapacity.taskFigures, budget: StorageBudget.current)
+    }
+
+    /// Runs `body` with this context bound (as it is when nothing is simulated: no binding).
+    func run<T>(_ body: () throws -> T) rethrows -> T {
+        guard figures != nil || budget != nil else { return try body() }
+        return try SimulatedCapacity.$taskFigures.withValue(figures) {
+            try StorageBudget.$current.withValue(budget, operation: body)
+        }
+    }
+}

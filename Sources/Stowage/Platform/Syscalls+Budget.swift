@@ -1,0 +1,157 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#else
+#error("Stowage's Platform layer supports Darwin, Glibc and Musl systems")
+#endif
+
+/// The one seam of ``StorageBudget``: the system-call wrappers that take space or an inode, or
+/// give them back, ask the budget of the current task here, before the call. A call that does
+/// not fit throws `ENOSPC` (``SystemCallError`` naming the call) without running, as the kernel
+/// would on a full volume; after the call the budget is settled with what the system did.
+///
+/// With no budget in force, each helper is one task-local read and a call of `body`.
+extension Sys {
+    /// Runs `body`, which makes the regular file open as `fd` `newSize(size)` bytes long (`size`:
+    /// its length now): the blocks it adds are taken first (`ENOSPC` when they do not fit), and
+    /// afterwards the budget is settled with the file's length then (what a failed or short
+    /// call did not write is given back; a shorter file gives blocks back).
+    @inline(__always)
+    static func budgeted<T>(resizing fd: Int32, call: String, to newSize: (Int64) throws -> Int64,
+                            _ body: () throws -> T) throws -> T {
+        guard let budget = StorageBudget.current else { return try body() }
+        return try resize(fd, in: budget, call: call, to: newSize, body)
+    }
+
+    private static func resize<T>(_ fd: Int32, in budget: StorageBudget, call: String, to newSize: (Int64) throws -> Int64,
+                                  _ body: () throws -> T) throws -> T {
+        guard let before = try? fstat(fd), before.kind == .file else { return try body() }
+        let target = try newSize(before.size)
+        let taken = max(0, budget.blocks(forSize: target) - budget.blocks(forSize: before.size))
+        guard budget.take(blocks: taken, inodes: 0) else { throw SystemCallError(errno: .noSpace, call: call) }
+        func settle(assuming size: Int64) {
+            let after = (try? fstat(fd).size) ?? size
+            budget.giveBack(blocks: taken - (budget.blocks(forSize: after) - budget.blocks(forSize: before.size)), inodes: 0)
+        }
+        do {
+            let result = try body()
+            settle(assuming: target)
+            return result
+        } catch {
+            settle(assuming: before.size)
+            throw error
+        }
+    }
+
+    /// Runs `body`, an `openat` with `flags` of the item `status` describes (throwing when there
+    /// is none): one inode is taken first when it creates the item, and a file it truncates
+    /// gives its blocks back. An item that exists takes nothing: the kernel answers `EEXIST`
+    /// (with `O_EXCL`) or opens it, however full the volume.
+    @inline(__always)
+    static func budgeted<T>(opening flags: Int32, call: String, status: () throws -> FileStatus,
+                            _ body: () throws -> T) throws -> T {
+        guard flags & (O_CREAT | O_TRUNC) != 0, let budget = StorageBudget.current else { return try body() }
+        return try openCharged(flags, in: budget, call: call, status: status, body)
+    }
+
+    private static func openCharged<T>(_ flags: Int32, in budget: StorageBudget, call: String, status: () throws -> FileStatus,
+                                _ body: () throws -> T) throws -> T {
+        let existing = try? status()
+        let creates: Int64 = flags & O_CREAT != 0 && existing == nil ? 1 : 0
+        guard budget.take(blocks: 0, inodes: creates) else { throw SystemCallError(errno: .noSpace, call: call) }
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            budget.giveBack(blocks: 0, inodes: creates)
+            throw error
+        }
+        if flags & O_TRUNC != 0, let existing, existing.kind == .file {
+            budget.giveBack(blocks: budget.blocks(forSize: existing.size), inodes: 0)
+        }
+        return result
+    }
+
+    /// Runs `body`, which creates one item of the kind `item` (a folder: a block and an inode;
+    /// a symbolic link: an inode) where `status` finds none, taking them first. Where an item
+    /// exists already nothing is taken: the kernel answers `EEXIST` however full the volume
+    /// (Stowage makes folders by trying, and takes `EEXIST` as "there already").
+    @inline(__always)
+    static func budgeted<T>(creating item: FileStatus.Kind, call: String, status: () throws -> FileStatus,
+                            _ body: () throws -> T) throws -> T {
+        guard let budget = StorageBudget.current, (try? status()) == nil else { return try body() }
+        let blocks: Int64 = item == .folder ? 1 : 0
+        guard budget.take(blocks: blocks, inodes: 1) else { throw SystemCallError(errno: .noSpace, call: call) }
+        do {
+            return try body()
+        } catch {
+            budget.giveBack(blocks: blocks, inodes: 1)
+            throw error
+        }
+    }
+
+    /// Runs `body`, which removes the name of the item `status` describes, and gives back what
+    /// the item took when that was its last name.
+    @inline(__always)
+    static func budgeted<T>(removing status: () throws -> FileStatus, _ body: () throws -> T) throws -> T {
+        guard let budget = StorageBudget.current else { return try body() }
+        let removed = try? status()
+        let result = try body()
+        if let removed {
+            let credit = budget.credit(forRemoving: removed)
+            budget.giveBack(blocks: credit.blocks, inodes: credit.inodes)
+        }
+        return result
+    }
+
+    /// Runs `body`, a rename of the item `source` describes over the one `target` describes (if
+    /// any), and gives back what the replaced item took (nothing when both names are links to
+    /// one item: the rename then changes nothing).
+    @inline(__always)
+    static func budgeted<T>(renaming source: () throws -> FileStatus, over target: () throws -> FileStatus,
+                            _ body: () throws -> T) throws -> T {
+        guard let budget = StorageBudget.current else { return try body() }
+        let replaced = try? target()
+        let moved = replaced == nil ? nil : try? source()
+        let result = try body()
+        if let replaced, !(moved?.device == replaced.device && moved?.inode == replaced.inode) {
+            let credit = budget.credit(forRemoving: replaced)
+            budget.giveBack(blocks: credit.blocks, inodes: credit.inodes)
+        }
+        return result
+    }
+
+    /// Runs `body`, which opens an unnamed file (`O_TMPFILE`): an inode is taken first, and the
+    /// file is noted so that closing it gives back what it took.
+    static func budgeted(openingUnnamed call: String, _ body: () throws -> Int32) throws -> Int32 {
+        guard let budget = StorageBudget.current else { return try body() }
+        guard budget.take(blocks: 0, inodes: 1) else { throw SystemCallError(errno: .noSpace, call: call) }
+        let fd: Int32
+        do {
+            fd = try body()
+        } catch {
+            budget.giveBack(blocks: 0, inodes: 1)
+            throw error
+        }
+        if let status = try? fstat(fd) { budget.noteUnnamedFile(fd, device: status.device, inode: status.inode) }
+        return fd
+    }
+
+    /// Before `fd` is closed: an unnamed file's blocks and inode go back to the budget.
+    @inline(__always)
+    static func budgetedClose(_ fd: Int32) {
+        guard let budget = StorageBudget.current, budget.hasUnnamedFiles, let noted = budget.forgetUnnamedFile(fd),
+              let status = try? fstat(fd), status.device == noted.device, status.inode == noted.inode,
+              status.linkCount == 0 else { return }
+        budget.giveBack(blocks: budget.blocks(forSize: status.size), inodes: 1)
+    }
+
+    /// The figures of a volume as the budget in force has them, else as the system gave them.
+    @inline(__always)
+    static func budgeted(_ figures: SpaceFigures) -> SpaceFigures {
+        StorageBudget.current?.spaceFigures ?? figures
+    }
+}
