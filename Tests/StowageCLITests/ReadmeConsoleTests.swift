@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+/// Keeps the README's terminal examples true: every `$ stowage ...` line of a ```` ```console ````
+/// block that shows output is run, and its output must be what the README prints.
+///
+/// The examples stand on a fixed scene: `/tmp/demo` (made here in the test's folder, whose path
+/// replaces `/tmp/demo` in the command and back in the output), and `HOME=/home/me` with no
+/// `XDG_*` or `TMPDIR` (the command only prints where the default container would be). Only
+/// commands that read are run (`locations`, `usage`, `info`, and `sweep` with `--dry-run`): a
+/// README line that shows output for any other command fails the test rather than run it.
+@Suite("README: terminal examples")
+struct ReadmeConsoleTests {
+    /// One `$ stowage ...` line and the output the README shows under it.
+    struct Example {
+        var line: Int
+        var command: String
+        var output: String
+    }
+
+    static let readOnly: Set<String> = ["locations", "usage", "info"]
+
+    @Test("every stowage example with output in the README prints exactly that output")
+    func examplesMatch() throws {
+        let examples = try Self.examples()
+        #expect(examples.count >= 3, "found \(examples.map(\.command))")
+        let runner = try CommandRunner()
+        let demo = try Self.makeDemo(in: runner.folder)
+        for example in examples {
+            let pipeline = example.command.components(separatedBy: " | ")
+            let words = pipeline[0].split(separator: " ").map(String.init)
+            guard words.first == "stowage", words.count > 1,
+                  pipeline.count == 1 || (pipeline.count == 2 && pipeline[1].hasPrefix("jq ")) else {
+                Issue.record("README.md:\(example.line): `\(example.command)` shows output but is not a stowage command (piped at most into jq) this test runs")
+                continue
+            }
+            let subcommand = words[1]
+            guard Self.readOnly.contains(subcommand) || (subcommand == "sweep" && words.contains("--dry-run")) else {
+                Issue.record("README.md:\(example.line): `\(example.command)` shows output, but only reading commands are run here")
+                continue
+            }
+            let arguments = words.dropFirst().map { $0.replacingOccurrences(of: "/tmp/demo", with: demo) }
+            // Only PATH and HOME: the default container's folders then follow from HOME alone.
+            let environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": "/home/me"]
+            var result: ProcessResult
+            if pipeline.count == 2 {
+                guard let jq = Self.tool("jq") else {
+                    print("README.md:\(example.line): `\(example.command)` not checked: jq is not installed")
+                    continue
+                }
+                // Through the shell, the binary and jq by their full paths; the filter as written.
+                let script = ([try CommandRunner.binary().path(percentEncoded: false)] + arguments).joined(separator: " ")
+                    + " | " + jq + pipeline[1].dropFirst(2)
+                result = try runProcess(URL(filePath: "/bin/sh"), ["-c", script], environment: environment, directory: runner.folder)
+            } else {
+                result = try runProcess(try CommandRunner.binary(), Array(arguments), environment: environment,
+                                        directory: runner.folder)
+            }
+            #expect(result.status == 0, "README.md:\(example.line): `\(example.command)` failed: \(result.error)")
+            let output = result.output.replacingOccurrences(of: demo, with: "/tmp/demo")
+            #expect(output == example.output,
+                    "README.md:\(example.line): `\(example.command)` printed\n\(output)\nwhere the README shows\n\(example.output)")
+        }
+    }
+
+    /// The README's console examples that show output.
+    static func examples() throws -> [Example] {
+        let readme = try String(contentsOf: packageRoot.appending(path: "README.md"), encoding: .utf8)
+        var examples: [Example] = []
+        var inConsole = false
+        var current: Example?
+        for (index, line) in readme.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if line.hasPrefix("```") {
+                if let example = current, !example.output.isEmpty { examples.append(example) }
+                current = nil
+                inConsole = !inConsole && line == "```console"
+                continue
+            }
+            guard inConsole else { continue }
+            if line.hasPrefix("$ ") {
+                if let example = current, !example.output.isEmpty { examples.append(example) }
+                let command = line.dropFirst(2).components(separatedBy: "  #").first ?? ""
+                current = Example(line: index + 1, command: command.trimmingCharacters(in: .whitespaces), output: "")
+            } else if current != nil {
+                current?.output += line + "\n"
+            }
+        }
+        return examples.filter { $0.command.hasPrefix("stowage") }
+    }
+
+    /// The scene of the examples: two photos and a cache file last used on 2026-01-01.
+    static func makeDemo(in folder: URL) throws -> String {
+        let demo = folder.appending(path: "demo", directoryHint: .isDirectory)
+        for (path, size) in [("photos/a.jpg", 3_000_000), ("photos/b.jpg", 1_200_000), ("cache/c.bin", 500_000)] {
+            let file = demo.appending(path: path)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(count: size).write(to: file)
+        }
+        let used = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01T00:00:00Z
+        try setTimes(used, of: demo.appending(path: "cache/c.bin").path(percentEncoded: false))
+        return String(demo.path(percentEncoded: false).trimmingSuffix("/"))
+    }
+
+    /// The full path of `name` on the PATH, or `nil`.
+    static func tool(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    static var packageRoot: URL {
+        URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+}
+
+/// Sets a file's access and modification times (Foundation sets only the modification time).
+private func setTimes(_ date: Date, of path: String) throws {
+    let seconds = Int(date.timeIntervalSince1970)
+    var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
+    guard utimensat(AT_FDCWD, path, &times, 0) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+}
