@@ -43,9 +43,13 @@ struct SweeperTests {
         #expect(try Sweeper.lastSweep(of: cache)?.removedFileCount == 0)
     }
 
+    /// With an age limit too, files past it are chosen as they are met, which can leave the
+    /// victims chosen by size more than enough: a later file is then kept unless it deserves
+    /// removal more than the least deserving victim (the selection's shortcut), which must not
+    /// keep a file that is older than a victim.
     @Test("among 200 files in a random order, exactly the least recently used go, however the folder lists them",
-          arguments: [SweepOrder.leastRecentlyUsed, .oldestModified])
-    func manyFilesInRandomOrder(order: SweepOrder) throws {
+          arguments: [SweepOrder.leastRecentlyUsed, .oldestModified], [false, true])
+    func manyFilesInRandomOrder(order: SweepOrder, ageLimited: Bool) throws {
         var random = SeededRandom(for: "manyFilesInRandomOrder")
         let folder = TestFolder()
         let root = folder.url.appending(path: "cache", directoryHint: .isDirectory)
@@ -57,11 +61,15 @@ struct SweeperTests {
             let time = base.timeIntervalSince1970 + Double(age) * 60
             try Sys.setTimes(parent.descriptor, "f\(index)", access: time, modification: time)
         }
-        // 200 blocks over a limit of 100, down to 50: the 150 least recently used (or modified) go.
-        let policy = SweepPolicy(maximumAllocatedSize: 100 * Self.block, order: order, lowWatermark: 0.5)
-        let report = try Sweeper(policy: policy).sweep(root, now: base.addingTimeInterval(86_400))
+        // 200 blocks over a limit of 100, down to 50: the 150 least recently used (or modified)
+        // go; with the age limit, the 60 oldest (age past 82,830 s) by age, 90 more by size.
+        let now = base.addingTimeInterval(86_400)
+        let policy = SweepPolicy(maximumAllocatedSize: 100 * Self.block, maximumAge: ageLimited ? 82_830 : nil,
+                                 order: order, lowWatermark: 0.5)
+        let report = try Sweeper(policy: policy).sweep(root, now: now)
         let expected = rank.enumerated().filter { $0.element < 150 }.map { "f\($0.offset)" }.sorted()
         #expect(names(report) == expected)
+        #expect(report.removed.filter { $0.reason == .age }.count == (ageLimited ? 60 : 0))
     }
 
     @Test("orders: oldest modified first, and largest first")
