@@ -202,18 +202,32 @@ static void room_end_as(int status) {
     _exit(128 + number);
 }
 
-/// PID 2: the command, with the signal actions and descriptors any program would get.
-static void room_command(const cstowage_room_spec *spec, int user) {
+/// What a room runs: the command, or (in a series) the check.
+typedef struct room_program {
+    const char *executable;
+    char *const *arguments;
+    char *const *environment;
+} room_program;
+
+/// PID 2: the command, with the signal actions and descriptors any program would get (in a
+/// series, 0, 1 and 2 are the ones the spec names).
+static void room_command(const cstowage_room_spec *spec, const room_program *program, int user) {
     room_give_back_signals();
+    int standard[3] = {spec->standard_input, spec->standard_output, spec->standard_error};
+    for (int fd = 0; fd < 3; fd++) {
+        if (spec->series && standard[fd] >= 0 && standard[fd] != fd && dup2(standard[fd], fd) < 0) {
+            room_fail(spec, CSTOWAGE_ROOM_STAGE_EXECUTE, -1, user);
+        }
+    }
     room_close_descriptors(spec->report_fd);
     room_unblock_signals();  // a signal relayed before this ends the command here, as it would have
-    execve(spec->executable, spec->arguments, spec->environment);
+    execve(program->executable, program->arguments, program->environment);
     room_fail(spec, CSTOWAGE_ROOM_STAGE_EXECUTE, -1, user);
 }
 
 /// PID 1 of the room's PID namespace. Starts with every signal blocked and relayed; `link` is
 /// its end of the socket pair with the room's child, whose end it has closed.
-static void room_init(const cstowage_room_spec *spec, int link, int user) {
+static void room_init(const cstowage_room_spec *spec, const room_program *program, int link, int user) {
     room_relay_target = 0;  // the child's target is no process of this namespace
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     struct pollfd peer = {link, 0, 0};  // the child ended before the line above: its end is closed
@@ -226,7 +240,7 @@ static void room_init(const cstowage_room_spec *spec, int link, int user) {
     if (command < 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_START, -1, user);
     if (command == 0) {
         close(link);
-        room_command(spec, user);
+        room_command(spec, program, user);
     }
     room_relay_target = command;
     close(spec->report_fd);  // the command's copy closes on execve, and the parent reads the end
@@ -254,6 +268,192 @@ static void room_init(const cstowage_room_spec *spec, int link, int user) {
     _exit(0);  // and the kernel ends every process left in the namespace
 }
 
+/// Mounts the layer (with `options`) on the first folder and an overlay over each folder whose
+/// `lower` is open, and sets `mounted[index]` for each overlay mounted. Returns the layer's root,
+/// open. The layer is mounted on the first folder, where the overlay mounted next hides it from
+/// the command; its root stays reachable through the descriptor (and the parent's copy of it).
+static int room_mount(const cstowage_room_spec *spec, const int *lower, int *mounted, const char *options, int user) {
+    if (mount(spec->layer_source, spec->folders[0].path, spec->layer_type, 0, options) != 0) {
+        room_fail(spec, CSTOWAGE_ROOM_STAGE_MOUNT_LAYER, 0, user);
+    }
+    int layer = open(spec->folders[0].path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (layer < 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_LAYER_FOLDERS, 0, user);
+    if (mkdirat(layer, "upper", 0700) != 0 || mkdirat(layer, "work", 0700) != 0) {
+        room_fail(spec, CSTOWAGE_ROOM_STAGE_LAYER_FOLDERS, 0, user);
+    }
+    int upper = openat(layer, "upper", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int work = openat(layer, "work", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (upper < 0 || work < 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_LAYER_FOLDERS, 0, user);
+
+    for (int index = 0; index < spec->folder_count; index++) {
+        mounted[index] = 0;
+        if (lower[index] < 0) continue;
+        const cstowage_room_folder *folder = &spec->folders[index];
+        char name[24];
+        *room_append_number(name, name + sizeof name - 1, index) = '\0';
+        if (mkdirat(upper, name, 0700) != 0 || mkdirat(work, name, 0700) != 0) {
+            room_fail(spec, CSTOWAGE_ROOM_STAGE_LAYER_FOLDERS, index, user);
+        }
+        // The merged folder shows its upper folder's owner and mode. The owner cannot be given
+        // in a user namespace where it is not mapped; the folder then shows the user's own.
+        (void)fchownat(upper, name, folder->owner, folder->group, AT_SYMLINK_NOFOLLOW);
+        if (fchmodat(upper, name, folder->mode & 07777, 0) != 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_LAYER_FOLDERS, index, user);
+
+        // Paths through /proc/self/fd: no user path in the options, so no escaping of ',' or ':'.
+        char overlay[256];
+        char *end = overlay + sizeof overlay - 1;
+        char *cursor = room_append(overlay, end, "lowerdir=/proc/self/fd/");
+        cursor = room_append_number(cursor, end, lower[index]);
+        cursor = room_append(cursor, end, ",upperdir=/proc/self/fd/");
+        cursor = room_append_number(cursor, end, layer);
+        cursor = room_append(cursor, end, "/upper/");
+        cursor = room_append(cursor, end, name);
+        cursor = room_append(cursor, end, ",workdir=/proc/self/fd/");
+        cursor = room_append_number(cursor, end, layer);
+        cursor = room_append(cursor, end, "/work/");
+        cursor = room_append(cursor, end, name);
+        *cursor = '\0';
+        if (mount("stowage-room", folder->path, "overlay", 0, overlay) != 0) {
+            if (!folder->is_optional) room_fail(spec, CSTOWAGE_ROOM_STAGE_MOUNT_OVERLAY, index, user);
+            room_report(spec, CSTOWAGE_ROOM_SKIPPED, CSTOWAGE_ROOM_STAGE_MOUNT_OVERLAY, errno, index, 0, user);
+            continue;
+        }
+        mounted[index] = 1;
+    }
+    close(upper);
+    close(work);
+    return layer;
+}
+
+/// A series: unmounts the overlays (the innermost first) and the layer beneath them. Only the
+/// child's own mounts are in its namespace: each run mounts its /proc in a namespace of its own.
+static void room_unmount(const cstowage_room_spec *spec, int *mounted, int user) {
+    for (int index = spec->folder_count - 1; index >= 0; index--) {
+        if (!mounted[index]) continue;
+        if (umount2(spec->folders[index].path, MNT_DETACH | UMOUNT_NOFOLLOW) != 0) {
+            room_fail(spec, CSTOWAGE_ROOM_STAGE_UNMOUNT, index, user);
+        }
+        mounted[index] = 0;
+    }
+    if (umount2(spec->folders[0].path, MNT_DETACH | UMOUNT_NOFOLLOW) != 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_UNMOUNT, 0, user);
+}
+
+/// Runs `program` in the room as its command: enters the working folder, forks the PID
+/// namespace's init (which forks the program), relays signals to it, and ends as the program
+/// did once every process of the namespace has ended. The caller has made the PID namespace.
+static void room_start(const cstowage_room_spec *spec, const room_program *program, int user) {
+    if (spec->working_directory != NULL && chdir(spec->working_directory) != 0) {
+        room_fail(spec, CSTOWAGE_ROOM_STAGE_WORKING_FOLDER, -1, user);
+    }
+    // The socket pair: init's ending report comes back on it, and init sees the child gone on it.
+    int link[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, link) != 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_START, -1, user);
+    room_block_signals();  // a signal sent from here on waits for its relay's target
+    room_take_signals();
+    pid_t init = fork();
+    if (init < 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_START, -1, user);
+    if (init == 0) {
+        close(link[0]);
+        room_init(spec, program, link[1], user);
+    }
+    close(link[1]);
+    room_relay_target = init;
+    close(spec->report_fd);
+    room_unblock_signals();
+    // Waits for init without reaping it until the relay stops, so no signal reaches a process
+    // that took its number. Init ends once every process of the namespace has.
+    for (;;) {
+        siginfo_t info;
+        memset(&info, 0, sizeof info);
+        if (waitid(P_PID, (id_t)init, &info, WEXITED | WNOWAIT) == 0) break;
+        if (errno != EINTR) _exit(127);
+    }
+    room_block_signals();
+    room_relay_target = 0;
+    int init_status = 0;
+    while (waitpid(init, &init_status, 0) < 0 && errno == EINTR) {}
+    int status = 0;
+    ssize_t received;
+    do {
+        received = read(link[0], &status, sizeof status);
+    } while (received < 0 && errno == EINTR);
+    // Without init's report (it failed, or was killed), the child ends as init did.
+    room_end_as(received == (ssize_t)sizeof status ? status : init_status);
+}
+
+/// A series: answers the parent's requests until it closes the go-ahead pipe (then the child
+/// exits, and the namespace goes with its mounts), or dies (then its parent-death signal ends
+/// the child, and each run's runner and init theirs).
+static void room_series(const cstowage_room_spec *spec, int *lower, int *mounted, int layer, int user) {
+    pid_t self = getpid();
+    for (;;) {
+        cstowage_room_request request;
+        size_t done = 0;
+        while (done < sizeof request) {
+            ssize_t count = read(spec->go_fd, (char *)&request + done, sizeof request - done);
+            if (count < 0 && errno == EINTR) continue;
+            if (count == 0 && done == 0) _exit(0);  // the series is over
+            if (count <= 0) {
+                if (count == 0) errno = EPIPE;
+                room_fail(spec, CSTOWAGE_ROOM_STAGE_REQUEST, -1, user);
+            }
+            done += (size_t)count;
+        }
+        request.options[sizeof request.options - 1] = '\0';
+        switch (request.operation) {
+        case CSTOWAGE_ROOM_REMAKE:
+            room_unmount(spec, mounted, user);
+            close(layer);
+            layer = room_mount(spec, lower, mounted, request.options, user);
+            room_report(spec, CSTOWAGE_ROOM_READY, 0, 0, -1, layer, user);
+            break;
+        case CSTOWAGE_ROOM_LIFT: {
+            char path[48];
+            char *end = path + sizeof path - 1;
+            char *cursor = room_append(path, end, "/proc/self/fd/");
+            cursor = room_append_number(cursor, end, layer);
+            *cursor = '\0';
+            if (mount(NULL, path, NULL, MS_REMOUNT, request.options) != 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_LIFT, -1, user);
+            room_report(spec, CSTOWAGE_ROOM_LIFTED, 0, 0, -1, 0, user);
+            break;
+        }
+        case CSTOWAGE_ROOM_RUN_COMMAND:
+        case CSTOWAGE_ROOM_RUN_CHECK: {
+            room_program program = {spec->executable, spec->arguments, spec->environment};
+            if (request.operation == CSTOWAGE_ROOM_RUN_CHECK) {
+                char *entry = spec->check_status_entry;
+                char *cursor = room_append(entry, entry + 47, "STOWAGE_COMMAND_STATUS=");
+                cursor = room_append_number(cursor, entry + 47, request.value < 0 ? 0 : request.value);
+                *cursor = '\0';
+                program.executable = spec->check_executable;
+                program.arguments = spec->check_arguments;
+                program.environment = spec->check_environment;
+            }
+            pid_t runner = fork();
+            if (runner < 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_START, -1, user);
+            if (runner == 0) {
+                // The run's own PID namespace (a PID namespace dies with its init) and mount
+                // namespace (its /proc goes with it; nothing it mounts reaches the next room).
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                if (getppid() != self) _exit(127);
+                close(spec->go_fd);
+                if (unshare(CLONE_NEWNS | CLONE_NEWPID) != 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_PID_NAMESPACE, -1, user);
+                room_start(spec, &program, user);
+            }
+            int status = 0;
+            while (waitpid(runner, &status, 0) < 0) {
+                if (errno != EINTR) room_fail(spec, CSTOWAGE_ROOM_STAGE_START, -1, user);
+            }
+            room_report(spec, CSTOWAGE_ROOM_ENDED, 0, 0, -1, status, user);
+            break;
+        }
+        default:
+            errno = EINVAL;
+            room_fail(spec, CSTOWAGE_ROOM_STAGE_REQUEST, -1, user);
+        }
+    }
+}
+
 static void room_child(const cstowage_room_spec *spec) {
     // Signals: nothing of the parent's may run here. Caught signals go back to their default
     // action (exec would do it too, but a signal could arrive before); ignored ones stay ignored,
@@ -268,6 +468,16 @@ static void room_child(const cstowage_room_spec *spec) {
         fresh.sa_handler = SIG_DFL;
         sigemptyset(&fresh.sa_mask);
         sigaction(number, &fresh, NULL);
+    }
+    // A series outlives its runs: a terminal's Ctrl-C, which reaches the whole process group,
+    // must not end it before stowage (which traps SIGINT) ends the range itself; its runs relay
+    // or take the signal as ever (the commands get the actions in room_ignored).
+    if (spec->series) {
+        struct sigaction ignore;
+        memset(&ignore, 0, sizeof ignore);
+        ignore.sa_handler = SIG_IGN;
+        sigemptyset(&ignore.sa_mask);
+        sigaction(SIGINT, &ignore, NULL);
     }
     close(spec->parent_report_fd);
     close(spec->parent_go_fd);
@@ -293,122 +503,47 @@ static void room_child(const cstowage_room_spec *spec) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != spec->parent) _exit(127);
     }
-    // The next process forked here is PID 1 of a namespace of its own (the room's init).
-    if (unshare(CLONE_NEWPID) != 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_PID_NAMESPACE, -1, user);
+    // The next process forked here is PID 1 of a namespace of its own (the room's init). A
+    // series makes one per run instead (in its runner): a PID namespace dies with its init.
+    if (!spec->series && unshare(CLONE_NEWPID) != 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_PID_NAMESPACE, -1, user);
     // Nothing mounted from here on propagates to the host's mount namespace.
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_PRIVATE, -1, user);
 
     // Every folder is opened before anything is mounted over it: the overlays read the real
     // folders through these descriptors, whatever is mounted on their paths later.
-    int lower[spec->folder_count > 0 ? spec->folder_count : 1];
+    int count = spec->folder_count > 0 ? spec->folder_count : 1;
+    int lower[count];
+    int mounted[count];
     for (int index = 0; index < spec->folder_count; index++) {
+        mounted[index] = 0;
         lower[index] = open(spec->folders[index].path, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (lower[index] >= 0) continue;
         if (!spec->folders[index].is_optional) room_fail(spec, CSTOWAGE_ROOM_STAGE_OPEN_FOLDER, index, user);
         room_report(spec, CSTOWAGE_ROOM_SKIPPED, CSTOWAGE_ROOM_STAGE_OPEN_FOLDER, errno, index, 0, user);
     }
-
-    // The layer is mounted on the first folder, where the overlay mounted next hides it from
-    // the command; its root stays reachable through `layer` (and the parent's copy of it).
-    if (mount(spec->layer_source, spec->folders[0].path, spec->layer_type, 0, spec->layer_options) != 0) {
-        room_fail(spec, CSTOWAGE_ROOM_STAGE_MOUNT_LAYER, 0, user);
-    }
-    int layer = open(spec->folders[0].path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (layer < 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_LAYER_FOLDERS, 0, user);
-    if (mkdirat(layer, "upper", 0700) != 0 || mkdirat(layer, "work", 0700) != 0) {
-        room_fail(spec, CSTOWAGE_ROOM_STAGE_LAYER_FOLDERS, 0, user);
-    }
-    int upper = openat(layer, "upper", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int work = openat(layer, "work", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (upper < 0 || work < 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_LAYER_FOLDERS, 0, user);
-
-    for (int index = 0; index < spec->folder_count; index++) {
-        if (lower[index] < 0) continue;
-        const cstowage_room_folder *folder = &spec->folders[index];
-        char name[24];
-        *room_append_number(name, name + sizeof name - 1, index) = '\0';
-        if (mkdirat(upper, name, 0700) != 0 || mkdirat(work, name, 0700) != 0) {
-            room_fail(spec, CSTOWAGE_ROOM_STAGE_LAYER_FOLDERS, index, user);
+    int layer = room_mount(spec, lower, mounted, spec->layer_options, user);
+    if (!spec->series) {
+        for (int index = 0; index < spec->folder_count; index++) {
+            if (lower[index] >= 0) close(lower[index]);
         }
-        // The merged folder shows its upper folder's owner and mode. The owner cannot be given
-        // in a user namespace where it is not mapped; the folder then shows the user's own.
-        (void)fchownat(upper, name, folder->owner, folder->group, AT_SYMLINK_NOFOLLOW);
-        if (fchmodat(upper, name, folder->mode & 07777, 0) != 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_LAYER_FOLDERS, index, user);
-
-        // Paths through /proc/self/fd: no user path in the options, so no escaping of ',' or ':'.
-        char options[256];
-        char *end = options + sizeof options - 1;
-        char *cursor = room_append(options, end, "lowerdir=/proc/self/fd/");
-        cursor = room_append_number(cursor, end, lower[index]);
-        cursor = room_append(cursor, end, ",upperdir=/proc/self/fd/");
-        cursor = room_append_number(cursor, end, layer);
-        cursor = room_append(cursor, end, "/upper/");
-        cursor = room_append(cursor, end, name);
-        cursor = room_append(cursor, end, ",workdir=/proc/self/fd/");
-        cursor = room_append_number(cursor, end, layer);
-        cursor = room_append(cursor, end, "/work/");
-        cursor = room_append(cursor, end, name);
-        *cursor = '\0';
-        if (mount("stowage-room", folder->path, "overlay", 0, options) != 0) {
-            if (!folder->is_optional) room_fail(spec, CSTOWAGE_ROOM_STAGE_MOUNT_OVERLAY, index, user);
-            room_report(spec, CSTOWAGE_ROOM_SKIPPED, CSTOWAGE_ROOM_STAGE_MOUNT_OVERLAY, errno, index, 0, user);
-        }
-        close(lower[index]);
     }
-    close(upper);
-    close(work);
 
     // The parent opens the layer through /proc/<pid>/fd/<layer>, sizes it, and says go.
     room_report(spec, CSTOWAGE_ROOM_READY, 0, 0, -1, layer, user);
+    if (spec->series) room_series(spec, lower, mounted, layer, user);
     char go = 0;
-    ssize_t count;
+    ssize_t received;
     do {
-        count = read(spec->go_fd, &go, 1);
-    } while (count < 0 && errno == EINTR);
-    if (count != 1) {
+        received = read(spec->go_fd, &go, 1);
+    } while (received < 0 && errno == EINTR);
+    if (received != 1) {
         errno = ECANCELED;
         room_fail(spec, CSTOWAGE_ROOM_STAGE_PARENT_GONE, -1, user);
     }
     close(spec->go_fd);
-    if (spec->working_directory != NULL && chdir(spec->working_directory) != 0) {
-        room_fail(spec, CSTOWAGE_ROOM_STAGE_WORKING_FOLDER, -1, user);
-    }
     close(layer);  // the parent holds the layer open now
-
-    // The socket pair: init's ending report comes back on it, and init sees the child gone on it.
-    int link[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, link) != 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_START, -1, user);
-    room_block_signals();  // a signal sent from here on waits for its relay's target
-    room_take_signals();
-    pid_t init = fork();
-    if (init < 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_START, -1, user);
-    if (init == 0) {
-        close(link[0]);
-        room_init(spec, link[1], user);
-    }
-    close(link[1]);
-    room_relay_target = init;
-    close(spec->report_fd);
-    room_unblock_signals();
-    // Waits for init without reaping it until the relay stops, so no signal reaches a process
-    // that took its number. Init ends once every process of the namespace has.
-    for (;;) {
-        siginfo_t info;
-        memset(&info, 0, sizeof info);
-        if (waitid(P_PID, (id_t)init, &info, WEXITED | WNOWAIT) == 0) break;
-        if (errno != EINTR) _exit(127);
-    }
-    room_block_signals();
-    room_relay_target = 0;
-    int init_status = 0;
-    while (waitpid(init, &init_status, 0) < 0 && errno == EINTR) {}
-    int status = 0;
-    ssize_t received;
-    do {
-        received = read(link[0], &status, sizeof status);
-    } while (received < 0 && errno == EINTR);
-    // Without init's report (it failed, or was killed), the child ends as init did.
-    room_end_as(received == (ssize_t)sizeof status ? status : init_status);
+    room_program program = {spec->executable, spec->arguments, spec->environment};
+    room_start(spec, &program, user);
 }
 
 // ---- The spawner: one thread that lives as long as the process and forks every room's child. ----

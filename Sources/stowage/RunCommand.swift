@@ -26,12 +26,32 @@ struct RunCommand: ParsableCommand {
             SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to stowage go to the command. \
             125 when stowage fails (the room cannot be made, a drop or the copy for --keep failed), \
             126 when the command cannot be run, 127 when it is not found, 64 for a usage error.
+
+            A range of rooms (--available LOW..HIGH, or --inodes LOW..HIGH): for each size, from LOW \
+            to HIGH (both included) in steps of --step (default: one 4 KiB block, or one inode; a \
+            step that is not a whole number of blocks is rounded up, with a note; ends are rounded \
+            up to a block), a fresh room over the same folders, the command run in it until it \
+            ends, then --check run by /bin/sh in that same room, seeing what the command left, \
+            with the room's limit lifted. A line per room: its size, the command's status, the \
+            check's. The real folders never change. The command and the check get /dev/null as \
+            input; their output is discarded (--show-output: to standard error). One namespace \
+            serves the whole range: each room costs a remount and its processes. tmpfs only, no \
+            --drop-to. --keep copies what the room of the first failed check holds. \
+            --find-minimum: the smallest room in which the command succeeds and the check passes, \
+            by bisection to one block, confirmed at that size and one block below ("needs at \
+            least 102.4 kB free"). Exit status of a range: 0 every check passed (--find-minimum: \
+            found and confirmed), 1 a check failed (the sizes listed; --find-minimum: not \
+            confirmed), 3 the command succeeded in no room (--find-minimum: not even in the \
+            largest), 125 stowage failed, 130 interrupted (SIGINT or SIGTERM: the rooms end, \
+            nothing is left), 64 usage.
             """
     )
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The room: 5MB, 0, or 1% of the real volume.", valueName: "size"),
-            transform: RoomSizeArgument.init(parsing:))
-    var available: RoomSizeArgument
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("The room: 5MB, 0, or 1% of the real volume; or a range of rooms, LOW..HIGH (0..2MB), each end included.",
+                               valueName: "size"),
+            transform: RoomAmountArgument.init(parsing:))
+    var available: RoomAmountArgument
 
     @Option(name: .customLong("over"), help: ArgumentHelp("A folder whose writes share the room (repeatable).", valueName: "path"),
             transform: PathArgument.init(parsing:))
@@ -51,10 +71,33 @@ struct RunCommand: ParsableCommand {
                                                         valueName: "duration"))
     var after: AgeArgument?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The layer has exactly this many free inodes.", valueName: "count"))
-    var inodes: Int64?
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("The layer has exactly this many free inodes; or a range, LOW..HIGH (0..100).", valueName: "count"))
+    var inodes: String?
 
-    @Option(help: ArgumentHelp("Copy what the command wrote here afterwards (a new or empty folder).", valueName: "dir"),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("A range's step: a size (4KB; rounded up to whole 4 KiB blocks, with a note), or inodes. "
+                               + "Default: one block, or one inode.", valueName: "step"))
+    var step: String?
+
+    @Option(help: ArgumentHelp("A range: after the command, run this shell command in the same room, its limit lifted "
+                               + "(STOWAGE_COMMAND_STATUS holds the command's status); it passes when it exits 0.",
+                               valueName: "shell-command"))
+    var check: String?
+
+    @Flag(name: .customLong("find-minimum"),
+          help: "A range: find the smallest room in which the command succeeds (and the check passes), by bisection to one block.")
+    var findMinimum = false
+
+    @Flag(name: .customLong("json-lines"), help: "A range: print each room, then a summary, as one line of JSON.")
+    var jsonLines = false
+
+    @Flag(name: .customLong("show-output"),
+          help: "A range: send the command's and the check's output to standard error (by default it is discarded).")
+    var showOutput = false
+
+    @Option(help: ArgumentHelp("Copy what the command wrote here afterwards (a new or empty folder); with a range, "
+                               + "what the room of the first failed check holds.", valueName: "dir"),
             transform: PathArgument.init(parsing:))
     var keep: PathArgument?
 
@@ -64,7 +107,8 @@ struct RunCommand: ParsableCommand {
     func validate() throws {
         if command.isEmpty { throw ValidationError("Give the command to run after --, as in: stowage run --available 5MB -- make test") }
         if (dropTo == nil) != (after == nil) { throw ValidationError("--drop-to and --after go together.") }
-        if let inodes, inodes < 0 { throw ValidationError("--inodes cannot be negative.") }
+        _ = try inodeLimit()
+        try validateRange()
         if let after, after.seconds > AgeArgument.longest { throw ValidationError("--after must be at most 365d (one year).") }
         if !folders.isEmpty && (container.app != nil || container.root != nil) {
             throw ValidationError("Give --over, or --app/--root for the app's locations, not both.")
@@ -72,6 +116,10 @@ struct RunCommand: ParsableCommand {
     }
 
     mutating func run() throws {
+        if let range = try range() {
+            try RunRange(options: self, range: range).run()
+            return
+        }
         let report: RoomReport
         do {
             // The command line and the environment go on byte for byte (DESIGN 17).
@@ -117,16 +165,34 @@ struct RunCommand: ParsableCommand {
         }
     }
 
-    /// The plan the options describe.
-    private func plan() throws -> RoomPlan {
+    /// The plan the options describe (with a range: its folders, the fixed size, the keep folder).
+    func plan() throws -> RoomPlan {
         var folders = self.folders.map { $0.url(directoryHint: .isDirectory).absoluteURL }
         if folders.isEmpty {
             let app = container.app != nil || container.root != nil ? try container.resolve() : nil
             folders = try RoomPlan.defaultFolders(for: app)
         }
         let drop = dropTo.map { RoomPlan.Drop(to: $0.size, after: .milliseconds(Int64(((after?.seconds ?? 0) * 1000).rounded()))) }
-        return RoomPlan(available: available.size, over: folders, fileSystem: fileSystem, availableInodes: inodes, drop: drop,
+        return RoomPlan(available: available.size ?? .bytes(0), over: folders, fileSystem: fileSystem, availableInodes: try inodeLimit(),
+                        drop: drop,
                         keepingWritesIn: keep.map { $0.url(directoryHint: .isDirectory).absoluteURL })
+    }
+}
+
+/// `--available`: a room's size (`5MB`, `0`, `1%` of the real volume), or a range of rooms
+/// (`0..2MB`), parsed with `--step` once all options are known.
+struct RoomAmountArgument: Sendable {
+    /// The size, or `nil` for a range.
+    var size: RoomPlan.Size?
+    /// The range as written, or `nil` for one size.
+    var rangeText: String?
+
+    init(parsing argument: String) throws {
+        if RoomRange.isRange(argument) {
+            rangeText = argument
+        } else {
+            size = try RoomSizeArgument(parsing: argument).size
+        }
     }
 }
 

@@ -23,7 +23,10 @@ struct HelpCommandTests {
         ("watch", [["--available", "1MB"]], []),
         ("fill", [[], ["--consume", "1MB"]], []),
         ("release", [[]], []),
-        ("run", [["--available", "1MB"], ["--available", "1MB", "--after", "1s"], ["--available", "1MB", "--drop-to", "0"]],
+        // One room, a room that drops, and a range of rooms (some options go only with a range,
+        // --keep over a range only with a check).
+        ("run", [["--available", "1MB"], ["--available", "1MB", "--after", "1s"], ["--available", "1MB", "--drop-to", "0"],
+                 ["--available", "0..1MB"], ["--available", "0..1MB", "--check", "true"]],
          ["--", "true"]),
     ]
 

@@ -167,6 +167,40 @@ struct JSONSchemaCommandTests {
         #expect(refused.status == 64 && refused.error.contains("--json-lines"), "\(refused.error)")
     }
 
+    @Test("run over a range --json-lines: room, finished, minimum and error events match run-range-events.json")
+    func runRangeEvents() throws {
+        let runner = try RunCommandTests.runner()
+        let real = runner.folderPath + "/real"
+        let keep = runner.folderPath + "/kept"
+        // Room 0 cannot hold the byte: the file is made, empty, and the check fails there only.
+        let every = try runner.run("run", "--available", "0..12KiB", "--over", real, "--keep", keep, "--check", "test -s '\(real)/f'",
+                                   "--json-lines", "--", "/bin/sh", "-c", "echo x > \"$0/f\"", real)
+        #expect(every.status == 1, "\(every.error)")
+        let lines = every.output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 5, "four rooms, then the summary: \(every.output)")
+        for line in lines { try expectValid(line, "run-range-events.json", ["run", "--json-lines"]) }
+        let finished = try #require(try JSONSerialization.jsonObject(with: Data((lines.last ?? "").utf8)) as? [String: Any])
+        #expect(finished["event"] as? String == "finished" && finished["failedCount"] as? Int == 1 && finished["exitStatus"] as? Int == 1)
+        #expect((finished["keptRoom"] as? [String: Any])?["availableBytes"] as? Int == 0, "\(finished)")
+        let minimum = try runner.run("run", "--available", "0..12KiB", "--find-minimum", "--over", real, "--json-lines", "--",
+                                     "/bin/sh", "-c", "echo x > \"$0/f\"", real)
+        #expect(minimum.status == 0, "\(minimum.error)")
+        for line in minimum.output.split(separator: "\n") { try expectValid(String(line), "run-range-events.json", ["run", "--find-minimum"]) }
+        #expect(minimum.output.contains(#""event":"minimum""#) && minimum.output.contains(#""minimumAvailableBytes":4096"#),
+                "\(minimum.output)")
+        let inodes = try runner.run("run", "--available", "4KiB", "--inodes", "0..2", "--find-minimum", "--over", real, "--json-lines",
+                                    "--", "/bin/sh", "-c", "kill -KILL $$")
+        #expect(inodes.status == 3, "\(inodes.error)")
+        for line in inodes.output.split(separator: "\n") { try expectValid(String(line), "run-range-events.json", ["run", "--inodes"]) }
+        #expect(inodes.output.contains(#""command":{"exitStatus":null,"signal":"SIGKILL"}"#), "\(inodes.output)")
+        let usage = try runner.run("run", "--available", "2MB..1MB", "--over", real, "--json-lines", "--", "/bin/true")
+        #expect(usage.status == 64)
+        try expectValid(usage.output.trimmingCharacters(in: .newlines), "run-range-events.json", ["run", "usage error"])
+        let failed = try runner.run("run", "--available", "0..8KiB", "--over", runner.folderPath + "/missing", "--json-lines", "--", "/bin/true")
+        #expect(failed.status == 125, "\(failed.error)")
+        try expectValid(failed.output.trimmingCharacters(in: .newlines), "run-range-events.json", ["run", "missing folder"])
+    }
+
     // MARK: - Helpers
 
     private func expectValid(_ text: String, _ schema: String, _ arguments: [String],
@@ -212,7 +246,7 @@ struct JSONSchemaCommandTests {
     static func vocabularyProblem(name: String, schema: [String: Any]) -> String? {
         let types = (schema["type"] as? [String]) ?? [(schema["type"] as? String)].compactMap { $0 }
         let quantity = name.replacing(/(Before|After)$/, with: "")  // availableBytesBefore: a before/after pair
-        if types.contains("integer"), !(quantity.hasSuffix("Bytes") || quantity.hasSuffix("Count") || ["depth", "errno"].contains(name)) {
+        if types.contains("integer"), !(quantity.hasSuffix("Bytes") || quantity.hasSuffix("Count") || ["depth", "errno", "exitStatus"].contains(name)) {
             return "is an integer: end it in Bytes or Count"
         }
         if types.contains("number"), !(name.hasSuffix("Seconds") || name.hasSuffix("PerSecond")) {

@@ -127,6 +127,23 @@ struct JSONSchemaCoverageTests {
         try event("relief", "watch-events.json", WatchReliefJSON(Self.relief()))
         try event("stopped", "watch-events.json")
         try event("error", "watch-events.json", usageError)
+        let room = Room(fileSystem: "tmpfs", folders: ["/home/u/.cache/app"], hiddenMounts: [], availableBytes: 8192,
+                        totalBytes: 1 << 20, blockSizeBytes: 4096, availableInodeCount: 100, isUserNamespace: false)
+        let failed = RoomTrial(size: 8192, room: room, commandEnding: .exited(1), checkEnding: .exited(1))
+        let killed = RoomTrial(size: 8192, room: room, commandEnding: .signalled(.kill), checkEnding: nil)
+        try event("room", "run-range-events.json", RangeTrialJSON(failed))
+        try event("room", "run-range-events.json", RangeTrialJSON(killed))
+        try event("finished", "run-range-events.json",
+                  RangeFinishedJSON(quantity: "bytes", roomCount: 3, failedCount: 1, failedRooms: [RangeRoomJSON(failed)],
+                                    hasCommandSucceeded: true, keptRoom: RangeRoomJSON(failed), keptFolder: "/tmp/kept", exitStatus: 1))
+        try event("finished", "run-range-events.json",
+                  RangeFinishedJSON(quantity: "inodes", roomCount: 3, failedCount: 0, failedRooms: [], hasCommandSucceeded: false,
+                                    keptRoom: nil, keptFolder: nil, exitStatus: 3))
+        try event("minimum", "run-range-events.json",
+                  RangeMinimumJSON(quantity: "bytes", roomCount: 12, minimumAvailableBytes: 102_400, minimumAvailableInodeCount: nil,
+                                   isConfirmed: true, exitStatus: 0))
+        try event("interrupted", "run-range-events.json", RangeInterruptedJSON(roomCount: 4))
+        try event("error", "run-range-events.json", ErrorJSON(error))
         try document("error", "error.json", ErrorJSON(error))
         try document("usage error", "error.json", usageError)
         return documents

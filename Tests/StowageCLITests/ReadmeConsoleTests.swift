@@ -37,6 +37,10 @@ struct ReadmeConsoleTests {
             "the fill above (a deleting command: never run on a path a document names)",
         "Sources/Stowage/Stowage.docc/MeasuringUsage.md: stowage usage ux --depth 2 --top 3":
             "a folder `ux` of the writer's (UsageTreeCommandTests draws trees of known folders)",
+        "Sources/Stowage/Stowage.docc/TestingLowStorage.md: stowage run --available 0..64KiB --over /tmp/demo \\":
+            "runs Examples/SafeSave, which RunRangeExampleTests builds and runs over this very range, checking this table",
+        "Sources/Stowage/Stowage.docc/TestingLowStorage.md: stowage run --available 0..1MiB --find-minimum --over /tmp/demo -- ./app --save":
+            "runs an app of the reader's (RunRangeCommandTests finds the minimum of a command that needs a known number of blocks)",
         "Sources/Stowage/Stowage.docc/Sweeping.md: stowage sweep cache --max-size 250kB --max-age 14d --dry-run":
             "a folder `cache` whose files' ages are relative to the day it ran (SweepCommandTests checks the output)",
     ]

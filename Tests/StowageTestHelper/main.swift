@@ -28,6 +28,15 @@
 //   stowage-test-helper trap-blocked                        blocks SIGTERM in every thread, sets a SignalTrap for it,
 //                                                           prints "ready"; prints "caught" and exits 0 when the
 //                                                           trap's handler runs, "not caught" (exit 4) after 2 min
+//   stowage-test-helper store-save ROOT PATH BYTES          saves BYTES bytes of "n" over the Documents file PATH
+//                                                           (exit 1 with the error, such as noSpace)
+//   stowage-test-helper store-check-save ROOT PATH OLD NEW  exit 0 when the file holds OLD bytes of "o" or NEW bytes of
+//                                                           "n" (NEW whenever STOWAGE_COMMAND_STATUS is 0) and its
+//                                                           folder holds nothing else; else says what it found, exit 1
+//   stowage-test-helper store-append ROOT PATH INDEX        appends {tag "range", INDEX} to the Documents array PATH
+//   stowage-test-helper store-check-append ROOT PATH COUNT  exit 0 when the array decodes to its first COUNT values,
+//                                                           or those and {range, COUNT} (always when
+//                                                           STOWAGE_COMMAND_STATUS is 0); else exit 1
 //   stowage-test-helper fill VOLUME BYTES forced|unforced   fills BYTES of VOLUME with a safety floor above
 //                                                           anything; prints "filled N" or "error CODE" (exit 3)
 //
@@ -194,6 +203,32 @@ do {
         print(after == before ? "unchanged \(after.count)" : "changed \(after.count)")
         let folder = try store.url(for: path, in: .documents).deletingLastPathComponent()
         print("entries: " + (try FileManager.default.contentsOfDirectory(atPath: folder.path(percentEncoded: false))).sorted().joined(separator: " "))
+    case "store-save":
+        try store(1).save(Data(repeating: UInt8(ascii: "n"), count: number(3)), to: argument(2), in: .documents)
+    case "store-check-save":
+        let (store, path) = (store(1), argument(2))
+        let data = try store.retrieve(Data.self, from: path, in: .documents)
+        let isOld = data == Data(repeating: UInt8(ascii: "o"), count: number(3))
+        let isNew = data == Data(repeating: UInt8(ascii: "n"), count: number(4))
+        let folder = try store.url(for: path, in: .documents).deletingLastPathComponent()
+        let entries = try FileManager.default.contentsOfDirectory(atPath: folder.path(percentEncoded: false)).sorted()
+        let saved = ProcessInfo.processInfo.environment["STOWAGE_COMMAND_STATUS"] == "0"
+        guard isNew || (isOld && !saved) else {
+            fail("the file holds \(isOld ? "the old content after a save that said it succeeded" : "neither version (\(data.count) bytes)")",
+                 status: 1)
+        }
+        guard entries == [URL(filePath: path).lastPathComponent] else { fail("the folder holds \(entries)", status: 1) }
+    case "store-append":
+        try store(1).append(Tagged(tag: "range", index: number(3)), to: argument(2), in: .documents)
+    case "store-check-append":
+        let count = number(3)
+        let values = try store(1).retrieve([Tagged].self, from: argument(2), in: .documents)
+        let saved = ProcessInfo.processInfo.environment["STOWAGE_COMMAND_STATUS"] == "0"
+        let before = (0..<count).map { Tagged(tag: "before", index: $0) }
+        guard values == before + [Tagged(tag: "range", index: count)] || (values == before && !saved) else {
+            fail("the array holds \(values.count) values, not the \(count) before\(saved ? " and the one appended" : ", or those and one more")",
+                 status: 1)
+        }
     case "fill":
         let plan = FillPlan(volume: folderURL(1), goal: .consuming(Int64(number(2))), safetyFloor: .max,
                             isForced: argument(3) == "forced")

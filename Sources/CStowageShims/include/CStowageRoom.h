@@ -55,12 +55,44 @@ typedef struct cstowage_room_spec {
     /// The parent's ends of the same pipes, which the child closes at once.
     int parent_report_fd;
     int parent_go_fd;
+    /// 1 for a series of rooms (`stowage run`'s range mode): the child makes no PID namespace of
+    /// its own, keeps the namespace and the folders open, and, once the first room is mounted,
+    /// answers requests (`cstowage_room_request`) read from `go_fd` until the parent closes it:
+    /// a room made anew, a run of the command or of the check (each in a PID namespace and a mount
+    /// namespace of its own, copies of the room's, so that its /proc goes with it), a limit lifted.
+    int series;
+    /// In a series: the check, run like the command; `check_environment` holds
+    /// `check_status_entry`, a buffer of at least 48 bytes the child writes
+    /// `STOWAGE_COMMAND_STATUS=<n>` into before each check.
+    const char *check_executable;
+    char *const *check_arguments;
+    char *const *check_environment;
+    char *check_status_entry;
+    /// In a series: the descriptors the command and the check get as 0, 1 and 2 (-1: the child's own).
+    int standard_input;
+    int standard_output;
+    int standard_error;
 } cstowage_room_spec;
+
+/// A request of a series (`series` 1), written whole on the go-ahead pipe.
+#define CSTOWAGE_ROOM_REMAKE 1       // unmount the room and mount a fresh one, with `options` for the layer; READY
+#define CSTOWAGE_ROOM_RUN_COMMAND 2  // run the command in the room, wait until its every process ended; ENDED
+#define CSTOWAGE_ROOM_RUN_CHECK 3    // the same with the check; `value` is the command's status for its environment
+#define CSTOWAGE_ROOM_LIFT 4         // remount the layer with `options` (a larger size); LIFTED
+
+typedef struct cstowage_room_request {
+    int32_t operation;
+    int32_t value;
+    /// The layer's mount options, NUL-terminated.
+    char options[120];
+} cstowage_room_request;
 
 /// A record the child writes on `report_fd`.
 #define CSTOWAGE_ROOM_READY 1    // the room is mounted; `value` is the descriptor of the layer's root
 #define CSTOWAGE_ROOM_SKIPPED 2  // optional folder `index` was left hidden; `error` says why
 #define CSTOWAGE_ROOM_FAILED 3   // step `stage` failed with `error` (for folder `index`); the child exits 127
+#define CSTOWAGE_ROOM_ENDED 4    // a series' run ended; `value` is its raw wait status
+#define CSTOWAGE_ROOM_LIFTED 5   // a series' layer was remounted
 
 /// The steps of the child, for `CSTOWAGE_ROOM_FAILED` and `CSTOWAGE_ROOM_SKIPPED`.
 #define CSTOWAGE_ROOM_STAGE_MOUNT_NAMESPACE 1  // unshare(CLONE_NEWNS)
@@ -77,6 +109,9 @@ typedef struct cstowage_room_spec {
 #define CSTOWAGE_ROOM_STAGE_PID_NAMESPACE 12   // unshare(CLONE_NEWPID)
 #define CSTOWAGE_ROOM_STAGE_START 13           // socketpair and fork of the namespace's init, fork of the command
 #define CSTOWAGE_ROOM_STAGE_MOUNT_PROC 14      // mounting the PID namespace's /proc (in its init)
+#define CSTOWAGE_ROOM_STAGE_UNMOUNT 15         // a series: unmounting the room before a fresh one
+#define CSTOWAGE_ROOM_STAGE_LIFT 16            // a series: remounting the layer with a larger size
+#define CSTOWAGE_ROOM_STAGE_REQUEST 17         // a series: reading a request, or an unknown one
 
 typedef struct cstowage_room_report {
     int32_t kind;

@@ -53,6 +53,21 @@ final class RoomChild {
         var arguments: [[UInt8]]
         var environment: [[UInt8]]
         var workingDirectory: [UInt8]?
+        /// Set for a series of rooms (``RoomSeries``); `nil` for one room.
+        var series: Series? = nil
+    }
+
+    /// What a series of rooms needs besides the command: the check, and the descriptors both
+    /// get as their standard input, output and error (this process's must stay open until the
+    /// series ends).
+    struct Series {
+        var checkExecutable: [UInt8]
+        var checkArguments: [[UInt8]]
+        /// The check's environment; the child adds `STOWAGE_COMMAND_STATUS=<n>` before each check.
+        var checkEnvironment: [[UInt8]]
+        var standardInput: Int32
+        var standardOutput: Int32
+        var standardError: Int32
     }
 
     /// The child's steps, as `cstowage_room_report.stage` numbers them.
@@ -60,6 +75,7 @@ final class RoomChild {
         case mountNamespace = 1, userNamespace, idMaps, privateMounts, openFolder, mountLayer, layerFolders, mountOverlay
         case parentGone, workingFolder, execute
         case pidNamespace, start, mountProc
+        case unmount, lift, request
     }
 
     /// A step of the child failed; the child has ended and been waited for.
@@ -85,12 +101,15 @@ final class RoomChild {
     /// Optional folders left hidden.
     let skipped: [Skipped]
     /// The layer's root, opened through `/proc/<pid>/fd/<n>` while the child waited: it keeps
-    /// the layer alive (for a last copy) after the namespace is gone, until it is closed.
-    let layer: OpenFile
+    /// the layer alive (for a last copy) after the namespace is gone, until it is closed. In a
+    /// series, the latest room's (``remake(options:)`` replaces it).
+    private(set) var layer: OpenFile
 
     private var reportFD: Int32
     private var goFD: Int32
     private var isReaped = false
+    /// In a series, ``kill()`` may come from another thread: it and the reaping take turns.
+    private let reaping = NSLock()
 
     private init(processIdentifier: Int32, isUserNamespace: Bool, skipped: [Skipped], layer: OpenFile,
                  reportFD: Int32, goFD: Int32) {
@@ -193,6 +212,138 @@ final class RoomChild {
                       isUserNamespace: record.is_user_namespace != 0)
     }
 
+    // MARK: A series of rooms
+
+    /// A series: unmounts the room and mounts a fresh one whose layer has `options`; returns
+    /// the optional folders left hidden this time. ``layer`` is the fresh layer's root after it.
+    ///
+    /// - Throws: ``Failure`` when the child could not (it has ended and been reaped); a
+    ///   `SystemCallError` when the pipes failed.
+    func remake(options: String) throws -> [Skipped] {
+        try request(CSTOWAGE_ROOM_REMAKE, options: options)
+        var skipped: [Skipped] = []
+        while true {
+            let record = try nextSeriesRecord()
+            switch record.kind {
+            case CSTOWAGE_ROOM_SKIPPED:
+                skipped.append(Skipped(folderIndex: Int(record.index), stage: Stage(rawValue: record.stage) ?? .mountOverlay,
+                                       errno: record.error))
+            case CSTOWAGE_ROOM_READY:
+                do {
+                    layer = try OpenFile.openFolder(atPath: "/proc/\(processIdentifier)/fd/\(record.value)", followingLinks: true)
+                } catch let error as SystemCallError {
+                    try endSeries(Failure(stage: .mountLayer, errno: error.errno.rawValue, folderIndex: nil,
+                                          isUserNamespace: isUserNamespace))
+                }
+                return skipped
+            default:
+                try endSeries(failure(of: record))
+            }
+        }
+    }
+
+    /// A series: runs the command (or the check, whose environment then says the command's
+    /// `status`) in the room and waits until every process of the run has ended.
+    ///
+    /// - Throws: ``Failure`` when the run could not start (the working folder, `execve`); the
+    ///   child has ended then.
+    func run(check: Bool, commandStatus: Int32 = 0) throws -> RoomReport.Ending {
+        try request(check ? CSTOWAGE_ROOM_RUN_CHECK : CSTOWAGE_ROOM_RUN_COMMAND, value: commandStatus)
+        var startFailure: Failure?
+        while true {
+            let record = try nextSeriesRecord()
+            switch record.kind {
+            case CSTOWAGE_ROOM_FAILED where startFailure == nil:
+                // Written by the run (its runner or the program before execve); the run's ending follows.
+                startFailure = failure(of: record)
+            case CSTOWAGE_ROOM_ENDED:
+                if let startFailure { try endSeries(startFailure) }
+                var value: Int32 = 0
+                switch cstowage_wait_status(record.value, &value) {
+                case 1: return .exited(value)
+                case 2: return .signalled(Signal(rawValue: value))
+                default: return .exited(record.value)
+                }
+            default:
+                try endSeries(failure(of: record))
+            }
+        }
+    }
+
+    /// A series: remounts the layer with `options` (a larger size: the limit lifted).
+    func lift(options: String) throws {
+        try request(CSTOWAGE_ROOM_LIFT, options: options)
+        let record = try nextSeriesRecord()
+        guard record.kind == CSTOWAGE_ROOM_LIFTED else { try endSeries(failure(of: record)) }
+    }
+
+    /// A series: lets the child go (it exits, and the namespace goes with its mounts) and
+    /// reaps it. Calling it again does nothing.
+    func finishSeries() {
+        reaping.withLock {
+            guard !isReaped else { return }
+            closePipes()
+            var status: Int32 = 0
+            _ = cstowage_wait(processIdentifier, &status)
+            isReaped = true
+        }
+    }
+
+    /// Ends the child at once (`SIGKILL`), unless it has been reaped (its number may be another
+    /// process's then): its runs end with it (their parent-death signals). Safe from another
+    /// thread than the series' own, which then sees the child gone.
+    func kill() {
+        reaping.withLock {
+            guard !isReaped else { return }
+            _ = systemKill(processIdentifier, SIGKILL)
+        }
+    }
+
+    private func request(_ operation: Int32, value: Int32 = 0, options: String = "") throws {
+        var request = cstowage_room_request()
+        request.operation = operation
+        request.value = value
+        let bytes = Array(options.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: request.options) else {
+            throw SystemCallError(errno: .invalidArgument, call: "write")
+        }
+        withUnsafeMutableBytes(of: &request.options) { buffer in
+            buffer.copyBytes(from: bytes)
+        }
+        let size = MemoryLayout<cstowage_room_request>.size
+        let written = try withUnsafeBytes(of: &request) { raw in
+            try Sys.retrying("write") { write(goFD, raw.baseAddress!, size) }
+        }
+        guard written == size else { throw SystemCallError(errno: .ioError, call: "write") }
+    }
+
+    /// The next record of a series, or the child's failure when it ended without one.
+    private func nextSeriesRecord() throws -> cstowage_room_report {
+        guard let record = try Self.readReport(reportFD) else {
+            try endSeries(Failure(stage: .parentGone, errno: ECHILD, folderIndex: nil, isUserNamespace: isUserNamespace))
+        }
+        return record
+    }
+
+    private func failure(of record: cstowage_room_report) -> Failure {
+        Failure(stage: Stage(rawValue: record.stage) ?? .request, errno: record.error,
+                folderIndex: record.index >= 0 ? Int(record.index) : nil, isUserNamespace: record.is_user_namespace != 0)
+    }
+
+    /// Ends the series after a failure: the child is killed (it may be waiting still) and reaped.
+    private func endSeries(_ failure: Failure) throws -> Never {
+        kill()
+        finishSeries()
+        throw failure
+    }
+
+    private func closePipes() {
+        if reportFD >= 0 { try? Sys.close(reportFD) }  // best effort: nothing is left to report
+        if goFD >= 0 { try? Sys.close(goFD) }
+        reportFD = -1
+        goFD = -1
+    }
+
     /// Sends `signal` to the child; `ESRCH` once it has been reaped (its number may be another
     /// process's by then). Callers serialise it with ``wait()``.
     func send(_ signal: Int32) throws {
@@ -273,24 +424,41 @@ final class RoomChild {
         }
         let arguments = vector(setup.arguments)
         let environment = vector(setup.environment)
+        // The check's status entry: a buffer the child writes `STOWAGE_COMMAND_STATUS=<n>` into.
+        let statusEntry = setup.series.map { _ in copy([UInt8](repeating: 0, count: 63)) }
+        let checkArguments = vector(setup.series?.checkArguments ?? [])
+        let checkEnvironment = (setup.series?.checkEnvironment ?? []).map { copy($0) } + (statusEntry.map { [$0] } ?? []) + [nil]
+        let checkExecutable = setup.series.map { copy($0.checkExecutable) }
         let userID = Sys.effectiveUserID
         let groupID = getegid()  // with the user id: the one line each map may hold for an ordinary user
         do {
             return try folders.withUnsafeBufferPointer { folderBuffer in
                 try arguments.withUnsafeBufferPointer { argumentBuffer in
                     try environment.withUnsafeBufferPointer { environmentBuffer in
-                        var spec = cstowage_room_spec(
-                            folders: folderBuffer.baseAddress, folder_count: Int32(folderBuffer.count),
-                            layer_type: copy(setup.layerType), layer_source: copy(setup.layerSource),
-                            layer_options: setup.layerOptions.map { UnsafePointer(copy($0)) },
-                            namespace_mode: setup.prefersUserNamespace ? CSTOWAGE_ROOM_USER_NAMESPACE : CSTOWAGE_ROOM_MOUNT_NAMESPACE,
-                            uid_map: copy("\(userID) \(userID) 1\n"), gid_map: copy("\(groupID) \(groupID) 1\n"),
-                            working_directory: setup.workingDirectory.map { UnsafePointer(copy($0)) },
-                            executable: copy(setup.executable),
-                            arguments: argumentBuffer.baseAddress, environment: environmentBuffer.baseAddress,
-                            parent: getpid(), report_fd: reportFD, go_fd: goFD,
-                            parent_report_fd: parentReportFD, parent_go_fd: parentGoFD)
-                        return try body(&spec)
+                        try checkArguments.withUnsafeBufferPointer { checkArgumentBuffer in
+                            try checkEnvironment.withUnsafeBufferPointer { checkEnvironmentBuffer in
+                                var spec = cstowage_room_spec(
+                                    folders: folderBuffer.baseAddress, folder_count: Int32(folderBuffer.count),
+                                    layer_type: copy(setup.layerType), layer_source: copy(setup.layerSource),
+                                    layer_options: setup.layerOptions.map { UnsafePointer(copy($0)) },
+                                    namespace_mode: setup.prefersUserNamespace ? CSTOWAGE_ROOM_USER_NAMESPACE : CSTOWAGE_ROOM_MOUNT_NAMESPACE,
+                                    uid_map: copy("\(userID) \(userID) 1\n"), gid_map: copy("\(groupID) \(groupID) 1\n"),
+                                    working_directory: setup.workingDirectory.map { UnsafePointer(copy($0)) },
+                                    executable: copy(setup.executable),
+                                    arguments: argumentBuffer.baseAddress, environment: environmentBuffer.baseAddress,
+                                    parent: getpid(), report_fd: reportFD, go_fd: goFD,
+                                    parent_report_fd: parentReportFD, parent_go_fd: parentGoFD,
+                                    series: setup.series == nil ? 0 : 1,
+                                    check_executable: checkExecutable.map { UnsafePointer($0) },
+                                    check_arguments: checkArgumentBuffer.baseAddress,
+                                    check_environment: checkEnvironmentBuffer.baseAddress,
+                                    check_status_entry: statusEntry,
+                                    standard_input: setup.series?.standardInput ?? -1,
+                                    standard_output: setup.series?.standardOutput ?? -1,
+                                    standard_error: setup.series?.standardError ?? -1)
+                                return try body(&spec)
+                            }
+                        }
                     }
                 }
             }
@@ -302,6 +470,12 @@ final class RoomChild {
 }
 
 extension Sys {
+    /// `/dev/null`, open for reading and writing (close-on-exec): what a range's runs get as
+    /// standard input, and as output when it is not shown.
+    static func openNullDevice() throws -> OpenFile {
+        OpenFile(adopting: try open("/dev/null", O_RDWR | O_CLOEXEC))
+    }
+
     /// The size of a memory page (`sysconf(_SC_PAGESIZE)`): tmpfs counts its size in pages.
     static var pageSize: Int64 { Int64(max(4096, cstowage_page_size())) }
 

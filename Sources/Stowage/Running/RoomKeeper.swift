@@ -36,6 +36,26 @@ struct RoomKeeper {
         return kept
     }
 
+    /// ``copy(to:)``, its failures as the error a report carries: what was copied, and why not
+    /// all of it (items not copied are listed in the writes and counted in the error).
+    func copyReporting(to keepFolder: URL) -> (kept: KeptWrites?, error: StowageError?) {
+        do {
+            let kept = try copy(to: keepFolder)
+            guard kept.notCopied.isEmpty else {
+                return (kept, StowageError(.ioFailure, operation: .run, path: keepFolder.fileSystemPath,
+                                           reason: "\(kept.notCopied.count) of the command's writes could not be copied "
+                                               + "(each listed); the rest were"))
+            }
+            return (kept, nil)
+        } catch let error as StowageError {
+            return (nil, error)
+        } catch let error as SystemCallError {
+            return (nil, StowageError(error, operation: .run, path: keepFolder.fileSystemPath))
+        } catch {
+            return (nil, StowageError(.ioFailure, operation: .run, path: keepFolder.fileSystemPath, underlying: error))
+        }
+    }
+
     /// Copies the items `names` of `source` into `destination`; `path` is `source`'s path in the room.
     private func copy(_ names: [RawPath], of source: OpenFile, to destination: OpenFile, at path: RawPath,
                       into kept: inout KeptWrites) {

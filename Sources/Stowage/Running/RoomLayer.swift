@@ -143,6 +143,7 @@ final class RoomLayer {
     func size(root: OpenFile) throws -> Sys.SpaceFigures {
         let volume = Self.url(of: root)
         do {
+            if fileSystem == .tmpfs, let figures = try exactWithoutFill(root: root) { return figures }
             if availableInodes != nil { try root.createFolder(Self.inodeFolderName, mode: .ownerOnlyFolder) }
             try Filler(plan: FillPlan(volume: volume, goal: .leaving(availableBytes))).fill()
             if let availableInodes { try takeInodes(above: availableInodes, root: root) }
@@ -162,6 +163,26 @@ final class RoomLayer {
         } catch let error as SystemCallError {
             throw StowageError(error, operation: .run, path: "the room's layer")
         }
+    }
+
+    /// A fresh tmpfs layer is the room already when the room is at least a page (its size
+    /// unit): its folders take no blocks, so nothing needs filling, nor the fill's settling (a
+    /// wait, for file systems that free blocks late). The inodes above a limit are taken as
+    /// ever. Returns `nil` where the figures say otherwise (a room of 0, which is a page above).
+    private func exactWithoutFill(root: OpenFile) throws -> Sys.SpaceFigures? {
+        let figures = try root.spaceFigures()
+        let target = (availableBytes + figures.blockSize - 1) / figures.blockSize * figures.blockSize
+        guard figures.available == target else { return nil }
+        guard let availableInodes else { return figures }
+        try root.createFolder(Self.inodeFolderName, mode: .ownerOnlyFolder)
+        try takeInodes(above: availableInodes, root: root)
+        let after = try root.spaceFigures()
+        guard after.available == target else {
+            throw StowageError(.noSpace, operation: .run,
+                               reason: "the \(fileSystem) layer holds \(ByteCount(after.available)), not the room asked for",
+                               neededBytes: target, availableBytes: after.available)
+        }
+        return after
     }
 
     /// Fills the mounted layer privately until `available` bytes remain: a drop.

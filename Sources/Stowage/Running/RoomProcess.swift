@@ -223,28 +223,12 @@ public final class RoomProcess: @unchecked Sendable {
         case .failure(let error)?: (drop, dropError) = (nil, error)
         case nil: (drop, dropError) = (nil, nil)
         }
-        let (kept, keepError) = plan.keepFolder.map { keep(in: $0) } ?? (nil, nil)
+        let (kept, keepError) = plan.keepFolder.map {
+            RoomKeeper(layer: child.layer, folders: coveredFolders).copyReporting(to: $0)
+        } ?? (nil, nil)
         let result = RoomReport(room: room, ending: ending, drop: drop, dropError: dropError, kept: kept, keepError: keepError)
         lock.withLock { report = result }
         return result
-    }
-
-    /// Copies the command's writes to `keepFolder`: what was kept, and why not all of it (or
-    /// nothing) was.
-    private func keep(in keepFolder: URL) -> (KeptWrites?, StowageError?) {
-        do {
-            let kept = try RoomKeeper(layer: child.layer, folders: coveredFolders).copy(to: keepFolder)
-            guard !kept.notCopied.isEmpty else { return (kept, nil) }
-            return (kept, StowageError(.ioFailure, operation: .run, path: keepFolder.fileSystemPath,
-                                       reason: "\(kept.notCopied.count) of the command's writes could not be copied "
-                                           + "(each listed); the rest were"))
-        } catch let error as StowageError {
-            return (nil, error)
-        } catch let error as SystemCallError {
-            return (nil, StowageError(error, operation: .run, path: keepFolder.fileSystemPath))
-        } catch {
-            return (nil, StowageError(.ioFailure, operation: .run, path: keepFolder.fileSystemPath, underlying: error))
-        }
     }
 
     /// Starts the drop's timer: after the delay the layer is filled down to the drop's target,

@@ -225,6 +225,9 @@ extension RoomChild.Stage {
         case .parentGone: "read"
         case .workingFolder: "chdir"
         case .execute: "execve"
+        case .unmount: "umount2"
+        case .lift: "mount"
+        case .request: "read"
         }
     }
 
@@ -245,6 +248,9 @@ extension RoomChild.Stage {
         case .pidNamespace: "making a PID namespace"
         case .start: "starting the room's init and the command"
         case .mountProc: "mounting the room's /proc"
+        case .unmount: "unmounting the room before the next size"
+        case .lift: "lifting the room's limit for the check"
+        case .request: "reading the next step of the range"
         }
     }
 }
