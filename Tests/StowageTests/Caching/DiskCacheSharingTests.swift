@@ -109,7 +109,8 @@ struct DiskCacheSharingTests {
         let firstDone = DispatchSemaphore(value: 0), secondDone = DispatchSemaphore(value: 0)
         let failures = FailureList()
         let probe = TestProbe()
-        probe.on(.cacheChanging) { _ in
+        probe.on(.cacheChanging) { hit in
+            guard hit == 1 else { return }  // held once: a later change of the first set goes on
             inside.signal()
             leave.wait()
         }
@@ -119,7 +120,8 @@ struct DiskCacheSharingTests {
                 try TestProbe.$installed.withValue(probe) { try cache.set(Data(count: 5000), for: "first") }
             } catch { failures.append("first: \(error)") }
         }.start()
-        inside.wait()
+        // Every wait has a deadline: a wrong lock must fail this test, not hang it.
+        try #require(inside.wait(timeout: .now() + .seconds(60)) == .success, "the first set never reached its change")
         Thread {
             defer { secondDone.signal() }
             do { try cache.set(Data(count: 7000), for: "second") } catch { failures.append("second: \(error)") }
@@ -129,8 +131,8 @@ struct DiskCacheSharingTests {
         #expect(secondDone.wait(timeout: .now() + .milliseconds(500)) == .timedOut,
                 "another thread's set ended while the first one was in the middle of its change")
         leave.signal()
-        firstDone.wait()
-        secondDone.wait()
+        try #require(firstDone.wait(timeout: .now() + .seconds(60)) == .success, "the first set never ended")
+        try #require(secondDone.wait(timeout: .now() + .seconds(60)) == .success, "the second set never ended")
         #expect(failures.all.isEmpty, "\(failures.all)")
         #expect(cache.count == 2)
         try expectIndexAgrees(cache, url, "after both sets")
