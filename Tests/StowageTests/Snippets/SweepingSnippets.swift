@@ -147,7 +147,7 @@ struct SweepingSnippets {
         task.cancel()
         await task.value
         #expect(printed.lines.count == 1, "\(printed.lines)")
-        #expect(try !store.exists("cached", in: .caches))
+        #expect(try !store.exists("cached", in: .caches), "\(printed.lines)")
     }
 
     @Test("the audit finds a large backed-up file and a pin in Caches, and totals what pressure would free")
