@@ -25,9 +25,10 @@ struct StowageCommand: AsyncParsableCommand {
               1   failed, or a path could not be read (figures printed first, as du)
               3   ran, but the goal was not met (relieve short, fill stopped or full)
               64  usage error: nothing was done
-              run exits with its command's status; 125 when stowage failed, 126 when the
-              command cannot be run, 127 when it is not found; over a range of rooms, 0 every
-              check passed, 1 a check failed, 3 the command never succeeded, 130 interrupted
+              run exits with its command's status; 125 when stowage failed,
+              126 when the command cannot be run, 127 when it is not found.
+              Over a range of rooms: 0 every check passed, 1 a check failed,
+              3 the command never succeeded, 130 interrupted
             """,
         // No version is released (tagged) yet: a build is the development of the first one.
         version: "0.1.0-dev",
