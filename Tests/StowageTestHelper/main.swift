@@ -183,6 +183,22 @@ do {
         let before = try CacheFolder.readCalls()
         for _ in 0..<number(2) where try cache.data(for: "hot") != Data("hot".utf8) { fail("a wrong hit", status: 2) }
         print(try CacheFolder.readCalls() - before)
+    case "simulated-install":
+        // Process-wide simulated figures, nested and removed: what a volume query of `argument(1)`
+        // reports at each step, a line each (in a process of its own, so no other test sees them).
+        let folder = URL(filePath: argument(1), directoryHint: .isDirectory)
+        func report() throws {
+            let capacity = try VolumeCapacity.forVolume(containing: folder)
+            print(capacity.isSimulated ? String(capacity.availableBytes) : "real")
+        }
+        let outer = SimulatedCapacity.install(available: 5_000)
+        let inner = SimulatedCapacity.install(available: 1_000)
+        try report()
+        inner.remove()
+        try report()
+        outer.remove()
+        outer.remove()
+        try report()
     case "cache-default":
         let cache = try DiskCache(name: argument(1))
         try cache.set(Data("v".utf8), for: "k")

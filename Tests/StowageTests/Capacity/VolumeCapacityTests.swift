@@ -87,17 +87,15 @@ struct CapacityTests {
             #expect(try !VolumeCapacity.forVolume(containing: folder.url).isSimulated, "only inside the scope")
         }
 
+        /// In a helper process: figures installed for a whole process would reach every test
+        /// running beside this one (a space check of another test failing for 1,000 bytes).
         @Test("figures for the process, nested and removed")
         func processFigures() throws {
             let folder = TestFolder()
-            let outer = SimulatedCapacity.install(available: 5_000)
-            let inner = SimulatedCapacity.install(available: 1_000)
-            #expect(try VolumeCapacity.forVolume(containing: folder.url).availableBytes == 1_000)
-            inner.remove()
-            #expect(try VolumeCapacity.forVolume(containing: folder.url).availableBytes == 5_000)
-            outer.remove()
-            outer.remove()
-            #expect(try !VolumeCapacity.forVolume(containing: folder.url).isSimulated)
+            let helper = try builtProduct("stowage-test-helper")
+            let result = try runProcess(helper, ["simulated-install", folder.path])
+            #expect(result.status == 0, "\(result.error)")
+            #expect(result.output.split(separator: "\n") == ["1000", "5000", "real"], "the inner, then the outer, then none")
         }
 
         @Test("figures from the environment, and a clear error for a malformed one")
