@@ -164,13 +164,30 @@ static void room_unblock_signals(void) {
     sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-/// Closes every descriptor but 0, 1, 2 and `keep` (close-on-exec: the report pipe, for a failed
-/// execve): the command gets only the standard three, whatever stowage or its caller had open.
-static void room_close_descriptors(int keep) {
+/// Closes every descriptor above 2 but the `count` in `keep` (negative ones ignored), with as
+/// few calls as the gaps between them need.
+static void room_close_all_but(const int *keep, int count) {
+    int sorted[8];
+    int kept = 0;
+    for (int index = 0; index < count && kept < 8; index++) {
+        if (keep[index] < 3) continue;
+        int position = kept++;
+        while (position > 0 && sorted[position - 1] > keep[index]) {
+            sorted[position] = sorted[position - 1];
+            position--;
+        }
+        sorted[position] = keep[index];
+    }
 #if defined(SYS_close_range)
-    int closed = syscall(SYS_close_range, (unsigned int)keep + 1, ~0U, 0) == 0;
-    if (closed && keep > 3) closed = syscall(SYS_close_range, 3U, (unsigned int)keep - 1, 0) == 0;
-    if (closed) return;
+    int closed = 1;
+    unsigned int from = 3;
+    for (int index = 0; index < kept && closed; index++) {
+        if ((unsigned int)sorted[index] > from) {
+            closed = syscall(SYS_close_range, from, (unsigned int)sorted[index] - 1, 0) == 0;
+        }
+        if ((unsigned int)sorted[index] + 1 > from) from = (unsigned int)sorted[index] + 1;
+    }
+    if (closed && syscall(SYS_close_range, from, ~0U, 0) == 0) return;
 #endif
     // Before Linux 5.9: one close per possible descriptor.
     struct rlimit limit;
@@ -178,10 +195,16 @@ static void room_close_descriptors(int keep) {
     if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < (rlim_t)top) {
         top = (int)limit.rlim_cur;
     }
-    for (int fd = 3; fd < top; fd++) {
-        if (fd != keep) close(fd);
+    for (int fd = 3, next = 0; fd < top; fd++) {
+        while (next < kept && sorted[next] < fd) next++;
+        if (next < kept && sorted[next] == fd) continue;
+        close(fd);
     }
 }
+
+/// Closes every descriptor but 0, 1, 2 and `keep` (close-on-exec: the report pipe, for a failed
+/// execve): the command gets only the standard three, whatever stowage or its caller had open.
+static void room_close_descriptors(int keep) { room_close_all_but(&keep, 1); }
 
 /// Ends this process as `status` says the command ended: the same exit code, or the same signal
 /// (without a core dump of its own).
@@ -479,8 +502,17 @@ static void room_child(const cstowage_room_spec *spec) {
         sigemptyset(&ignore.sa_mask);
         sigaction(SIGINT, &ignore, NULL);
     }
-    close(spec->parent_report_fd);
-    close(spec->parent_go_fd);
+    // Every other descriptor of the parent goes at once, close-on-exec or not: this process, init
+    // and the command before its execve never exec, and would hold for the room's whole life
+    // what another thread of the parent had open at the fork (a file it removes then keeps its
+    // blocks, a flock stays taken, a mount stays busy). The parent's ends of the pipes go with them.
+    int needed[5] = {spec->report_fd, spec->go_fd, -1, -1, -1};
+    if (spec->series) {
+        needed[2] = spec->standard_input;
+        needed[3] = spec->standard_output;
+        needed[4] = spec->standard_error;
+    }
+    room_close_all_but(needed, 5);
     // If the parent dies, so does the child (and with it the namespace, once its processes end).
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     sigset_t none;
