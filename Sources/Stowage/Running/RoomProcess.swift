@@ -28,7 +28,8 @@ import Foundation
 /// - Nothing is mounted on the host, and nothing is written there but the ext4 layer's unnamed
 ///   image. The command runs as PID 2 of a PID namespace of its own, under a small init that
 ///   relays signals to it; it sees only the room's processes (`/proc` is the namespace's) and
-///   gets descriptors 0, 1 and 2 only. When the command ends, every process it left running
+///   gets descriptors 0, 1 and 2 only; the room's own processes hold none of this process's
+///   others (a file closed and removed here frees its space at once). When the command ends, every process it left running
 ///   ends too, before `wait()` returns; the namespace, its mounts and the layer go with them.
 ///   If this process dies first, even by `SIGKILL`, the room's child and its init get `SIGKILL`
 ///   (their parent-death signal), and the kernel ends every process of the namespace.
