@@ -1,5 +1,6 @@
 /// What the calling task simulates, carried to the threads Stowage moves work to: the figures of
-/// `SimulatedCapacity.withFigures` and the ``StorageBudget`` of `StowageTesting`.
+/// `SimulatedCapacity.withFigures`, the ``StorageBudget`` of `StowageTesting`, and in debug
+/// builds the ``TestProbe`` installed (so a test's fault points and counts reach async work too).
 ///
 /// Both are task-local values, which a `Thread`, a Dispatch queue or the workers of
 /// `DispatchQueue.concurrentPerform` do not inherit: work there would measure the real volume
@@ -10,14 +11,28 @@
 struct SimulationContext: Sendable {
     let figures: SimulatedCapacity.Figures?
     let budget: StorageBudget?
+    #if DEBUG
+    let probe: TestProbe?
+    #endif
 
     /// The calling task's.
     static var current: SimulationContext {
+        #if DEBUG
+        SimulationContext(figures: SimulatedCapacity.taskFigures, budget: StorageBudget.current, probe: TestProbe.installed)
+        #else
         SimulationContext(figures: SimulatedCapacity.taskFigures, budget: StorageBudget.current)
+        #endif
     }
 
     /// Runs `body` with this context bound (as it is when nothing is simulated: no binding).
     func run<T>(_ body: () throws -> T) rethrows -> T {
+        #if DEBUG
+        if let probe { return try TestProbe.$installed.withValue(probe) { try bound(body) } }
+        #endif
+        return try bound(body)
+    }
+
+    private func bound<T>(_ body: () throws -> T) rethrows -> T {
         guard figures != nil || budget != nil else { return try body() }
         return try SimulatedCapacity.$taskFigures.withValue(figures) {
             try StorageBudget.$current.withValue(budget, operation: body)

@@ -7,7 +7,8 @@ import Foundation
 /// A probe is in force for the task that installs it (a task-local value, so tests running in
 /// parallel never see each other's operations), or for a whole child process that was given
 /// `STOWAGE_TEST_FAULTS` (see ``fromEnvironment``). Work that Stowage moves to threads of its
-/// own (the async scans, fills and sweeps, the removal threads) is outside the installing task.
+/// own (the async scans, fills, sweeps and relief, the removal threads) carries the installing
+/// task's probe there (``SimulationContext``), so its fault points and counts are the task's too.
 ///
 /// ```swift
 /// let probe = TestProbe()
