@@ -206,7 +206,10 @@ struct FillCommandTests {
 }
 
 /// Another program writing all along: appends 4 KiB every 5 ms to a file, emptied again at
-/// 1 MiB, so the volume's available bytes never stay put for 20 ms, until ``stop()``.
+/// 1 MiB, so the volume's available bytes never stay put for 20 ms, until ``stop()``. The
+/// thread runs at a real-time priority where this process may set one (root), so that a loaded
+/// machine cannot hold it back for the 20 ms in which a fill would see the volume settled; it
+/// sleeps between writes, so it takes little from anything else.
 ///
 /// `@unchecked Sendable`: `running` is read and written only under `lock`.
 final class MovingWriter: @unchecked Sendable {
@@ -217,6 +220,9 @@ final class MovingWriter: @unchecked Sendable {
     init(path: String) {
         let thread = Thread { [self] in
             defer { done.signal() }
+            var priority = sched_param()
+            priority.sched_priority = 10
+            _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &priority)  // refused without root: an ordinary thread then
             guard let file = FileHandle(forUpdatingAtPath: path) ?? {
                 _ = FileManager.default.createFile(atPath: path, contents: nil)
                 return FileHandle(forUpdatingAtPath: path)

@@ -227,9 +227,10 @@ struct RunCommandTests {
         let runner = try Self.runner()
         let real = runner.folderPath + "/real"
         let keep = runner.folderPath + "/kept"
-        // The drop comes 3 s after the command starts; the note is written first, by the shell
-        // itself (no process to start), so even a starved machine writes it before the drop.
-        let result = try runner.run("run", "--available", "2MB", "--drop-to", "0", "--after", "3s", "--inodes", "5",
+        // The drop comes 10 s after the command starts; the note is written first, by the shell
+        // itself (no process to start), and df counts the inodes before it, however slowly a
+        // loaded machine starts df.
+        let result = try runner.run("run", "--available", "2MB", "--drop-to", "0", "--after", "10s", "--inodes", "5",
                                     "--keep", keep, "--over", real, "--", "/bin/sh", "-c", """
                                         echo hello > "$0/note.txt"
                                         df --output=iavail "$0" | tail -1 | tr -d ' '

@@ -167,7 +167,7 @@ struct RunRangeCommandTests {
         let real = runner.folderPath + "/real"
         let tmp = runner.folderPath + "/tmp"
         let before = try FileManager.default.contentsOfDirectory(atPath: tmp)
-        let process = try runner.start(["run", "--available", "0..400KiB", "--over", real, "--check", "sleep 0.1", "--",
+        let process = try runner.start(["run", "--available", "0..4MiB", "--over", real, "--check", "sleep 0.1", "--",
                                         "/bin/sh", "-c", "readlink /proc/self/ns/mnt > \"$0/../ns-$(cat /proc/sys/kernel/random/uuid)\"; touch \"$0/x\"; sleep 0.2", real])
         #expect(try process.read(until: "12288", within: .seconds(120)).contains("12288"), "three rooms are done")
         if toTheGroup {

@@ -52,10 +52,9 @@ struct ContainerWorkContractTests {
                 }
             }
         }
-        #expect(await gate.waitUntilReached())
-        task.cancel()
-        gate.open()
+        gate.cancelAtFirstCall(task)
         let report = try await task.value
+        #expect(gate.wasReached)
         #expect(report.wasCancelled && !report.isSatisfied)
         #expect(report.steps.map(\.location) == ["temporary"])
         #expect(report.steps.first?.report.removed.count == 1)
@@ -100,10 +99,9 @@ struct ContainerWorkContractTests {
                 if progress.phase == .removing { gate.pass() }
             }
         }
-        #expect(await gate.waitUntilReached())
-        task.cancel()
-        gate.open()
+        gate.cancelAtFirstCall(task)
         let report = try await task.value
+        #expect(gate.wasReached)
         #expect(report.wasCancelled && report.removed.count == 1)
         #expect(LongRunningContractTests.fileCount(try container.url(for: .caches).fileSystemPath) == 9)
     }
@@ -133,10 +131,9 @@ struct ContainerWorkContractTests {
         let container = try Self.container(in: folder, count: 5)
         let gate = FirstCallGate()
         let task = Task { try await container.audit(progressInterval: .zero) { _ in gate.pass() } }
-        #expect(await gate.waitUntilReached())
-        task.cancel()
-        gate.open()
+        gate.cancelAtFirstCall(task)
         let report = try await task.value
+        #expect(gate.wasReached)
         #expect(report.wasCancelled)
         #expect(report.findings.isEmpty && report.purgeableUnderPressure.isEmpty)
     }
@@ -170,10 +167,9 @@ struct ContainerWorkContractTests {
         let task = Task {
             try await FillFolder(in: volume.url).release(progressInterval: .zero) { _ in gate.pass() }
         }
-        #expect(await gate.waitUntilReached())
-        task.cancel()
-        gate.open()
+        gate.cancelAtFirstCall(task)
         let report = try await task.value
+        #expect(gate.wasReached)
         #expect(report.wasCancelled && report.removedFileCount == 0 && report.remainingBytes == fill.filledBytes)
         #expect(try FillFolder(in: volume.url).status()?.fileCount == fill.fileCount)
         let rest = try FillFolder(in: volume.url).release()

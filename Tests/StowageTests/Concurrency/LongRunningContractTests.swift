@@ -45,10 +45,9 @@ struct LongRunningContractTests {
         let task = Task {
             try await UsageScanner(options: options).scan([folder.file("tree")], progressInterval: .zero) { _ in gate.pass() }
         }
-        #expect(await gate.waitUntilReached(), "progress was reported after the first folder")
-        task.cancel()
-        gate.open()
+        gate.cancelAtFirstCall(task)
         let report = try await task.value
+        #expect(gate.wasReached, "progress was reported after the first folder")
         #expect(report.wasCancelled)
         #expect(report.totals.folderCount == 51, "the root and its 50 folders, read before the cancellation")
         #expect(report.totals.fileCount == 0, "no folder was read after it")
@@ -62,10 +61,9 @@ struct LongRunningContractTests {
         let plan = FillPlan(volume: volume.url, goal: .leaving(0), method: .zeros, chunkSize: 64 << 10)
         let gate = FirstCallGate()
         let task = Task { try await Filler(plan: plan).fill(progressInterval: .zero) { _ in gate.pass() } }
-        #expect(await gate.waitUntilReached(), "progress was reported after the first chunk")
-        task.cancel()
-        gate.open()
+        gate.cancelAtFirstCall(task)
         let report = try await task.value
+        #expect(gate.wasReached, "progress was reported after the first chunk")
         #expect(report.wasCancelled && report.ending == .cancelled)
         #expect(report.filledBytes == 64 << 10, "one chunk, then the cancellation")
         let status = try #require(try FillFolder(in: volume.url).status())
@@ -86,10 +84,9 @@ struct LongRunningContractTests {
                 if progress.phase == .removing { gate.pass() }
             }
         }
-        #expect(await gate.waitUntilReached(), "progress was reported after the first removal")
-        task.cancel()
-        gate.open()
+        gate.cancelAtFirstCall(task)
         let report = try await task.value
+        #expect(gate.wasReached, "progress was reported after the first removal")
         #expect(report.wasCancelled)
         #expect(report.removed.count == 1, "one file, then the cancellation")
         #expect(report.keptFileCount == 19)
@@ -208,13 +205,23 @@ struct LongRunningContractTests {
     }
 }
 
-/// Holds the first caller of ``pass()`` until ``open()``: the working thread waits in its
-/// first progress report while the test cancels the task, so the cancellation point is exact.
-final class FirstCallGate: @unchecked Sendable {
-    private let reached = DispatchSemaphore(value: 0)
-    private let resumed = DispatchSemaphore(value: 0)
+/// Cancels a task from the first call of ``pass()``, on the working thread, inside its first
+/// progress report: the cancellation point is exact, and the test never races the work (a test
+/// that waited for the report, then cancelled, depended on the cooperative pool running it
+/// within a limit, which a loaded machine need not do). Cancelling from the progress handler
+/// is also what an app's "Stop" button does.
+final class FirstCallGate: @unchecked Sendable {  // `calls` and `cancel` are read and written only while `lock` is held
     private let lock = NSLock()
+    private let attached = DispatchSemaphore(value: 0)
     private var calls = 0
+    private var cancel: (@Sendable () -> Void)?
+
+    /// Cancels `task` at the first ``pass()``. Call it right after making the task, with no
+    /// suspension in between: the first call waits for it.
+    func cancelAtFirstCall<Success: Sendable, Failure: Error>(_ task: Task<Success, Failure>) {
+        lock.withLock { cancel = { task.cancel() } }
+        attached.signal()
+    }
 
     func pass() {
         let first = lock.withLock { () -> Bool in
@@ -222,17 +229,13 @@ final class FirstCallGate: @unchecked Sendable {
             return calls == 1
         }
         guard first else { return }
-        reached.signal()
-        _ = resumed.wait(timeout: .now() + 60)  // a test that failed before opening does not hang
+        // A guard only: the test attaches its task right after making it.
+        guard attached.wait(timeout: .now() + 600) == .success else { return }
+        lock.withLock { cancel }?()
     }
 
-    /// Whether the first call came (within a minute: a hung test fails rather than hangs).
-    func waitUntilReached() async -> Bool {
-        let reached = reached
-        return await Task.detached { reached.wait(timeout: .now() + 60) == .success }.value
-    }
-
-    func open() { resumed.signal() }
+    /// Whether ``pass()`` was called: the work reported progress.
+    var wasReached: Bool { lock.withLock { calls > 0 } }
 }
 
 /// Every progress value reported, and whether each came from outside any task.

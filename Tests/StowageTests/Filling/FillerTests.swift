@@ -133,25 +133,15 @@ struct FillerTests {
         let volume = try Self.mount(.tmpfs, in: folder, megabytes: 256)
         let before = try Self.figures(volume).available
         let plan = FillPlan(volume: volume.url, goal: .leaving(0), method: .random, chunkSize: 64 << 10)
-        // The filling thread waits in its first progress call until the task is cancelled,
-        // so the fill is cancelled after exactly one chunk however busy the machine is.
-        let reached = DispatchSemaphore(value: 0)
-        let cancelled = DispatchSemaphore(value: 0)
-        let calls = ProgressCounter()
+        // The task is cancelled from the filling thread's first progress call, so the fill is
+        // cancelled after exactly one chunk however busy the machine is.
+        let gate = FirstCallGate()
         let task = Task {
-            try await Filler(plan: plan).fill(progressInterval: .zero) { progress in
-                calls.record(Int(progress.bytes))
-                if calls.count == 1 {
-                    reached.signal()
-                    _ = cancelled.wait(timeout: .now() + 60)  // a failed test never hangs here
-                }
-            }
+            try await Filler(plan: plan).fill(progressInterval: .zero) { _ in gate.pass() }
         }
-        let reachedInTime = await Task.detached { reached.wait(timeout: .now() + 60) == .success }.value
-        #expect(reachedInTime, "progress was reported after the first chunk")
-        task.cancel()
-        cancelled.signal()
+        gate.cancelAtFirstCall(task)
         let report = try await task.value
+        #expect(gate.wasReached, "progress was reported after the first chunk")
         #expect(report.ending == .cancelled && report.wasCancelled)
         #expect(report.filledBytes == 64 << 10, "one chunk, then the cancellation")
         #expect(report.availableBytesAfter > 0, "stopped before the volume was full")

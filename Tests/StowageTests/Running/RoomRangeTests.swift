@@ -185,7 +185,7 @@ struct RoomRangeRunTests {
         try requireRooms()
         let fixture = try RoomFixture()
         let started = fixture.folder.file("out/started").fileSystemPath
-        let command = RoomCommand(["/bin/sh", "-c", "echo $$ >> \"$0\"; sleep 60", started])
+        let command = RoomCommand(["/bin/sh", "-c", "echo $$ >> \"$0\"; sleep 3600", started])
         let run = try RoomRangeRun(plan: RoomPlan(available: .bytes(0), over: [fixture.real]), range: RoomRange(bytes: 0...(10 * 4096)),
                                    command: command)
         // A thread of its own: the run blocks until its rooms are done (never on the cooperative pool).

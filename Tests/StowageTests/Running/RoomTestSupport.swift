@@ -57,3 +57,24 @@ extension ProcessIdentity {
         (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) == "sleep\0\(seconds)\0"
     }
 }
+
+/// The result of work done on another thread, waited for with a limit that only keeps a broken
+/// test from hanging.
+///
+/// `@unchecked Sendable`: `result` is read and written only while `lock` is held.
+final class Outcome<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private let done = DispatchSemaphore(value: 0)
+    private var result: Result<Value, any Error>?
+
+    func set(_ result: Result<Value, any Error>) {
+        lock.withLock { self.result = result }
+        done.signal()
+    }
+
+    /// The value, or what the work threw; `nil` when it has not ended within `limit`.
+    func wait(within limit: Duration) throws -> Value? {
+        guard done.wait(timeout: .now() + .seconds(Int(limit.components.seconds))) == .success else { return nil }
+        return try lock.withLock { result }?.get()
+    }
+}
