@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import stowage
 
 /// Keeps the terminal examples of the README and the DocC articles true: every `$ stowage ...`
 /// line of a ```` ```console ```` block that shows output is run, and its output must be what the
@@ -91,6 +92,83 @@ struct ReadmeConsoleTests {
             #expect(output == example.output,
                     "\(example.document):\(example.line): `\(example.command)` printed\n\(output)\nwhere the README shows\n\(example.output)")
         }
+    }
+
+    @Test("every stowage line in the README and the articles, with output or without, is one the parser accepts")
+    func everyLineParses() throws {
+        var checked = 0
+        for document in try Self.documents() {
+            for (line, command) in try Self.commandLines(in: document) {
+                var words = Self.shellWords(command)
+                while let first = words.first, first.contains("="), !first.hasPrefix("-") { words.removeFirst() }  // VAR=value
+                guard words.first == "stowage" else { continue }
+                checked += 1
+                do {
+                    _ = try StowageCommand.parseAsRoot(Array(words.dropFirst()))
+                } catch where StowageCommand.exitCode(for: error) == .success {
+                    // --help, --version
+                } catch {
+                    Issue.record("\(document):\(line): `\(command)` is refused: \(StowageCommand.message(for: error))")
+                }
+            }
+        }
+        #expect(checked >= 30, "\(checked) lines")
+        print("\(checked) stowage lines of the README and the articles parse")
+    }
+
+    /// Every `$ ` line of the console blocks of `document` (continued lines joined), with its
+    /// line number, without a trailing comment and what is piped after it.
+    static func commandLines(in document: String) throws -> [(line: Int, command: String)] {
+        let text = try String(contentsOf: packageRoot.appending(path: document), encoding: .utf8)
+        var lines: [(Int, String)] = []
+        var inConsole = false
+        var pending: (Int, String)?
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if line.hasPrefix("```") {
+                inConsole = !inConsole && line == "```console"
+                continue
+            }
+            guard inConsole else { continue }
+            if let (start, before) = pending {
+                let command = before + " " + line.trimmingCharacters(in: .whitespaces)
+                pending = command.hasSuffix("\\") ? (start, String(command.dropLast())) : nil
+                if pending == nil { lines.append((start, command)) }
+                continue
+            }
+            guard line.hasPrefix("$ ") else { continue }
+            let command = String(line.dropFirst(2))
+            if command.hasSuffix("\\") { pending = (index + 1, String(command.dropLast())) } else { lines.append((index + 1, command)) }
+        }
+        return lines.map { line, command in
+            let uncommented = command.components(separatedBy: "  #").first ?? command
+            let unpiped = uncommented.components(separatedBy: " | ").first ?? uncommented
+            return (line, unpiped.trimmingCharacters(in: .whitespaces))
+        }
+    }
+
+    /// `command` split into words as a shell would (quotes kept together, no expansion).
+    static func shellWords(_ command: String) -> [String] {
+        var words: [String] = []
+        var word = ""
+        var inWord = false
+        var quote: Character?
+        for character in command {
+            if let open = quote {
+                if character == open { quote = nil } else { word.append(character) }
+            } else if character == "'" || character == "\"" {
+                quote = character
+                inWord = true
+            } else if character == " " {
+                if inWord { words.append(word) }
+                word = ""
+                inWord = false
+            } else {
+                word.append(character)
+                inWord = true
+            }
+        }
+        if inWord { words.append(word) }
+        return words
     }
 
     /// The README and the articles of both DocC catalogs, relative to the package root.
