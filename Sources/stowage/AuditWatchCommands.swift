@@ -3,11 +3,15 @@ import Dispatch
 import Foundation
 import Stowage
 
-struct AuditCommand: AsyncParsableCommand {
+struct AuditCommand: AsyncParsableCommand, StowageSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "audit",
         abstract: "Find large backed-up files, oversized preferences and pinned caches; total what pressure would free."
     )
+
+    @ParentCommand var parent: StowageCommand
+
+    func validate() throws { try refuseRootOptionsNotTaken() }
 
     @Option(name: .customLong("min-size"), parsing: .unconditional, help: ArgumentHelp("Report backed-up files from this size, such as 10MB.", valueName: "size"), transform: SizeArgument.init(parsing:))
     var minSize: SizeArgument?
@@ -50,12 +54,14 @@ struct AuditCommand: AsyncParsableCommand {
     }
 }
 
-struct WatchCommand: AsyncParsableCommand {
+struct WatchCommand: AsyncParsableCommand, StowageSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Relieve storage pressure whenever available space drops below a threshold, until stopped.",
         discussion: "Logs each check that acted, and stops cleanly on Ctrl-C (SIGINT) or SIGTERM."
     )
+
+    @ParentCommand var parent: StowageCommand
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The available space to keep, such as 1GB.", valueName: "size"), transform: SizeArgument.init(parsing:))
     var available: SizeArgument
@@ -64,6 +70,7 @@ struct WatchCommand: AsyncParsableCommand {
     var interval: AgeArgument = AgeArgument(argument: "60s")!
 
     @OptionGroup var container: ContainerOptions
+    @OptionGroup var units: UnitOptions
     @OptionGroup var output: EventLinesOutputOptions
 
     /// The intervals `--interval` accepts, in seconds: from 10 ms (a shorter one would spin a
@@ -71,6 +78,7 @@ struct WatchCommand: AsyncParsableCommand {
     static let intervalRange: ClosedRange<TimeInterval> = 0.01...AgeArgument.longest
 
     func validate() throws {
+        try refuseRootOptionsNotTaken()
         guard Self.intervalRange.contains(interval.seconds) else {
             throw ValidationError("--interval must be from 0.01s (10 milliseconds) to 365d (one year).")
         }
@@ -85,6 +93,7 @@ struct WatchCommand: AsyncParsableCommand {
                                       interval: Self.checkInterval(interval))
         let output = output
         let lines = output.jsonLines
+        let style = units.style
         let log: @Sendable (String) -> Void = { line in
             let stamp = ISO8601DateFormatter().string(from: Date())
             FileHandle.standardOutput.write(Data("\(stamp) \(line)\n".utf8))
@@ -97,7 +106,7 @@ struct WatchCommand: AsyncParsableCommand {
         if lines {
             output.emit("started", WatchStartedJSON(folder: folder, targetAvailableBytes: available.bytes, intervalSeconds: interval.seconds))
         } else {
-            log("watching \(DisplayPath.escaped(folder)): keeping \(ByteCount(available.bytes).formatted()) available")
+            log("watching \(DisplayPath.escaped(folder)): keeping \(ByteCount(available.bytes).formatted(style)) available")
         }
         let task = Task {
             await watcher.run(onEvent: { event in
@@ -105,7 +114,7 @@ struct WatchCommand: AsyncParsableCommand {
                 if lines {
                     output.emit("relief", WatchReliefJSON(relief))
                 } else {
-                    log(DisplayPath.escaped(event.description))
+                    log(DisplayPath.escaped(event.formatted(style)))
                 }
             }, onError: { error in
                 if let error = error as? StowageError {

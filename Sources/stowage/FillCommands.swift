@@ -21,7 +21,7 @@ struct LeaveArgument: Sendable {
     }
 }
 
-struct FillCommand: AsyncParsableCommand {
+struct FillCommand: AsyncParsableCommand, StowageSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "fill",
         abstract: "Fill a volume until exactly the bytes asked for remain available, to test low storage.",
@@ -35,6 +35,8 @@ struct FillCommand: AsyncParsableCommand {
             filled below 1 GiB available without --force.
             """
     )
+
+    @ParentCommand var parent: StowageCommand
 
     @Argument(help: "Any folder on the volume to fill (default: the container's Documents).",
               transform: PathArgument.init(parsing:))
@@ -70,6 +72,7 @@ struct FillCommand: AsyncParsableCommand {
     @OptionGroup var output: StreamOutputOptions
 
     func validate() throws {
+        try refuseRootOptionsNotTaken()
         if hold && output.json {
             throw ValidationError("--hold reports two events (holding, then released): use --json-lines.")
         }
@@ -143,7 +146,7 @@ struct FillCommand: AsyncParsableCommand {
     }
 }
 
-struct ReleaseCommand: AsyncParsableCommand {
+struct ReleaseCommand: AsyncParsableCommand, StowageSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "release",
         abstract: "Give back the space `stowage fill` took in a folder: all of it, or an amount.",
@@ -152,6 +155,10 @@ struct ReleaseCommand: AsyncParsableCommand {
             made; anything else in PATH/.stowage-fill is left alone. Works after a fill was killed.
             """
     )
+
+    @ParentCommand var parent: StowageCommand
+
+    func validate() throws { try refuseRootOptionsNotTaken() }
 
     @Argument(help: "The folder that was filled (default: the container's Documents).",
               transform: PathArgument.init(parsing:))

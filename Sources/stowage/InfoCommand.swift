@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Stowage
 
-struct InfoCommand: ParsableCommand {
+struct InfoCommand: ParsableCommand, StowageSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
         abstract: "Show how much room the volume holding a path has.",
@@ -18,6 +18,8 @@ struct InfoCommand: ParsableCommand {
             """
     )
 
+    @ParentCommand var parent: StowageCommand
+
     @Argument(help: "Any path on the volume (default: the container's Documents).", transform: PathArgument.init(parsing:))
     var path: PathArgument?
 
@@ -29,6 +31,7 @@ struct InfoCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
+        try refuseRootOptionsNotTaken()
         if all && path != nil { throw ValidationError("Give a PATH or --all, not both.") }
     }
 

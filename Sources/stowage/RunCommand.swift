@@ -3,7 +3,7 @@ import Foundation
 import Stowage
 
 /// `stowage run`: a command meets a full disk, exactly, without the real disk being filled.
-struct RunCommand: ParsableCommand {
+struct RunCommand: ParsableCommand, StowageSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run a command with exactly this much room in its folders, with real ENOSPC, those folders untouched.",
@@ -47,6 +47,12 @@ struct RunCommand: ParsableCommand {
             """
     )
 
+    @ParentCommand var parent: StowageCommand
+    static let refusedRootOptions: [RootOption: String] = [
+        .groups: groupsElsewhere,
+        .json: "it prints its command's own output; over a range of rooms, --json-lines prints a line of JSON per room.",
+    ]
+
     @Option(parsing: .unconditional,
             help: ArgumentHelp("The room: 5MB, 0, or 1% of the real volume; or a range of rooms, LOW..HIGH (0..2MB), each end included.",
                                valueName: "size"),
@@ -58,6 +64,7 @@ struct RunCommand: ParsableCommand {
     var folders: [PathArgument] = []
 
     @OptionGroup var container: ContainerOptions
+    @OptionGroup var units: UnitOptions
 
     @Option(name: .customLong("fs"), help: "The layer's file system: tmpfs (instant, in memory) or ext4 (an image; root only).")
     var fileSystem: RoomPlan.FileSystem = .tmpfs
@@ -105,6 +112,7 @@ struct RunCommand: ParsableCommand {
     var command: [String] = []
 
     func validate() throws {
+        try refuseRootOptionsNotTaken()
         if command.isEmpty { throw ValidationError("Give the command to run after --, as in: stowage run --available 5MB -- make test") }
         if (dropTo == nil) != (after == nil) { throw ValidationError("--drop-to and --after go together.") }
         _ = try inodeLimit()
@@ -141,7 +149,7 @@ struct RunCommand: ParsableCommand {
             Terminal.standardError.problem("note: the command ended before the drop to \(drop.size) (after \(after?.defaultValueDescription ?? ""))")
         }
         if let kept = report.kept {
-            Terminal.standardError.problem("kept \(Noun.file.counted(kept.fileCount)) (\(ByteCount(kept.copiedBytes).formatted())) "
+            Terminal.standardError.problem("kept \(Noun.file.counted(kept.fileCount)) (\(ByteCount(kept.copiedBytes).formatted(units.style))) "
                                            + "the command wrote in \(kept.folder)"
                                            + (kept.removedPaths.isEmpty ? "" : "; it removed \(Noun("real item").counted(kept.removedPaths.count)): "
                                               + kept.removedPaths.joined(separator: ", ")))

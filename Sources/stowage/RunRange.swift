@@ -83,7 +83,7 @@ struct RunRange {
             fail(error)
         }
         if run.rooms.isStepRounded, let step = range.step {
-            Terminal.standardError.problem("note: the step, \(ByteCount(step).formatted()) (\(step) bytes), is not a whole number of "
+            Terminal.standardError.problem("note: the step, \(ByteCount(step).formatted(options.units.style)) (\(step) bytes), is not a whole number of "
                                            + "\(run.rooms.unit)-byte blocks; rounded up to \(run.rooms.step) bytes")
         }
         let trap = try SignalTrap(signals: [Signal.interrupt, .terminate]) { run.cancel() }
@@ -124,7 +124,7 @@ struct RunRange {
         let ends = "\(report.trials.count) rooms from \(text(report.rooms.sizes.first ?? 0)) to \(text(report.rooms.sizes.last ?? 0))"
             + " in steps of \(text(report.rooms.step))"
         if let kept = report.kept, let size = report.keptSize {
-            Terminal.standardError.problem("kept \(kept.fileCount) file\(kept.fileCount == 1 ? "" : "s") (\(ByteCount(kept.copiedBytes).formatted())) "
+            Terminal.standardError.problem("kept \(kept.fileCount) file\(kept.fileCount == 1 ? "" : "s") (\(ByteCount(kept.copiedBytes).formatted(options.units.style))) "
                                            + "of the room of \(text(size)) in \(kept.folder)")
             for item in kept.notCopied {
                 Terminal.standardError.write("stowage: not kept: \(DisplayPath.escaped(bytes: item.pathBytes)): \(DisplayPath.escaped(item.reason))\n")
@@ -159,7 +159,7 @@ struct RunRange {
                                     isConfirmed: report.isConfirmed, exitStatus: status))
         } else if let minimum = report.minimum, let confirmation = report.confirmation {
             let needs = range.quantity == .bytes
-                ? "needs at least \(ByteCount(minimum).formatted()) free (\(minimum) bytes)"
+                ? "needs at least \(ByteCount(minimum).formatted(options.units.style)) free (\(minimum) bytes)"
                 : "needs at least \(minimum) free inode\(minimum == 1 ? "" : "s")"
             let below = minimum - report.unit
             if !confirmation.atMinimum.isSuccess {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Stowage
 
-struct SweepCommand: AsyncParsableCommand {
+struct SweepCommand: AsyncParsableCommand, StowageSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "sweep",
         abstract: "Keep a folder within size, count and age limits, least recently used first.",
@@ -13,6 +13,12 @@ struct SweepCommand: AsyncParsableCommand {
             the low watermark. Refuses /, the home folder and the folders above it unless --force.
             """
     )
+
+    @ParentCommand var parent: StowageCommand
+    static let refusedRootOptions: [RootOption: String] = [
+        .container: "it sweeps the folders it is given (to free an app's caches: `stowage clear caches` or `stowage relieve`, which take --app and --root).",
+        .groups: groupsElsewhere,
+    ]
 
     @Argument(help: "The folder to sweep.", transform: PathArgument.init(parsing:))
     var path: PathArgument
@@ -45,6 +51,7 @@ struct SweepCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
+        try refuseRootOptionsNotTaken()
         if let problem = policy.problem { throw ValidationError("--max-size, --max-count, --max-age, --low-watermark: \(problem).") }
     }
 
@@ -110,7 +117,7 @@ enum SweepView {
     }
 }
 
-struct RelieveCommand: AsyncParsableCommand {
+struct RelieveCommand: AsyncParsableCommand, StowageSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "relieve",
         abstract: "Free space until the volume has the given bytes available.",
@@ -120,6 +127,10 @@ struct RelieveCommand: AsyncParsableCommand {
             other data are never touched otherwise; pinned files never.
             """
     )
+
+    @ParentCommand var parent: StowageCommand
+
+    func validate() throws { try refuseRootOptionsNotTaken() }
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The available space wanted, such as 2GB.", valueName: "size"), transform: SizeArgument.init(parsing:))
     var available: SizeArgument
@@ -174,7 +185,7 @@ enum ReliefView {
     }
 }
 
-struct ClearCommand: AsyncParsableCommand {
+struct ClearCommand: AsyncParsableCommand, StowageSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "clear",
         abstract: "Remove everything in one location of the container (the settings screen's \"Clear cache\").",
@@ -186,6 +197,10 @@ struct ClearCommand: AsyncParsableCommand {
             which holds user data, asks first on a terminal and needs --yes otherwise.
             """
     )
+
+    @ParentCommand var parent: StowageCommand
+
+    func validate() throws { try refuseRootOptionsNotTaken() }
 
     @Argument(help: ArgumentHelp("The location: documents, applicationSupport, caches, preferences, temporary, shared:<group>."))
     var location: Location

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Stowage
 
-struct UsageCommand: AsyncParsableCommand {
+struct UsageCommand: AsyncParsableCommand, StowageSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "usage",
         abstract: "Show where the space went: sizes, a breakdown and the largest files.",
@@ -17,6 +17,12 @@ struct UsageCommand: AsyncParsableCommand {
             `children` and keeps them all unless --limit or --min-size is given.
             """
     )
+
+    @ParentCommand var parent: StowageCommand
+    static let refusedRootOptions: [RootOption: String] = [
+        .container: "it measures the paths it is given (`stowage locations --app ID` measures an app's locations).",
+        .groups: groupsElsewhere,
+    ]
 
     @Argument(help: "Files or folders to measure (default: the working folder, as du does).",
               transform: PathArgument.init(parsing:))
@@ -66,6 +72,7 @@ struct UsageCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
+        try refuseRootOptionsNotTaken()
         if top < 0 { throw ValidationError("--top must be 0 or more.") }
         if depth < 0 { throw ValidationError("--depth must be 0 or more.") }
         if let threads, threads < 1 || threads > 256 { throw ValidationError("--threads must be from 1 to 256.") }

@@ -110,4 +110,47 @@ struct HelpCommandTests {
             }
         }
     }
+
+    /// The root command's options, each with a value to give it.
+    static let rootOptions: [(option: String, value: String?)] = [
+        ("--app", "x"), ("--root", "/tmp/stowage-help-test"), ("--group", "g"), ("--si", nil), ("--iec", nil), ("--json", nil),
+    ]
+
+    @Test("a root option a command's --help does not list is refused (64), before the command's name or after it, naming it")
+    func rootOptionsNotListedAreRefused() throws {
+        let runner = try CommandRunner()
+        var refusedCount = 0
+        for (name, bases, trailing) in Self.commands where !name.isEmpty {
+            let listed = Set(Self.listedOptions(in: try runner.run(name, "--help").output).map(\.option))
+            for (option, value) in Self.rootOptions where !listed.contains(option) {
+                let given = [option] + (value.map { [$0] } ?? [])
+                for arguments in [given + [name] + bases[0] + trailing, [name] + bases[0] + given + trailing] {
+                    do {
+                        _ = try StowageCommand.parseAsRoot(arguments)
+                        Issue.record("\(arguments.joined(separator: " ")) was accepted, though \(name) --help does not list \(option)")
+                    } catch {
+                        let message = StowageCommand.message(for: error)
+                        #expect(StowageCommand.exitCode(for: error).rawValue == 64, "\(arguments): \(message)")
+                        #expect(message.contains(option), "\(arguments.joined(separator: " ")): \(message)")
+                        refusedCount += 1
+                    }
+                }
+            }
+        }
+        // usage and sweep take no --app or --root; of the ten others, only locations takes --group;
+        // run and watch take no --json.
+        #expect(refusedCount == 2 * (2 * 2 + 10 + 2), "\(refusedCount) refusals")
+    }
+
+    @Test("watch prints sizes in the units asked for (run: its --find-minimum test)")
+    func unitsOfWatch() throws {
+        let runner = try CommandRunner()
+        try FileManager.default.createDirectory(atPath: runner.folderPath + "/app", withIntermediateDirectories: true)
+        let watch = try runner.start(["watch", "--available", "1MiB", "--interval", "1h", "--iec", "--root", runner.folderPath + "/app"])
+        let first = try watch.read(until: "\n", within: .seconds(120))
+        watch.signal(SIGTERM)
+        _ = try watch.finish(within: .seconds(60))
+        #expect(first.hasSuffix(": keeping 1 MiB available\n"), "\(first)")
+    }
 }
+

@@ -97,9 +97,9 @@ struct RunRangeCommandTests {
         let never = try runner.run(["run", "--available", "0..64KiB", "--find-minimum", "--over", real, "--"] + command)
         #expect(never.status == 3)
         #expect(never.output.hasSuffix("the command did not succeed even in the largest room, 65536 bytes\n"), "\(never.output)")
-        let below = try runner.run("run", "--available", "8KiB..16KiB", "--find-minimum", "--over", real, "--", "/bin/true")
+        let below = try runner.run("run", "--available", "8KiB..16KiB", "--find-minimum", "--iec", "--over", real, "--", "/bin/true")
         #expect(below.status == 1, "not confirmed: \(below.error)")
-        #expect(below.output.hasSuffix("not confirmed: it needs at least 8.2 kB free (8192 bytes), but succeeded with 4096 bytes too, "
+        #expect(below.output.hasSuffix("not confirmed: it needs at least 8 KiB free (8192 bytes), but succeeded with 4096 bytes too, "
                                        + "below the range: widen it\n"), "\(below.output)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: real).isEmpty)
     }

@@ -41,12 +41,16 @@ public struct PressureWatcher: Sendable {
         public var relief: ReliefReport?
 
         /// A log line such as `available 812 MB < 1 GB: freed 230 MB from temporary, caches`.
-        public var description: String {
-            let available = ByteCount(availableBytes).formatted()
-            guard let relief else { return "available \(available): fine" }
+        public var description: String { formatted() }
+
+        /// The log line of ``description``, its sizes in `style` (`available 774.4 MiB < 953.7 MiB: ...`
+        /// in ``ByteCountStyle/binary``).
+        public func formatted(_ style: ByteCountStyle = .decimal) -> String {
+            func size(_ bytes: Int64) -> String { ByteCount(bytes).formatted(style) }
+            guard let relief else { return "available \(size(availableBytes)): fine" }
             let places = relief.steps.filter { !$0.report.removed.isEmpty }.map(\.location).joined(separator: ", ")
-            return "available \(available) < \(ByteCount(relief.targetAvailableBytes).formatted()): freed "
-                + "\(ByteCount(relief.freedAllocatedBytes).formatted())" + (places.isEmpty ? "" : " from \(places)")
+            return "available \(size(availableBytes)) < \(size(relief.targetAvailableBytes)): freed "
+                + size(relief.freedAllocatedBytes) + (places.isEmpty ? "" : " from \(places)")
                 + (relief.isSatisfied ? "" : " (not enough could be freed)")
         }
     }

@@ -15,6 +15,18 @@ struct PressureWatcherTests {
         return (volume, store)
     }
 
+    @Test("an event's line in either unit style: the description is the decimal one")
+    func eventFormatted() {
+        let fine = PressureWatcher.Event(date: Date(), availableBytes: 1_048_576, relief: nil)
+        #expect(fine.formatted(.binary) == "available 1 MiB: fine")
+        #expect(fine.description == "available 1 MB: fine" && fine.formatted() == fine.description)
+        let relief = ReliefReport(targetAvailableBytes: 2_097_152, availableBytesBefore: 1_048_576, neededBytes: 1_048_576,
+                                  freedAllocatedBytes: 4096, isSatisfied: false, isDryRun: false, isSimulated: true, steps: [])
+        let short = PressureWatcher.Event(date: Date(), availableBytes: 1_048_576, relief: relief)
+        #expect(short.formatted(.binary) == "available 1 MiB < 2 MiB: freed 4 KiB (not enough could be freed)")
+        #expect(short.description == "available 1 MB < 2.1 MB: freed 4.1 kB (not enough could be freed)")
+    }
+
     @Test("100 idle checks walk no tree: no scan of tmp, Caches or the other locations, no sweep")
     func idleChecksWalkNothing() throws {
         let folder = TestFolder()
