@@ -111,20 +111,27 @@ public final class FillHold: @unchecked Sendable {
     deinit { _ = try? release() }  // best effort: an implicit release has nobody to tell
 
     /// Gives the space back (closing the unnamed files, or releasing the named ones), and
-    /// returns once the volume's figures count it: settled, as a fill's are (XFS frees a closed
-    /// unnamed file's blocks from a background worker, a moment later). Releasing twice does
-    /// nothing.
+    /// returns once the volume's figures count it: once they count what the files held (at most
+    /// 2 s: another writer may take some of it meanwhile), then settled, as a fill's are (XFS
+    /// frees a closed unnamed file's blocks from a background worker, a moment later).
+    /// Releasing twice does nothing.
     @discardableResult
     public func release() throws -> FillReleaseReport? {
         let closing: [OpenFile] = lock.withLock {
             defer { files = [] }
             return files
         }
+        var reaching: Int64?
+        if folder == nil, let first = closing.first {
+            // What closing gives back, to wait for: the available bytes now and the blocks the files hold.
+            reaching = try? closing.reduce(first.spaceFigures().available) { try $0 + $1.status().allocatedSize }
+        }
         for file in closing { try? file.close() }  // closing an unnamed file frees it; a close error changes nothing
         guard let folder else {
             if !closing.isEmpty {
                 do {
-                    _ = try SettledFigures.of(OpenFile.openFolder(atPath: report.folder, followingLinks: true))
+                    let volume = try OpenFile.openFolder(atPath: report.folder, followingLinks: true)
+                    _ = try reaching.map { try SettledFigures.of(volume, reaching: $0) } ?? SettledFigures.of(volume)
                 } catch let error as SystemCallError {
                     throw StowageError(error, operation: .release, path: report.folder)
                 }

@@ -39,15 +39,52 @@ struct SettledFigures: Equatable {
     /// The most readings taken: six pauses, 1.26 s in all.
     static let maximumReadings = 7
 
+    /// The pause between two polls of ``measure(reaching:pause:poll:reading:)``.
+    static let pollPause: Duration = .milliseconds(5)
+    /// The most polls of ``measure(reaching:pause:poll:reading:)``: 2 s of pauses.
+    static let maximumPolls = 400
+
     /// The settled figures of the volume holding the open folder `volume`.
     static func of(_ volume: OpenFile) throws -> SettledFigures {
-        try measure(pause: { duration in
-            let parts = duration.components
-            Thread.sleep(forTimeInterval: Double(parts.seconds) + Double(parts.attoseconds) / 1e18)
-        }, reading: {
+        try measure(pause: sleep, reading: {
             try volume.syncVolume()
             return try volume.spaceFigures()
         })
+    }
+
+    /// The settled figures of the volume holding the open folder `volume`, once it counts at
+    /// least `expected` available bytes (what a release or a hold's end gave back), or 2 s
+    /// passed (another writer took some of it): then as ``of(_:)``.
+    static func of(_ volume: OpenFile, reaching expected: Int64) throws -> SettledFigures {
+        try volume.syncVolume()
+        return try measure(reaching: expected, pause: sleep, poll: { try volume.spaceFigures() }, reading: {
+            try volume.syncVolume()
+            return try volume.spaceFigures()
+        })
+    }
+
+    /// Polls with `poll` (a bare reading), pausing ``pollPause`` between two, until the available
+    /// bytes reach `expected` or ``maximumPolls`` polls were taken; then settles as
+    /// ``measure(pause:reading:)``.
+    ///
+    /// Settling alone cannot tell a figure that stays put because nothing is left to count from
+    /// one that stays put because the file system has not begun counting yet: XFS frees a removed
+    /// file's blocks from a background worker, which a loaded machine may run later than the
+    /// first two readings (seen as a release reporting less than it gave back). The figure a
+    /// removal must reach settles that.
+    static func measure(reaching expected: Int64, pause: (Duration) -> Void, poll: () throws -> Sys.SpaceFigures,
+                        reading: () throws -> Sys.SpaceFigures) throws -> SettledFigures {
+        var polls = 1
+        while try poll().available < expected, polls < maximumPolls {
+            pause(pollPause)
+            polls += 1
+        }
+        return try measure(pause: pause, reading: reading)
+    }
+
+    private static func sleep(_ duration: Duration) {
+        let parts = duration.components
+        Thread.sleep(forTimeInterval: Double(parts.seconds) + Double(parts.attoseconds) / 1e18)
     }
 
     /// Takes readings with `reading` (which writes the volume back, then measures it), pausing

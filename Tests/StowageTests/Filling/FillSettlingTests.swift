@@ -38,11 +38,44 @@ struct FillSettlingTests {
         init(_ readings: [Int64]) { self.readings = readings }
 
         func measure() throws -> SettledFigures {
-            try SettledFigures.measure(pause: { self.pauses.append($0) }, reading: {
-                let available = self.readings.count > 1 ? self.readings.removeFirst() : self.readings[0]
-                return Sys.SpaceFigures(blockSize: 4096, total: 1 << 30, available: available, free: available)
-            })
+            try SettledFigures.measure(pause: { self.pauses.append($0) }, reading: next)
         }
+
+        /// Measures as a release does, polling until `expected`; `polls` counts the polls.
+        func measure(reaching expected: Int64) throws -> SettledFigures {
+            try SettledFigures.measure(reaching: expected, pause: { self.pauses.append($0) }, poll: {
+                self.polls += 1
+                return try self.next()
+            }, reading: next)
+        }
+        var polls = 0
+
+        private func next() throws -> Sys.SpaceFigures {
+            let available = readings.count > 1 ? readings.removeFirst() : readings[0]
+            return Sys.SpaceFigures(blockSize: 4096, total: 1 << 30, available: available, free: available)
+        }
+    }
+
+    @Test("a release waits for the figure it gave back: a still figure below it does not settle it")
+    func reachingWaitsForTheRelease() throws {
+        // The volume has not begun counting the release (XFS's background worker not run yet):
+        // settling alone would take 100, the figure of before the release.
+        let volume = ScriptedVolume([100, 100, 100, 150, 150, 150])
+        let settled = try volume.measure(reaching: 150)
+        #expect(settled.available == 150 && settled.isSettled && volume.polls == 4)
+        #expect(volume.pauses == Array(repeating: SettledFigures.pollPause, count: 3) + [.milliseconds(20)])
+        #expect(try ScriptedVolume([100, 100, 100, 150]).measure().available == 100, "what settling alone gives")
+    }
+
+    @Test("the figure reached at the last poll still counts; one never reached ends the polls at 400 (2 s), then settles")
+    func reachingIsBounded() throws {
+        let atLast = ScriptedVolume(Array(repeating: 100, count: SettledFigures.maximumPolls - 1) + [150])
+        #expect(try atLast.measure(reaching: 150).available == 150 && atLast.polls == SettledFigures.maximumPolls)
+        let never = ScriptedVolume([100])  // another writer took what was given back
+        let settled = try never.measure(reaching: 150)
+        #expect(settled.available == 100 && settled.isSettled && never.polls == SettledFigures.maximumPolls)
+        #expect(never.pauses.filter { $0 == SettledFigures.pollPause }.count == SettledFigures.maximumPolls - 1)
+        #expect(SettledFigures.pollPause * SettledFigures.maximumPolls == .seconds(2))
     }
 
     @Test("settled: two readings 20 ms apart that agree; never one reading alone")
