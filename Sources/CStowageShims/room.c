@@ -164,12 +164,15 @@ static void room_unblock_signals(void) {
     sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-/// Closes every descriptor above 2 but the `count` in `keep` (negative ones ignored), with as
-/// few calls as the gaps between them need.
+/// The most descriptors `room_close_all_but` keeps.
+#define ROOM_KEPT_LIMIT 8
+
+/// Closes every descriptor above 2 but the `count` (at most ROOM_KEPT_LIMIT) in `keep` (negative
+/// ones ignored), with as few calls as the gaps between them need.
 static void room_close_all_but(const int *keep, int count) {
-    int sorted[8];
+    int sorted[ROOM_KEPT_LIMIT];
     int kept = 0;
-    for (int index = 0; index < count && kept < 8; index++) {
+    for (int index = 0; index < count && kept < ROOM_KEPT_LIMIT; index++) {
         if (keep[index] < 3) continue;
         int position = kept++;
         while (position > 0 && sorted[position - 1] > keep[index]) {
@@ -507,12 +510,16 @@ static void room_child(const cstowage_room_spec *spec) {
     // what another thread of the parent had open at the fork (a file it removes then keeps its
     // blocks, a flock stays taken, a mount stays busy). The parent's ends of the pipes go with them.
     int needed[5] = {spec->report_fd, spec->go_fd, -1, -1, -1};
+    _Static_assert(sizeof needed / sizeof needed[0] <= ROOM_KEPT_LIMIT, "room_close_all_but keeps at most ROOM_KEPT_LIMIT");
     if (spec->series) {
         needed[2] = spec->standard_input;
         needed[3] = spec->standard_output;
         needed[4] = spec->standard_error;
     }
     room_close_all_but(needed, 5);
+    // Also when one is 0, 1 or 2 (stowage started with those closed): never a command's standard stream.
+    close(spec->parent_report_fd);
+    close(spec->parent_go_fd);
     // If the parent dies, so does the child (and with it the namespace, once its processes end).
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     sigset_t none;

@@ -164,6 +164,7 @@ struct RoomProcessTests {
         #expect(try fixture.run(plan, "kill -TERM $$").report.ending == .signalled(.terminate))
 
         let process = try RoomProcess.start(plan, command: ["/bin/sleep", "3600"])
+        killing(process)
         try process.send(.user1)
         #expect(try process.wait().ending == .signalled(.user1))
         #expect(throws: StowageError.self) { try process.send(.terminate) }
@@ -205,6 +206,7 @@ struct RoomProcessTests {
         // after a 60-second command had ended on its own).
         let slow = try RoomProcess.start(RoomPlan(available: .bytes(1 << 20), over: [fixture.real]), command: ["/bin/sleep", "3600"])
         defer { try? slow.send(.kill) }  // a failed expectation leaves nothing running
+        killing(slow)
         let waiting = Task { @MainActor in try await slow.wait() }
         // The main actor is free while the command runs: this runs, and cancels the wait, while
         // the command sleeps.
@@ -221,6 +223,7 @@ struct RoomProcessTests {
         try requireRooms()
         let fixture = try RoomFixture()
         let process = try RoomProcess.start(RoomPlan(available: .bytes(1 << 20), over: [fixture.real]), command: ["/bin/sleep", "3600"])
+        killing(process)
         try process.send(Signal(rawValue: signal))
         #expect(try process.wait().ending == .signalled(Signal(rawValue: signal)), "sleep has no handler: PID 1 would ignore it")
     }
@@ -259,20 +262,32 @@ struct RoomProcessTests {
         let heldPath = fixture.folder.file("out/held.txt").fileSystemPath
         let descriptor = open(heldPath, O_RDONLY | O_CLOEXEC)
         try #require(descriptor >= 0)
+        // 3601 s: no other test's command, so this one is found once it runs (it then holds only 0, 1 and 2).
         let process = try RoomProcess.start(RoomPlan(available: .bytes(1 << 20), over: [fixture.real]),
-                                            command: ["/bin/sleep", "3600"])
+                                            command: ["/bin/sleep", "3601"])
         defer { try? process.send(.kill) }
+        killing(process)
         close(descriptor)
+        func isCommand(_ pid: String) -> Bool {
+            (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) == "/bin/sleep\u{0}3601\u{0}"
+        }
+        for _ in 0..<2_400 where !((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).contains(where: isCommand) {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         let own = getpid()
         var holders: [String] = []
+        var sleepsRead = 0  // the room's command, if its descriptors could be read
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
             guard let pid = Int32(entry), pid != own else { continue }
             let folder = "/proc/\(pid)/fd"
-            for fd in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-            where (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(folder)/\(fd)")) == heldPath {
-                holders.append("\(pid) (\((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "?")) fd \(fd)")
+            guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
+            let name = ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "?").trimmingCharacters(in: .newlines)
+            if isCommand(entry) { sleepsRead += 1 }
+            for fd in descriptors where (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(folder)/\(fd)")) == heldPath {
+                holders.append("\(pid) (\(name)) fd \(fd)")
             }
         }
+        #expect(sleepsRead == 1, "the room's command was not found, or /proc hides its descriptors")
         #expect(holders.isEmpty, "\(holders)")
         try process.send(.terminate)
         #expect(try process.wait().ending == .signalled(.terminate))

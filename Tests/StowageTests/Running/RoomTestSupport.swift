@@ -78,3 +78,12 @@ final class Outcome<Value: Sendable>: @unchecked Sendable {
         return try lock.withLock { result }?.get()
     }
 }
+
+/// Kills a room's command after `limit` (5 minutes), unless it was waited for by then: a test
+/// whose signal went astray then fails on the command's ending (`SIGKILL`) instead of waiting
+/// out a command that sleeps an hour.
+func killing(_ process: RoomProcess, after limit: Duration = .seconds(300)) {
+    DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Int(limit.components.seconds))) {
+        try? process.send(.kill)  // refused once the command was waited for
+    }
+}
