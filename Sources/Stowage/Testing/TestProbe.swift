@@ -8,7 +8,8 @@ import Foundation
 /// parallel never see each other's operations), or for a whole child process that was given
 /// `STOWAGE_TEST_FAULTS` (see ``fromEnvironment``). Work that Stowage moves to threads of its
 /// own (the async scans, fills, sweeps and relief, the removal threads) carries the installing
-/// task's probe there (``SimulationContext``), so its fault points and counts are the task's too.
+/// task's probe there (``SimulationContext``), so its fault points and counts are the task's too;
+/// an action may then run on such a thread, and on two at once (it must be thread-safe).
 ///
 /// ```swift
 /// let probe = TestProbe()

@@ -69,7 +69,7 @@ struct PressureWatcherEventsTests {
         await running.value
     }
 
-    @Test("a watcher cancelled in the middle of a relief returns, the relief stopped before its next removal")
+    @Test("a watcher cancelled once its relief has chosen what to remove returns, having removed nothing, and says so in its event")
     func cancelledMidRelief() async throws {
         let folder = TestFolder()
         let store = folder.store()
@@ -93,10 +93,12 @@ struct PressureWatcherEventsTests {
         }
         let left = (try? FileManager.default.contentsOfDirectory(atPath: bulk).count) ?? 0  // an emptied folder goes too
         #expect(gate.wasReached, "the relief chose its victims")
-        #expect(left > 0, "the relief stopped before removing everything")
+        // Stopping between removals is the relief's own test (ContainerWorkContractTests, and
+        // StorageOverviewTests after 100 removals); here, that the watcher hands its cancellation on.
+        #expect(left == 20_000, "the relief stopped before its first removal")
         let relief = try #require(events.all.first?.relief, "one event, with its relief")
         #expect(events.all.count == 1 && relief.wasCancelled)
-        #expect(relief.steps.first?.report.removed.count == 20_000 - left, "the event names exactly what was removed")
+        #expect(relief.steps.first?.report.removed.isEmpty == true && relief.freedAllocatedBytes == 0)
         print("watcher cancelled mid-relief: \(left) of 20,000 files left")
     }
 }

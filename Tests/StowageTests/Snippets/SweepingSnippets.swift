@@ -4,7 +4,7 @@ import Testing
 
 /// The snippets of "Sweeping caches and relieving pressure" (Sweeping.md), run on containers
 /// in the test's own folder; relief and the watcher measure simulated figures of their own task.
-@Suite("Snippets: Sweeping")
+@Suite("Snippets: Sweeping", .timeLimit(.minutes(10)))  // a watcher that never printed would run on
 struct SweepingSnippets {
     static func sweep(thumbnails: URL) throws -> ([String], SweepReport) {
         var printed: [String] = []
