@@ -62,6 +62,10 @@ struct WatchCommand: AsyncParsableCommand, StowageSubcommand {
     )
 
     @ParentCommand var parent: StowageCommand
+    static let refusedRootOptions: [RootOption: String] = [
+        .groups: groupsElsewhere,
+        .json: "it runs until stopped, so it has no one result: use --json-lines (one line per event).",
+    ]
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The available space to keep, such as 1GB.", valueName: "size"), transform: SizeArgument.init(parsing:))
     var available: SizeArgument
@@ -81,9 +85,6 @@ struct WatchCommand: AsyncParsableCommand, StowageSubcommand {
         try refuseRootOptionsNotTaken()
         guard Self.intervalRange.contains(interval.seconds) else {
             throw ValidationError("--interval must be from 0.01s (10 milliseconds) to 365d (one year).")
-        }
-        if output.json {
-            throw ValidationError("watch runs until stopped, so it has no one result: use --json-lines (one line per event).")
         }
     }
 

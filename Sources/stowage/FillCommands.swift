@@ -73,6 +73,7 @@ struct FillCommand: AsyncParsableCommand, StowageSubcommand {
 
     func validate() throws {
         try refuseRootOptionsNotTaken()
+        try container.refuse(beside: path != nil ? "a path" : nil)
         if hold && output.json {
             throw ValidationError("--hold reports two events (holding, then released): use --json-lines.")
         }
@@ -158,7 +159,10 @@ struct ReleaseCommand: AsyncParsableCommand, StowageSubcommand {
 
     @ParentCommand var parent: StowageCommand
 
-    func validate() throws { try refuseRootOptionsNotTaken() }
+    func validate() throws {
+        try refuseRootOptionsNotTaken()
+        try container.refuse(beside: path != nil ? "a path" : nil)
+    }
 
     @Argument(help: "The folder that was filled (default: the container's Documents).",
               transform: PathArgument.init(parsing:))

@@ -33,6 +33,7 @@ struct InfoCommand: ParsableCommand, StowageSubcommand {
     func validate() throws {
         try refuseRootOptionsNotTaken()
         if all && path != nil { throw ValidationError("Give a PATH or --all, not both.") }
+        try container.refuse(beside: all ? "--all" : path != nil ? "a PATH" : nil, standingFor: all ? "one container's volume" : "the container's Documents")
     }
 
     mutating func run() throws {

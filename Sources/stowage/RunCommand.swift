@@ -118,9 +118,7 @@ struct RunCommand: ParsableCommand, StowageSubcommand {
         _ = try inodeLimit()
         try validateRange()
         if let after, after.seconds > AgeArgument.longest { throw ValidationError("--after must be at most 365d (one year).") }
-        if !folders.isEmpty && (container.app != nil || container.root != nil) {
-            throw ValidationError("Give --over, or --app/--root for the app's locations, not both.")
-        }
+        try container.refuse(beside: folders.isEmpty ? nil : "--over", standingFor: "the app's locations")
     }
 
     mutating func run() throws {

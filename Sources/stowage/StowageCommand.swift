@@ -119,6 +119,13 @@ struct ContainerOptions: ParsableArguments {
         }
     }
 
+    /// Refuses `--app` and `--root` beside `other` (`"a path"`, `"--over"`), which names what
+    /// the command works on instead: one of them would be ignored.
+    func refuse(beside other: String?, standingFor purpose: String = "the container's Documents") throws {
+        guard let other, app != nil || root != nil else { return }
+        throw ValidationError("Give \(other), or --app/--root for \(purpose), not both.")
+    }
+
     /// The app identifier used when `--app` is not given: `$STOWAGE_APP`, else `stowage`.
     static func defaultAppIdentifier() throws -> String {
         try ProcessEnvironment.value(of: "STOWAGE_APP").flatMap { $0.isEmpty ? nil : $0 } ?? "stowage"

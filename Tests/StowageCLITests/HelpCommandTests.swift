@@ -131,7 +131,7 @@ struct HelpCommandTests {
                     } catch {
                         let message = StowageCommand.message(for: error)
                         #expect(StowageCommand.exitCode(for: error).rawValue == 64, "\(arguments): \(message)")
-                        #expect(message.contains(option), "\(arguments.joined(separator: " ")): \(message)")
+                        #expect(message.contains("takes no \(option):"), "\(arguments.joined(separator: " ")): \(message)")
                         refusedCount += 1
                     }
                 }
@@ -140,6 +140,23 @@ struct HelpCommandTests {
         // usage and sweep take no --app or --root; of the ten others, only locations takes --group;
         // run and watch take no --json.
         #expect(refusedCount == 2 * (2 * 2 + 10 + 2), "\(refusedCount) refusals")
+    }
+
+    @Test("--app and --root beside a path (or info --all, run --over) are refused: one of them would be ignored",
+          arguments: [["info", "/tmp"], ["info", "--all"], ["fill", "/tmp", "--leave", "1MB"], ["release", "/tmp"],
+                      ["run", "--available", "1MB", "--over", "/tmp", "--", "true"]])
+    func containerBesideAPath(arguments: [String]) throws {
+        for container in [["--app", "x"], ["--root", "/tmp/stowage-help-test"]] {
+            let given = Array(arguments.prefix { $0 != "--" }) + container + Array(arguments.drop { $0 != "--" })
+            #expect(throws: (any Error).self, "\(given)") { _ = try StowageCommand.parseAsRoot(given) }
+            do {
+                _ = try StowageCommand.parseAsRoot(given)
+            } catch {
+                #expect(StowageCommand.exitCode(for: error).rawValue == 64)
+                #expect(StowageCommand.message(for: error).contains("or --app/--root for"), "\(StowageCommand.message(for: error))")
+            }
+        }
+        #expect(throws: Never.self) { _ = try StowageCommand.parseAsRoot(arguments) }
     }
 
     @Test("watch prints sizes in the units asked for (run: its --find-minimum test)")
