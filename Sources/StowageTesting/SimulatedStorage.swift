@@ -78,10 +78,10 @@ public struct SimulatedStorage: Sendable, Hashable, CustomStringConvertible {
 
     /// `5,000,000 bytes available of 8,000,000 in blocks of 4,096, 10 inodes`.
     public var description: String {
-        var text = "\(available.bytes) bytes available"
+        var text = "\(Noun.byte.counted(available.bytes)) available"
         if let total { text += " of \(total.bytes)" }
         text += " in blocks of \(blockSize)"
-        if let inodes { text += ", \(inodes) inodes" }
+        if let inodes { text += ", \(Noun.inode.counted(inodes))" }
         return text
     }
 
@@ -93,7 +93,7 @@ public struct SimulatedStorage: Sendable, Hashable, CustomStringConvertible {
         guard blockSize >= 1 else { throw refuse("the block size must be at least 1 byte, not \(blockSize)") }
         guard available.bytes >= 0 else { throw refuse("the available bytes cannot be negative (\(available.bytes))") }
         if let total, total.bytes < available.bytes {
-            throw refuse("the total (\(total.bytes) bytes) cannot be less than what is available (\(available.bytes) bytes)")
+            throw refuse("the total (\(Noun.byte.counted(total.bytes))) cannot be less than what is available (\(Noun.byte.counted(available.bytes)))")
         }
         if let inodes, inodes < 0 { throw refuse("the inodes cannot be negative (\(inodes))") }
         return StorageBudget(available: available.bytes, total: total?.bytes, blockSize: blockSize, inodes: inodes)

@@ -109,7 +109,7 @@ struct RunRange {
         } catch is CancellationError {
             trap.cancel()
             if options.jsonLines { emit("interrupted", RangeInterruptedJSON(roomCount: count)) }
-            Terminal.standardError.problem("interrupted after \(count) room\(count == 1 ? "" : "s"); the rooms are gone, the real folders as they were")
+            Terminal.standardError.problem("interrupted after \(Noun.room.counted(count)); the rooms are gone, the real folders as they were")
             throw ExitCode(Self.interrupted)
         } catch let error as StowageError {
             fail(error)
@@ -124,7 +124,7 @@ struct RunRange {
         let ends = "\(report.trials.count) rooms from \(text(report.rooms.sizes.first ?? 0)) to \(text(report.rooms.sizes.last ?? 0))"
             + " in steps of \(text(report.rooms.step))"
         if let kept = report.kept, let size = report.keptSize {
-            Terminal.standardError.problem("kept \(kept.fileCount) file\(kept.fileCount == 1 ? "" : "s") (\(ByteCount(kept.copiedBytes).formatted(options.units.style))) "
+            Terminal.standardError.problem("kept \(Noun.file.counted(kept.fileCount)) (\(ByteCount(kept.copiedBytes).formatted(options.units.style))) "
                                            + "of the room of \(text(size)) in \(kept.folder)")
             for item in kept.notCopied {
                 Terminal.standardError.write("stowage: not kept: \(DisplayPath.escaped(bytes: item.pathBytes)): \(DisplayPath.escaped(item.reason))\n")
@@ -160,7 +160,7 @@ struct RunRange {
         } else if let minimum = report.minimum, let confirmation = report.confirmation {
             let needs = range.quantity == .bytes
                 ? "needs at least \(ByteCount(minimum).formatted(options.units.style)) free (\(minimum) bytes)"
-                : "needs at least \(minimum) free inode\(minimum == 1 ? "" : "s")"
+                : "needs at least \(minimum) free \(Noun.inode.form(for: minimum))"
             let below = minimum - report.unit
             if !confirmation.atMinimum.isSuccess {
                 say("not confirmed: it \(needs), but failed there on a second run: its outcome is not repeatable")
@@ -190,7 +190,7 @@ struct RunRange {
     private var unitName: String { range.quantity == .bytes ? "bytes" : "inodes" }
 
     private func text(_ value: Int64) -> String {
-        range.quantity == .bytes ? "\(value) bytes" : "\(value) inode\(value == 1 ? "" : "s")"
+        (range.quantity == .bytes ? Noun.byte : Noun.inode).counted(value)
     }
 
     private func emit(_ event: String, _ payload: some Encodable) {

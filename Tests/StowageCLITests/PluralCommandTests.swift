@@ -2,17 +2,10 @@ import Foundation
 import Testing
 @testable import stowage
 
-/// Counts in text output: one of anything is singular, every other number, 0 included, plural.
+/// Counts in text output: one of anything is singular, every other number, 0 included, plural
+/// (`Noun`, the library's, has its own test).
 @Suite("counts in text output")
 struct PluralCommandTests {
-    @Test("Noun: 0 files, 1 file, 2 files; an irregular plural; the count written as asked")
-    func noun() {
-        #expect([0, 1, 2].map { Noun.file.counted($0) } == ["0 files", "1 file", "2 files"])
-        #expect([0, 1, 2].map { Noun.entry.counted($0) } == ["0 entries", "1 entry", "2 entries"])
-        #expect(Noun("emptied folder").counted(Int64(1)) == "1 emptied folder")
-        #expect(Noun.file.counted(1_000, number: { "\($0 / 1000)k" }) == "1k files")
-    }
-
     /// A folder `tree` with `count` files, symbolic links, FIFOs and extra hard links, and `count`
     /// folders in all (the root and `count - 1` more).
     func makeTree(_ runner: CommandRunner, count: Int) throws -> String {

@@ -94,7 +94,7 @@ extension Store {
         let data = try retrieve(Data.self, from: path, in: location)
         guard let image = Image.decodedImage(from: data) else {
             throw StowageError(.decodingFailed, operation: .retrieve, location: location, path: path,
-                               reason: "the file is not an image (\(data.count) bytes)")
+                               reason: "the file is not an image (\(Noun.byte.counted(data.count)))")
         }
         return image
     }
@@ -133,7 +133,7 @@ extension Store {
         try retrieveNamedFiles(from: path, in: location).enumerated().map { index, file in
             guard let image = Image.decodedImage(from: file.data) else {
                 throw StowageError(.decodingFailed, operation: .retrieve, location: location, path: "\(path)/\(file.name)",
-                                   reason: "file \(index) of the folder is not an image (\(file.data.count) bytes)")
+                                   reason: "file \(index) of the folder is not an image (\(Noun.byte.counted(file.data.count)))")
             }
             return image
         }
