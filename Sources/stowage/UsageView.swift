@@ -17,7 +17,9 @@ struct RowLimit: ExpressibleByArgument, Sendable {
         }
     }
 
-    static var allValueStrings: [String] { [] }
+    static var allValueStrings: [String] { [] }  // a number or `all`: not a closed list for the help
+    /// Completion offers `all` (a number is typed).
+    static var defaultCompletionKind: CompletionKind { .list(["all"]) }
     var defaultValueDescription: String { rows.map(String.init) ?? "all" }
 }
 

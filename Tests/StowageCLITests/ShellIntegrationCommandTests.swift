@@ -62,7 +62,7 @@ struct ShellIntegrationCommandTests {
         return result.output.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
     }
 
-    @Test("bash completes the values of sweep --order, clear, fill --method and run --fs")
+    @Test("bash completes the values of sweep --order, clear, fill --method, run --fs and usage --limit")
     func bashCompletesValues() throws {
         let runner = try CommandRunner()
         let script = try runner.run("--generate-completion-script", "bash").output
@@ -73,6 +73,7 @@ struct ShellIntegrationCommandTests {
         #expect(try Self.bashCompletions(["stowage", "clear", "ca"], script: script, in: runner) == ["caches"])
         #expect(try Self.bashCompletions(["stowage", "fill", "--method", ""], script: script, in: runner) == ["allocate", "zeros", "random"])
         #expect(try Self.bashCompletions(["stowage", "run", "--fs", ""], script: script, in: runner) == ["tmpfs", "ext4"])
+        #expect(try Self.bashCompletions(["stowage", "usage", "--limit", ""], script: script, in: runner) == ["all"])
         // watch takes --json-lines, not --json: only the option it takes is offered.
         #expect(try Self.bashCompletions(["stowage", "watch", "--js"], script: script, in: runner) == ["--json-lines"])
     }
