@@ -39,7 +39,7 @@ struct FillCommand: AsyncParsableCommand, StowageSubcommand {
     @ParentCommand var parent: StowageCommand
 
     @Argument(help: "Any folder on the volume to fill (default: the container's Documents).",
-              transform: PathArgument.init(parsing:))
+              completion: .directory, transform: PathArgument.init(parsing:))
     var path: PathArgument?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Fill until this much is available: 500MB, or 1% of the volume.", valueName: "size|percent"),
@@ -165,7 +165,7 @@ struct ReleaseCommand: AsyncParsableCommand, StowageSubcommand {
     }
 
     @Argument(help: "The folder that was filled (default: the container's Documents).",
-              transform: PathArgument.init(parsing:))
+              completion: .directory, transform: PathArgument.init(parsing:))
     var path: PathArgument?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Give back at least this much, newest files first, such as 1GB.", valueName: "size"),

@@ -20,7 +20,8 @@ struct InfoCommand: ParsableCommand, StowageSubcommand {
 
     @ParentCommand var parent: StowageCommand
 
-    @Argument(help: "Any path on the volume (default: the container's Documents).", transform: PathArgument.init(parsing:))
+    @Argument(help: "Any path on the volume (default: the container's Documents).", completion: .file(),
+              transform: PathArgument.init(parsing:))
     var path: PathArgument?
 
     @Flag(help: "Every mounted volume, as df and duf list them (pseudo file systems left out, bind mounts once).")

@@ -60,7 +60,7 @@ struct RunCommand: ParsableCommand, StowageSubcommand {
     var available: RoomAmountArgument
 
     @Option(name: .customLong("over"), help: ArgumentHelp("A folder whose writes share the room (repeatable).", valueName: "path"),
-            transform: PathArgument.init(parsing:))
+            completion: .directory, transform: PathArgument.init(parsing:))
     var folders: [PathArgument] = []
 
     @OptionGroup var container: ContainerOptions
@@ -105,7 +105,7 @@ struct RunCommand: ParsableCommand, StowageSubcommand {
 
     @Option(help: ArgumentHelp("Copy what the command wrote here afterwards (a new or empty folder); with a range, "
                                + "what the room of the first failed check holds.", valueName: "dir"),
-            transform: PathArgument.init(parsing:))
+            completion: .directory, transform: PathArgument.init(parsing:))
     var keep: PathArgument?
 
     @Argument(parsing: .postTerminator, help: ArgumentHelp("The command and its arguments, after --.", valueName: "command"))

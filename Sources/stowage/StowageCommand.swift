@@ -110,7 +110,7 @@ struct ContainerOptions: ParsableArguments {
 
     @Option(name: .long, help: ArgumentHelp(
         "Use the iOS layout under this folder instead of the default container.",
-        valueName: "dir"), transform: PathArgument.init(parsing:))
+        valueName: "dir"), completion: .directory, transform: PathArgument.init(parsing:))
     var root: PathArgument?
 
     func validate() throws {

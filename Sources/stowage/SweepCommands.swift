@@ -20,7 +20,7 @@ struct SweepCommand: AsyncParsableCommand, StowageSubcommand {
         .groups: groupsElsewhere,
     ]
 
-    @Argument(help: "The folder to sweep.", transform: PathArgument.init(parsing:))
+    @Argument(help: "The folder to sweep.", completion: .directory, transform: PathArgument.init(parsing:))
     var path: PathArgument
 
     @Option(name: .customLong("max-size"), parsing: .unconditional, help: ArgumentHelp("Most allocated bytes, such as 100MB.", valueName: "size"), transform: SizeArgument.init(parsing:))

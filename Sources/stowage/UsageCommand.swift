@@ -25,7 +25,7 @@ struct UsageCommand: AsyncParsableCommand, StowageSubcommand {
     ]
 
     @Argument(help: "Files or folders to measure (default: the working folder, as du does).",
-              transform: PathArgument.init(parsing:))
+              completion: .file(), transform: PathArgument.init(parsing:))
     var paths: [PathArgument] = []
 
     @Option(parsing: .unconditional, help: "How many of the largest files to list.")

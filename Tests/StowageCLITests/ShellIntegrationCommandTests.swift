@@ -78,6 +78,23 @@ struct ShellIntegrationCommandTests {
         #expect(try Self.bashCompletions(["stowage", "watch", "--js"], script: script, in: runner) == ["--json-lines"])
     }
 
+    @Test("bash completes folders where a folder is asked for, and files too where a path is")
+    func bashCompletesPaths() throws {
+        let runner = try CommandRunner()
+        let script = try runner.run("--generate-completion-script", "bash").output
+        let pick = runner.folderPath + "/pick"
+        try FileManager.default.createDirectory(atPath: pick + "/alpha", withIntermediateDirectories: true)
+        try Data().write(to: URL(filePath: pick + "/afile"))
+        for words in [["sweep"], ["--root"], ["clear", "--root"], ["run", "--over"], ["run", "--keep"], ["fill"], ["release"]] {
+            #expect(try Self.bashCompletions(["stowage"] + words + [pick + "/a"], script: script, in: runner) == [pick + "/alpha"],
+                    "\(words)")
+        }
+        for words in [["usage"], ["info"]] {
+            #expect(try Self.bashCompletions(["stowage"] + words + [pick + "/a"], script: script, in: runner).sorted()
+                    == [pick + "/afile", pick + "/alpha"], "\(words)")
+        }
+    }
+
     @Test("--version says the build is unreleased: no version is tagged yet")
     func version() throws {
         let runner = try CommandRunner()
