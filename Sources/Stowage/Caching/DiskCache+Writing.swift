@@ -11,7 +11,7 @@ extension DiskCache {
     ///   after evicting, and other write errors; the previous entry stays as it was.
     public func set(_ data: Data, for key: String, expiresAfter: TimeInterval? = nil) throws {
         let (fanOut, name) = Self.fileName(for: key)
-        let expiry = expiresAfter.map { Date().timeIntervalSince1970 + $0 } ?? 0
+        let expiry = expiresAfter.map { Self.wallClock() + $0 } ?? 0
         var content = Self.header(key: key, expiry: expiry, dataLength: data.count)
         content.append(data)
         try run(key) {
@@ -20,6 +20,7 @@ extension DiskCache {
             // write at once; only putting it in place, counting and evicting take turns.
             let staged = try? StagedEntry(content, fanOut: fanOut, in: root)
             defer { staged?.discard() }
+            try FaultPoint.cacheStaged.reach()
             let (_, before, generation) = try index.change(in: root, measure: { try Self.measure(root) }) { totals in
                 do {
                     if let staged, try staged.commit(as: name, totals: &totals) {
@@ -29,10 +30,13 @@ extension DiskCache {
                     }
                 } catch let error as SystemCallError where error.errno == .noSpace || error.errno == .quotaExceeded {
                     // Room from the cache's own least recently used entries, then once more; but only
-                    // when what they take and what is free could hold the entry at all (a write
-                    // that cannot fit must not empty the cache for nothing).
-                    let needed = Int64(content.count)
-                    guard totals.allocatedBytes + (try root.spaceFigures().available) >= needed else { throw error }
+                    // when what they take (with the fan-out folders evicting them all would empty)
+                    // and what is free could hold the entry at all: a write that cannot fit must
+                    // not empty the cache for nothing. The eviction writes nothing, so all it
+                    // frees is the entry's.
+                    let figures = try root.spaceFigures()
+                    let needed = try Self.room(for: content.count, fanOut: fanOut, in: root, blockSize: figures.blockSize)
+                    guard totals.allocatedBytes + (try Self.fanOutFoldersAllocated(in: root)) + figures.available >= needed else { throw error }
                     let room = SweepPolicy(maximumAllocatedSize: max(0, totals.allocatedBytes - needed),
                                            order: .leastRecentlyUsed, lowWatermark: limits.lowWatermark)
                     guard try evict(root, policy: room, totals: &totals).freedAllocatedBytes > 0 else { throw error }
@@ -51,7 +55,7 @@ extension DiskCache {
             // the folder since, the next lookup sees a newer one and drops it.
             memory.changed(key, from: before, to: generation)
             memory.insert(key, data: data, expiry: expiry, generation: generation, current: generation,
-                          now: Date().timeIntervalSince1970)
+                          now: Self.wallClock())
         }
     }
 
@@ -104,6 +108,26 @@ extension DiskCache {
         func discard() {
             if !committed { try? parent.removeEntry(temporary, folder: false) }  // best effort: a leftover is reclaimed later
         }
+    }
+
+    /// The bytes an entry file of `size` bytes needs on a volume of `blockSize` blocks: its whole
+    /// blocks, and one more for its fan-out folder when that must be made.
+    static func room(for size: Int, fanOut: String, in root: OpenFile, blockSize: Int64) throws -> Int64 {
+        let block = max(1, blockSize)
+        let folder = try root.statusIfPresent(of: fanOut)?.kind == .folder ? 0 : block
+        return (Int64(size) + block - 1) / block * block + folder
+    }
+
+    /// What the fan-out folders of `root` take themselves (their own blocks, not their entries'):
+    /// what evicting every entry would free besides the entries.
+    private static func fanOutFoldersAllocated(in root: OpenFile) throws -> Int64 {
+        var total: Int64 = 0
+        try root.forEachEntry { name, kind in
+            guard kind == nil || kind == .folder, !name.hasPrefix(RelativePath.reservedPrefix),
+                  let status = try root.statusIfPresent(of: name), status.kind == .folder else { return }
+            total += status.allocatedSize
+        }
+        return total
     }
 
     /// Counts the entry `name` just put in place in `parent`, which replaced `previous` (an entry file, or nothing).

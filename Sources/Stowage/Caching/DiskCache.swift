@@ -23,9 +23,10 @@ import Foundation
 /// and while it does no other write can begin. Only while a write is under way can the folder
 /// hold one entry more than the limits allow: its own, until its eviction has run. An entry
 /// larger than the low watermark of the size limit is evicted by its own write. The limits count
-/// entries: the fan-out folders' own blocks, Stowage's bookkeeping files (the 64-byte index and
-/// sweep records, a block each) and the temporary files of sets in progress (each set writes its
-/// bytes before its turn, so the folder also holds one per set waiting) are not entries.
+/// entries: the fan-out folders' own blocks, the 64-byte index (a block) and the temporary files
+/// of sets in progress (each set writes its bytes before its turn, so the folder also holds one
+/// per set waiting) are not entries. An eviction writes nothing: no sweep record, unlike a sweep
+/// asked for by name (``Sweeper``).
 ///
 /// **Many writers.** The totals live in a shared index file in the folder (see "A cache on
 /// disk" in the documentation for the design): every change takes its `flock`, so changes by all
@@ -44,9 +45,11 @@ import Foundation
 /// one second of the next read.
 ///
 /// **Full disk.** A write that meets a full volume evicts its own least recently used entries
-/// (below the low watermark of what they take less the new entry) and tries once more; if that
-/// fails too, it throws ``StowageError/Code/noSpace`` naming the key, and the previous entry
-/// stays as it was.
+/// (below the low watermark of what they take less the room the new entry needs: its whole
+/// blocks, and a block for its fan-out folder when that must be made) and tries once more. The
+/// eviction writes nothing, so the room it frees is the entry's. When even evicting every entry
+/// could not make that room, it evicts nothing. If the write still fails, it throws
+/// ``StowageError/Code/noSpace`` naming the key, and the previous entry stays as it was.
 ///
 /// **Threads and tasks.** Every method may be called from any thread; the `async` forms run the
 /// file work on threads of their own, never blocking the caller's actor, and are cancelled before
@@ -213,6 +216,10 @@ public final class DiskCache: Sendable {
             }
         }
     }
+
+    /// The wall clock entries expire by, in seconds since 1970: the system's, unless a test sets
+    /// another for its task (so that an expiry's boundary is tested exactly, and nothing sleeps).
+    @TaskLocal static var wallClock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
 
     /// Seconds on a monotonic clock (since first asked): what the once-a-second checks measure, so
     /// that a wall clock set back never stretches "a second" into the time it went back.

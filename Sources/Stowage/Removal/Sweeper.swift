@@ -121,12 +121,12 @@ public struct Sweeper: Sendable {
     /// Sweeps the folder `root` (opened as ``Removal/run(root:path:_:dryRun:now:operation:reporter:cancellation:location:expectedBytes:)``
     /// says) to `policy`, and records the sweep in it once space is freed: a record that cannot be
     /// written (a full disk) is an issue in the report. A dry run or a cancelled sweep records nothing.
+    /// Only a sweep asked for by name records itself: a ``DiskCache``'s evictions call the removal
+    /// walk directly and leave no record (DESIGN, decision 21).
     static func run(root: OpenFile, path: String, policy: SweepPolicy, dryRun: Bool, now: Date,
-                    operation: StowageError.Operation = .sweep, reporter: ProgressReporter? = nil,
-                    cancellation: CancellationFlag? = nil,
-                    measured: (files: Int, allocatedBytes: Int64)? = nil) throws -> SweepReport {
-        var report = try Removal.run(root: root, path: path, .limits(policy, measured: measured), dryRun: dryRun, now: now,
-                                     operation: operation, reporter: reporter, cancellation: cancellation)
+                    reporter: ProgressReporter? = nil, cancellation: CancellationFlag? = nil) throws -> SweepReport {
+        var report = try Removal.run(root: root, path: path, .limits(policy), dryRun: dryRun, now: now,
+                                     reporter: reporter, cancellation: cancellation)
         if !dryRun, !report.wasCancelled {
             let record = SweepRecord(date: now, removedFileCount: report.removed.count, freedAllocatedBytes: report.freedAllocatedBytes)
             do {
