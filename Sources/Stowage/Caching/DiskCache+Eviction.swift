@@ -36,9 +36,18 @@ extension DiskCache {
                                      .limits(policy, measured: measured ? (totals.count, totals.allocatedBytes) : nil),
                                      operation: .cache)
         index.noteSweep()
+        // What went from disk goes from memory too (a reader that read it meanwhile, from the
+        // generation this change began with, cannot keep it: the change moves the generation on).
+        let evicted = Self.entryNames(report)
+        if !evicted.isEmpty { memory.remove { evicted.contains(Self.fileName(for: $0).1) } }
         try FaultPoint.cacheEvicted.reach()
         totals = CacheIndex.Totals(allocatedBytes: report.keptAllocatedBytes, count: report.keptFileCount)
         return report
+    }
+
+    /// The file names of the entries `report` says were removed.
+    static func entryNames(_ report: SweepReport) -> Set<String> {
+        Set(report.removed.compactMap { $0.reason == .leftover ? nil : $0.path.split(separator: "/").last.map(String.init) })
     }
 
     /// Measures the entries of the folder `root`: the index's rebuild. Folders' own blocks,

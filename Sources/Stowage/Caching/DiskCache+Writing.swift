@@ -21,7 +21,7 @@ extension DiskCache {
             let staged = try? StagedEntry(content, fanOut: fanOut, in: root)
             defer { staged?.discard() }
             try FaultPoint.cacheStaged.reach()
-            let (_, before, generation) = try index.change(in: root, measure: { try Self.measure(root) }) { totals in
+            let (evictedItself, before, generation) = try index.change(in: root, measure: { try Self.measure(root) }) { totals in
                 do {
                     if let staged, try staged.commit(as: name, totals: &totals) {
                         // in place
@@ -42,20 +42,25 @@ extension DiskCache {
                     guard try evict(root, policy: room, totals: &totals).freedAllocatedBytes > 0 else { throw error }
                     try write(content, fanOut: fanOut, name: name, in: root, totals: &totals)
                 }
+                var evicted: Set<String> = []
                 if limits.areExceeded(by: totals) {
                     let policy = SweepPolicy(maximumAllocatedSize: limits.maximumAllocatedSize, maximumCount: limits.maximumCount,
                                              order: .leastRecentlyUsed, lowWatermark: limits.lowWatermark)
                     // From the index's totals (one walk, not two); should files put in the folder
                     // behind the caches' backs leave it over a limit, once more from the walk's own.
-                    try evict(root, policy: policy, totals: &totals, measured: true)
-                    if limits.areExceeded(by: totals) { try evict(root, policy: policy, totals: &totals) }
+                    evicted = Self.entryNames(try evict(root, policy: policy, totals: &totals, measured: true))
+                    if limits.areExceeded(by: totals) { evicted.formUnion(Self.entryNames(try evict(root, policy: policy, totals: &totals))) }
                 }
+                return evicted.contains(name)
             }
-            // Kept in memory as of this change's generation: should another process have changed
-            // the folder since, the next lookup sees a newer one and drops it.
+            // Kept in memory as of this change's generation (should another process have changed
+            // the folder since, the next lookup sees a newer one and drops it); not when its own
+            // eviction removed it.
             memory.changed(key, from: before, to: generation)
-            memory.insert(key, data: data, expiry: expiry, generation: generation, current: generation,
-                          now: Self.wallClock())
+            if !evictedItself {
+                memory.insert(key, data: data, expiry: expiry, generation: generation, current: generation,
+                              now: Self.wallClock())
+            }
         }
     }
 

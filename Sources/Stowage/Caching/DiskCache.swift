@@ -40,7 +40,8 @@ import Foundation
 /// no system call; emptied when the system warns of memory pressure (Apple platforms). It is
 /// exact across instances and processes: every change moves the shared index's generation on,
 /// and a memory hit first compares it (a load from shared memory, no system call), dropping the
-/// tier when another instance or process changed anything. Only a cache folder removed or made
+/// tier when another instance or process changed anything. An eviction drops what it removed
+/// from its own instance's tier (an entry its own set evicted is never kept). Only a cache folder removed or made
 /// again behind the caches' backs (Caches cleared, the system purging it) is seen late: within
 /// one second of the next read.
 ///
