@@ -6,12 +6,27 @@ extension DiskCache {
     /// - Parameters:
     ///   - data: The entry's contents.
     ///   - key: Any string; it is hashed to a file name and stored in the entry.
-    ///   - expiresAfter: Seconds after which the entry reads as a miss; `nil` for never.
-    /// - Throws: ``StowageError/Code/noSpace`` (naming the key) when the volume is full even
-    ///   after evicting, and other write errors; the previous entry stays as it was.
+    ///   - expiresAfter: Seconds after which the entry reads as a miss: a hit until just before
+    ///     that instant, a miss from it on. `nil` or `.infinity` for never; 0 or less (`-.infinity`
+    ///     too) is already expired: the previous entry is removed and nothing is written.
+    /// - Throws: ``StowageError/Code/invalidArgument`` (naming the key) for an expiry that is NaN;
+    ///   ``StowageError/Code/noSpace`` (naming the key) when the volume is full even after
+    ///   evicting, and other write errors; the previous entry stays as it was.
     public func set(_ data: Data, for key: String, expiresAfter: TimeInterval? = nil) throws {
         let (fanOut, name) = Self.fileName(for: key)
-        let expiry = expiresAfter.map { Self.wallClock() + $0 } ?? 0
+        let expiry: Double
+        switch expiresAfter {
+        case nil, .infinity?:
+            expiry = 0  // never
+        case let seconds? where seconds.isNaN:
+            throw StowageError(.invalidArgument, operation: .cache, path: errorPath(key),
+                               reason: "the expiry is NaN; give seconds (0 or less: already expired; .infinity: never)")
+        case let seconds?:
+            let now = Self.wallClock()
+            expiry = now + seconds
+            // Expired from its instant on: one that is already due replaces the entry with nothing.
+            guard expiry > now else { return try remove(key) }
+        }
         var content = Self.header(key: key, expiry: expiry, dataLength: data.count)
         content.append(data)
         try run(key) {

@@ -14,7 +14,10 @@ import Foundation
 /// fan-out folders); each file starts with its full key, so a hash collision reads as a miss,
 /// never as another key's value, and with its data's length, so an entry cut short reads as a
 /// miss, never as truncated data. Every write is atomic: a reader sees the old entry or the new
-/// one, never a torn one. Entries can expire.
+/// one, never a torn one. Entries can expire: an entry is a hit until just before its expiry
+/// instant and a miss from that instant on; an expiry of 0 seconds or less is already expired
+/// (the set removes the previous entry and writes nothing), `.infinity` is never, and NaN is
+/// ``StowageError/Code/invalidArgument``.
 ///
 /// **Limits.** After any `set(_:for:expiresAfter:)` returns, the entries' allocated
 /// bytes are at most ``Limits/maximumAllocatedSize`` and their number at most
@@ -186,9 +189,15 @@ public final class DiskCache: Sendable {
         do {
             return try body()
         } catch let error as SystemCallError {
-            let path = folder.fileSystemPath + (key.isEmpty ? "" : " [" + key.prefix(64) + "]")
-            throw StowageError(error, operation: .cache, path: path)
+            throw StowageError(error, operation: .cache, path: errorPath(folder, key))
         }
+    }
+
+    /// How errors name the folder and `key` (when there is one): `FOLDER [KEY]`, the key cut at 64 characters.
+    func errorPath(_ key: String) -> String { Self.errorPath(folder, key) }
+
+    private static func errorPath(_ folder: URL, _ key: String) -> String {
+        folder.fileSystemPath + (key.isEmpty ? "" : " [" + key.prefix(64) + "]")
     }
 
     /// The cache's folder as reads open it: the same descriptor for up to a second, then the
