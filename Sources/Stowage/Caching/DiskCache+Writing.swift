@@ -80,12 +80,15 @@ extension DiskCache {
     }
 
     /// An entry's bytes in a temporary file of its fan-out folder, written before the change that
-    /// puts it in place (``commit(as:totals:)``), or removed (``discard()``). A leftover of a
-    /// process killed in between is reclaimed by a later eviction once it is an hour old, as
-    /// every interrupted atomic write's is.
+    /// puts it in place (``commit(as:totals:)``), or removed (``discard()``). The file is held:
+    /// this writer keeps an exclusive `flock` on it from its creation until it is in place or
+    /// removed (``TemporaryItem/heldPrefix``), so the leftover of a process killed in between
+    /// is reclaimed by the next eviction (or sweep) at once, never one of a writer still alive.
     private final class StagedEntry {
         private let parent: OpenFile
         private let temporary: String
+        /// The file, open (and locked) until it is in place or removed.
+        private let file: OpenFile
         private var committed = false
 
         /// Writes `content` to a new temporary file in the fan-out folder `fanOut` of `root` (made if missing).
@@ -96,11 +99,14 @@ extension DiskCache {
                 try Store.createFolderIfMissing(fanOut, in: root, mode: .defaultFolder)
                 parent = try root.openFolder(fanOut)
             }
-            temporary = TemporaryItem.makeName()
-            let file = try parent.open(temporary, flags: Sys.writeCreateExclusive, mode: .defaultFile)
+            temporary = TemporaryItem.makeName(held: true)
+            file = try parent.open(temporary, flags: Sys.writeCreateExclusive, mode: .defaultFile)
             do {
+                // Taken before the first byte: the removal walk never takes an empty held file
+                // for abandoned, so only a walk probing at this very moment could hold the lock,
+                // and then staging gives way to the write in the change.
+                guard try file.tryLock(exclusive: true) else { throw SystemCallError(errno: .wouldBlock, call: "flock") }
                 try file.writeAll(content)
-                try file.close()
             } catch {
                 try? parent.removeEntry(temporary, folder: false)  // best effort: the write's error is what matters
                 throw error
@@ -118,15 +124,18 @@ extension DiskCache {
                 return false
             }
             committed = true
+            // Closed once in place, so that its lock covers every moment it has its temporary name.
+            try file.close()
             try FaultPoint.atomicWriteRenamed.reach()
             try FaultPoint.cacheWritten.reach()
             try DiskCache.count(name, in: parent, replacing: previous, totals: &totals)
             return true
         }
 
-        /// Removes the temporary file unless it was put in place.
+        /// Removes the temporary file unless it was put in place, then lets its lock go.
         func discard() {
             if !committed { try? parent.removeEntry(temporary, folder: false) }  // best effort: a leftover is reclaimed later
+            if file.descriptor >= 0 { try? file.close() }  // best effort: the file is in place or gone
         }
     }
 

@@ -28,7 +28,8 @@ import Foundation
 /// larger than the low watermark of the size limit is evicted by its own write. The limits count
 /// entries: the fan-out folders' own blocks, the 64-byte index (a block) and the temporary files
 /// of sets in progress (each set writes its bytes before its turn, so the folder also holds one
-/// per set waiting) are not entries. An eviction writes nothing: no sweep record, unlike a sweep
+/// per set waiting) are not entries. A set holds a lock on its temporary file while it lives: the
+/// file of a writer killed before its turn is reclaimed by the next eviction (or sweep) at once. An eviction writes nothing: no sweep record, unlike a sweep
 /// asked for by name (``Sweeper``).
 ///
 /// **Many writers.** The totals live in a shared index file in the folder (see "A cache on

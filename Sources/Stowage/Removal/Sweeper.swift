@@ -6,7 +6,8 @@ import Foundation
 /// (bind mounts included), never removes a file or folder marked ``Marker/pinned``, removes
 /// only the folders it empties (never one that was empty already), and reclaims the
 /// leftover temporary files of interrupted atomic writes (older than
-/// ``SweepPolicy/leftoverGracePeriod``). Stowage's own bookkeeping files (`CACHEDIR.TAG`,
+/// ``SweepPolicy/leftoverGracePeriod``, or at once for a ``DiskCache`` set's staged file whose
+/// writer is gone). Stowage's own bookkeeping files (`CACHEDIR.TAG`,
 /// append journals, the last-sweep record) are never touched. A file that changed after it was
 /// chosen is kept and reported. Sweeps of one folder by several processes at once take turns
 /// (an exclusive `flock` on the folder).
