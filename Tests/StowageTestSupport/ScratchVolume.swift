@@ -38,9 +38,14 @@ public final class ScratchVolume: Sendable {
 
     /// Makes an ext4 image of `megabytes` in `folder` (`mkfs.ext4` with its defaults, reserved
     /// blocks and journal included) and mounts it through a loop device.
-    public static func mountExt4(megabytes: Int, in folder: URL,
+    ///
+    /// `options` go to `mkfs.ext4` too: `["-m", "0"]` reserves no blocks for root, so that a
+    /// full volume is full for root too (the tests run as root, which writes past the available
+    /// bytes into the reserve); `["-b", "4096"]` sets the block size (small images get 1,024).
+    public static func mountExt4(megabytes: Int, options: [String] = [], in folder: URL,
                                  sourceLocation: SourceLocation = #_sourceLocation) throws -> ScratchVolume {
-        try mountImage("ext4", megabytes: megabytes, making: ["-q", "-F", "-E", "nodiscard"], in: folder, sourceLocation: sourceLocation)
+        try mountImage("ext4", megabytes: megabytes, making: ["-q", "-F", "-E", "nodiscard"] + options,
+                       in: folder, sourceLocation: sourceLocation)
     }
 
     /// Makes an XFS image of `megabytes` (at least 300: `mkfs.xfs` refuses less) in `folder`,

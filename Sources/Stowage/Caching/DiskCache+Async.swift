@@ -21,7 +21,7 @@ extension DiskCache {
     /// - Throws: `CancellationError` when the task is cancelled before the read begins;
     ///   otherwise as `data(for:)`.
     public func data(for key: String) async throws -> Data? {
-        let now = Date().timeIntervalSince1970
+        let now = Self.wallClock()
         if memory.capacity > 0, !verified.wouldBeDue(Self.uptime, every: 1),
            let hit = memory.lookup(key, generation: index.generation, now: now) {
             // The access goes on disk once a minute, as for a hit from disk (off the actor too).

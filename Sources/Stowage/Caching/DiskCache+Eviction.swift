@@ -26,15 +26,28 @@ extension DiskCache {
     /// Removes entries as `policy` says, through the removal walk, and takes the totals the walk
     /// measured. Called inside a change.
     /// With `measured`, the totals are the index's, exact, and the walk that totals the folder is left out.
+    ///
+    /// An eviction writes nothing (no sweep record, unlike ``Sweeper``): what it frees is left
+    /// for the entries, and a full disk never takes back the room a set evicted for.
     @discardableResult
     func evict(_ root: OpenFile, policy: SweepPolicy, totals: inout CacheIndex.Totals,
                        measured: Bool = false) throws -> SweepReport {
-        let report = try Sweeper.run(root: root, path: folder.fileSystemPath, policy: policy, dryRun: false, now: Date(),
-                                     operation: .cache, measured: measured ? (totals.count, totals.allocatedBytes) : nil)
+        let report = try Removal.run(root: root, path: folder.fileSystemPath,
+                                     .limits(policy, measured: measured ? (totals.count, totals.allocatedBytes) : nil),
+                                     operation: .cache)
         index.noteSweep()
+        // What went from disk goes from memory too (a reader that read it meanwhile, from the
+        // generation this change began with, cannot keep it: the change moves the generation on).
+        let evicted = Self.entryNames(report)
+        if !evicted.isEmpty { memory.remove { evicted.contains(Self.fileName(for: $0).1) } }
         try FaultPoint.cacheEvicted.reach()
         totals = CacheIndex.Totals(allocatedBytes: report.keptAllocatedBytes, count: report.keptFileCount)
         return report
+    }
+
+    /// The file names of the entries `report` says were removed.
+    static func entryNames(_ report: SweepReport) -> Set<String> {
+        Set(report.removed.compactMap { $0.reason == .leftover ? nil : $0.path.split(separator: "/").last.map(String.init) })
     }
 
     /// Measures the entries of the folder `root`: the index's rebuild. Folders' own blocks,

@@ -7,7 +7,7 @@ extension DiskCache {
     ///
     /// - Throws: read errors other than absence; a corrupt entry is removed and reads as a miss.
     public func data(for key: String) throws -> Data? {
-        let now = Date().timeIntervalSince1970
+        let now = Self.wallClock()
         if memory.capacity > 0 {
             try run(key) { try verifyIndex(now: now) }
             if let hit = memory.lookup(key, generation: index.generation, now: now) {

@@ -6,12 +6,27 @@ extension DiskCache {
     /// - Parameters:
     ///   - data: The entry's contents.
     ///   - key: Any string; it is hashed to a file name and stored in the entry.
-    ///   - expiresAfter: Seconds after which the entry reads as a miss; `nil` for never.
-    /// - Throws: ``StowageError/Code/noSpace`` (naming the key) when the volume is full even
-    ///   after evicting, and other write errors; the previous entry stays as it was.
+    ///   - expiresAfter: Seconds after which the entry reads as a miss: a hit until just before
+    ///     that instant, a miss from it on. `nil` or `.infinity` for never; 0 or less (`-.infinity`
+    ///     too) is already expired: the previous entry is removed and nothing is written.
+    /// - Throws: ``StowageError/Code/invalidArgument`` (naming the key) for an expiry that is NaN;
+    ///   ``StowageError/Code/noSpace`` (naming the key) when the volume is full even after
+    ///   evicting, and other write errors; the previous entry stays as it was.
     public func set(_ data: Data, for key: String, expiresAfter: TimeInterval? = nil) throws {
         let (fanOut, name) = Self.fileName(for: key)
-        let expiry = expiresAfter.map { Date().timeIntervalSince1970 + $0 } ?? 0
+        let expiry: Double
+        switch expiresAfter {
+        case nil, .infinity?:
+            expiry = 0  // never
+        case let seconds? where seconds.isNaN:
+            throw StowageError(.invalidArgument, operation: .cache, path: errorPath(key),
+                               reason: "the expiry is NaN; give seconds (0 or less: already expired; .infinity: never)")
+        case let seconds?:
+            let now = Self.wallClock()
+            expiry = now + seconds
+            // Expired from its instant on: one that is already due replaces the entry with nothing.
+            guard expiry > now else { return try remove(key) }
+        }
         var content = Self.header(key: key, expiry: expiry, dataLength: data.count)
         content.append(data)
         try run(key) {
@@ -20,7 +35,8 @@ extension DiskCache {
             // write at once; only putting it in place, counting and evicting take turns.
             let staged = try? StagedEntry(content, fanOut: fanOut, in: root)
             defer { staged?.discard() }
-            let (_, before, generation) = try index.change(in: root, measure: { try Self.measure(root) }) { totals in
+            try FaultPoint.cacheStaged.reach()
+            let (evictedItself, before, generation) = try index.change(in: root, measure: { try Self.measure(root) }) { totals in
                 do {
                     if let staged, try staged.commit(as: name, totals: &totals) {
                         // in place
@@ -29,39 +45,50 @@ extension DiskCache {
                     }
                 } catch let error as SystemCallError where error.errno == .noSpace || error.errno == .quotaExceeded {
                     // Room from the cache's own least recently used entries, then once more; but only
-                    // when what they take and what is free could hold the entry at all (a write
-                    // that cannot fit must not empty the cache for nothing).
-                    let needed = Int64(content.count)
-                    guard totals.allocatedBytes + (try root.spaceFigures().available) >= needed else { throw error }
+                    // when what they take (with the fan-out folders evicting them all would empty)
+                    // and what is free could hold the entry at all: a write that cannot fit must
+                    // not empty the cache for nothing. The eviction writes nothing, so all it
+                    // frees is the entry's.
+                    let figures = try root.spaceFigures()
+                    let needed = try Self.room(for: content.count, fanOut: fanOut, in: root, blockSize: figures.blockSize)
+                    guard totals.allocatedBytes + (try Self.fanOutFoldersAllocated(in: root)) + figures.available >= needed else { throw error }
                     let room = SweepPolicy(maximumAllocatedSize: max(0, totals.allocatedBytes - needed),
                                            order: .leastRecentlyUsed, lowWatermark: limits.lowWatermark)
                     guard try evict(root, policy: room, totals: &totals).freedAllocatedBytes > 0 else { throw error }
                     try write(content, fanOut: fanOut, name: name, in: root, totals: &totals)
                 }
+                var evicted: Set<String> = []
                 if limits.areExceeded(by: totals) {
                     let policy = SweepPolicy(maximumAllocatedSize: limits.maximumAllocatedSize, maximumCount: limits.maximumCount,
                                              order: .leastRecentlyUsed, lowWatermark: limits.lowWatermark)
                     // From the index's totals (one walk, not two); should files put in the folder
                     // behind the caches' backs leave it over a limit, once more from the walk's own.
-                    try evict(root, policy: policy, totals: &totals, measured: true)
-                    if limits.areExceeded(by: totals) { try evict(root, policy: policy, totals: &totals) }
+                    evicted = Self.entryNames(try evict(root, policy: policy, totals: &totals, measured: true))
+                    if limits.areExceeded(by: totals) { evicted.formUnion(Self.entryNames(try evict(root, policy: policy, totals: &totals))) }
                 }
+                return evicted.contains(name)
             }
-            // Kept in memory as of this change's generation: should another process have changed
-            // the folder since, the next lookup sees a newer one and drops it.
+            // Kept in memory as of this change's generation (should another process have changed
+            // the folder since, the next lookup sees a newer one and drops it); not when its own
+            // eviction removed it.
             memory.changed(key, from: before, to: generation)
-            memory.insert(key, data: data, expiry: expiry, generation: generation, current: generation,
-                          now: Date().timeIntervalSince1970)
+            if !evictedItself {
+                memory.insert(key, data: data, expiry: expiry, generation: generation, current: generation,
+                              now: Self.wallClock())
+            }
         }
     }
 
     /// An entry's bytes in a temporary file of its fan-out folder, written before the change that
-    /// puts it in place (``commit(as:totals:)``), or removed (``discard()``). A leftover of a
-    /// process killed in between is reclaimed by a later eviction once it is an hour old, as
-    /// every interrupted atomic write's is.
+    /// puts it in place (``commit(as:totals:)``), or removed (``discard()``). The file is held:
+    /// this writer keeps an exclusive `flock` on it from its creation until it is in place or
+    /// removed (``TemporaryItem/heldPrefix``), so the leftover of a process killed in between
+    /// is reclaimed by the next eviction (or sweep) at once, never one of a writer still alive.
     private final class StagedEntry {
         private let parent: OpenFile
         private let temporary: String
+        /// The file, open (and locked) until it is in place or removed.
+        private let file: OpenFile
         private var committed = false
 
         /// Writes `content` to a new temporary file in the fan-out folder `fanOut` of `root` (made if missing).
@@ -72,11 +99,14 @@ extension DiskCache {
                 try Store.createFolderIfMissing(fanOut, in: root, mode: .defaultFolder)
                 parent = try root.openFolder(fanOut)
             }
-            temporary = TemporaryItem.makeName()
-            let file = try parent.open(temporary, flags: Sys.writeCreateExclusive, mode: .defaultFile)
+            temporary = TemporaryItem.makeName(held: true)
+            file = try parent.open(temporary, flags: Sys.writeCreateExclusive, mode: .defaultFile)
             do {
+                // Taken before the first byte: the removal walk never takes an empty held file
+                // for abandoned, so only a walk probing at this very moment could hold the lock,
+                // and then staging gives way to the write in the change.
+                guard try file.tryLock(exclusive: true) else { throw SystemCallError(errno: .wouldBlock, call: "flock") }
                 try file.writeAll(content)
-                try file.close()
             } catch {
                 try? parent.removeEntry(temporary, folder: false)  // best effort: the write's error is what matters
                 throw error
@@ -94,16 +124,39 @@ extension DiskCache {
                 return false
             }
             committed = true
+            // Closed once in place, so that its lock covers every moment it has its temporary name.
+            try file.close()
             try FaultPoint.atomicWriteRenamed.reach()
             try FaultPoint.cacheWritten.reach()
             try DiskCache.count(name, in: parent, replacing: previous, totals: &totals)
             return true
         }
 
-        /// Removes the temporary file unless it was put in place.
+        /// Removes the temporary file unless it was put in place, then lets its lock go.
         func discard() {
             if !committed { try? parent.removeEntry(temporary, folder: false) }  // best effort: a leftover is reclaimed later
+            if file.descriptor >= 0 { try? file.close() }  // best effort: the file is in place or gone
         }
+    }
+
+    /// The bytes an entry file of `size` bytes needs on a volume of `blockSize` blocks: its whole
+    /// blocks, and one more for its fan-out folder when that must be made.
+    static func room(for size: Int, fanOut: String, in root: OpenFile, blockSize: Int64) throws -> Int64 {
+        let block = max(1, blockSize)
+        let folder = try root.statusIfPresent(of: fanOut)?.kind == .folder ? 0 : block
+        return (Int64(size) + block - 1) / block * block + folder
+    }
+
+    /// What the fan-out folders of `root` take themselves (their own blocks, not their entries'):
+    /// what evicting every entry would free besides the entries.
+    private static func fanOutFoldersAllocated(in root: OpenFile) throws -> Int64 {
+        var total: Int64 = 0
+        try root.forEachEntry { name, kind in
+            guard kind == nil || kind == .folder, !name.hasPrefix(RelativePath.reservedPrefix),
+                  let status = try root.statusIfPresent(of: name), status.kind == .folder else { return }
+            total += status.allocatedSize
+        }
+        return total
     }
 
     /// Counts the entry `name` just put in place in `parent`, which replaced `previous` (an entry file, or nothing).

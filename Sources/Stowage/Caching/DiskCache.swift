@@ -14,7 +14,10 @@ import Foundation
 /// fan-out folders); each file starts with its full key, so a hash collision reads as a miss,
 /// never as another key's value, and with its data's length, so an entry cut short reads as a
 /// miss, never as truncated data. Every write is atomic: a reader sees the old entry or the new
-/// one, never a torn one. Entries can expire.
+/// one, never a torn one. Entries can expire: an entry is a hit until just before its expiry
+/// instant and a miss from that instant on; an expiry of 0 seconds or less is already expired
+/// (the set removes the previous entry and writes nothing), `.infinity` is never, and NaN is
+/// ``StowageError/Code/invalidArgument``.
 ///
 /// **Limits.** After any `set(_:for:expiresAfter:)` returns, the entries' allocated
 /// bytes are at most ``Limits/maximumAllocatedSize`` and their number at most
@@ -23,9 +26,11 @@ import Foundation
 /// and while it does no other write can begin. Only while a write is under way can the folder
 /// hold one entry more than the limits allow: its own, until its eviction has run. An entry
 /// larger than the low watermark of the size limit is evicted by its own write. The limits count
-/// entries: the fan-out folders' own blocks, Stowage's bookkeeping files (the 64-byte index and
-/// sweep records, a block each) and the temporary files of sets in progress (each set writes its
-/// bytes before its turn, so the folder also holds one per set waiting) are not entries.
+/// entries: the fan-out folders' own blocks, the 64-byte index (a block) and the temporary files
+/// of sets in progress (each set writes its bytes before its turn, so the folder also holds one
+/// per set waiting) are not entries. A set holds a lock on its temporary file while it lives: the
+/// file of a writer killed before its turn is reclaimed by the next eviction (or sweep) at once. An eviction writes nothing: no sweep record, unlike a sweep
+/// asked for by name (``Sweeper``).
 ///
 /// **Many writers.** The totals live in a shared index file in the folder (see "A cache on
 /// disk" in the documentation for the design): every change takes its `flock`, so changes by all
@@ -39,14 +44,17 @@ import Foundation
 /// no system call; emptied when the system warns of memory pressure (Apple platforms). It is
 /// exact across instances and processes: every change moves the shared index's generation on,
 /// and a memory hit first compares it (a load from shared memory, no system call), dropping the
-/// tier when another instance or process changed anything. Only a cache folder removed or made
+/// tier when another instance or process changed anything. An eviction drops what it removed
+/// from its own instance's tier (an entry its own set evicted is never kept). Only a cache folder removed or made
 /// again behind the caches' backs (Caches cleared, the system purging it) is seen late: within
 /// one second of the next read.
 ///
 /// **Full disk.** A write that meets a full volume evicts its own least recently used entries
-/// (below the low watermark of what they take less the new entry) and tries once more; if that
-/// fails too, it throws ``StowageError/Code/noSpace`` naming the key, and the previous entry
-/// stays as it was.
+/// (below the low watermark of what they take less the room the new entry needs: its whole
+/// blocks, and a block for its fan-out folder when that must be made) and tries once more. The
+/// eviction writes nothing, so the room it frees is the entry's. When even evicting every entry
+/// could not make that room, it evicts nothing. If the write still fails, it throws
+/// ``StowageError/Code/noSpace`` naming the key, and the previous entry stays as it was.
 ///
 /// **Threads and tasks.** Every method may be called from any thread; the `async` forms run the
 /// file work on threads of their own, never blocking the caller's actor, and are cancelled before
@@ -182,9 +190,15 @@ public final class DiskCache: Sendable {
         do {
             return try body()
         } catch let error as SystemCallError {
-            let path = folder.fileSystemPath + (key.isEmpty ? "" : " [" + key.prefix(64) + "]")
-            throw StowageError(error, operation: .cache, path: path)
+            throw StowageError(error, operation: .cache, path: errorPath(folder, key))
         }
+    }
+
+    /// How errors name the folder and `key` (when there is one): `FOLDER [KEY]`, the key cut at 64 characters.
+    func errorPath(_ key: String) -> String { Self.errorPath(folder, key) }
+
+    private static func errorPath(_ folder: URL, _ key: String) -> String {
+        folder.fileSystemPath + (key.isEmpty ? "" : " [" + key.prefix(64) + "]")
     }
 
     /// The cache's folder as reads open it: the same descriptor for up to a second, then the
@@ -213,6 +227,10 @@ public final class DiskCache: Sendable {
             }
         }
     }
+
+    /// The wall clock entries expire by, in seconds since 1970: the system's, unless a test sets
+    /// another for its task (so that an expiry's boundary is tested exactly, and nothing sleeps).
+    @TaskLocal static var wallClock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
 
     /// Seconds on a monotonic clock (since first asked): what the once-a-second checks measure, so
     /// that a wall clock set back never stretches "a second" into the time it went back.

@@ -104,6 +104,14 @@ final class MemoryTier: @unchecked Sendable {
         }
     }
 
+    /// Drops the entries whose key `isGone` says went from disk (an eviction's).
+    func remove(where isGone: (String) -> Bool) {
+        guard capacity > 0 else { return }
+        lock.withLock {
+            for node in Array(nodes.values) where isGone(String(decoding: node.key, as: UTF8.self)) { unlink(node) }
+        }
+    }
+
     /// Drops everything (memory pressure, `removeAll`).
     func removeAll() {
         lock.withLock { removeAllLocked() }

@@ -13,7 +13,8 @@ import Foundation
 /// - names are bytes (``RawPath``) from `readdir` to `unlinkat`, so every name can be removed;
 /// - pins are honoured on files and on folders (a pinned folder, and all under it, is left);
 /// - Stowage's in-flight items (temporary files of atomic writes, append journals) younger than
-///   the grace period are never removed; its records are never removed by a sweep;
+///   the grace period are never removed, but a held temporary file whose writer is gone (its
+///   `flock` free: see ``TemporaryItem/heldPrefix``); its records are never removed by a sweep;
 /// - each victim is re-checked (device, inode, modification time) just before its `unlinkat`;
 /// - only folders the operation itself emptied are removed (`clear` also removes the empty
 ///   folders it was asked to clear);
@@ -191,6 +192,20 @@ final class SweepEngine: @unchecked Sendable {
 
     // MARK: The walk
 
+    /// Whether `entry` is a held temporary file (``TemporaryItem/heldPrefix``) whose writer is
+    /// gone: its exclusive lock can be taken (a living writer takes it before its first byte and
+    /// keeps it until the file is renamed into place or removed). An empty one may be a moment
+    /// old, not locked yet, and waits for the grace period; so does anything that cannot be
+    /// opened or locked.
+    static func writerIsGone(_ entry: FileTreeWalk.Entry) -> Bool {
+        guard entry.status.kind == .file, entry.status.size > 0, entry.name.hasPrefix(TemporaryItem.heldPrefix),
+              let descriptor = try? Sys.openat(entry.parentDescriptor, entry.name,
+                                               Sys.readOnly | Sys.noFollow | Sys.nonBlocking | Sys.noControllingTerminal)
+        else { return false }
+        let file = OpenFile(adopting: descriptor)
+        return (try? file.tryLock(exclusive: true)) ?? false  // released when `file` closes
+    }
+
     enum EntryKind { case ordinary, leftover, pinnedFolder }
 
     /// Calls `body` for every entry the goal may consider, with its kind: files (and, when
@@ -214,7 +229,8 @@ final class SweepEngine: @unchecked Sendable {
             }
             if !wholeTree {
                 if entry.name.hasPrefix(RelativePath.reservedPrefix) {
-                    if entry.name.hasPrefix(TemporaryItem.prefix), now - entry.status.modificationTime >= policy.leftoverGracePeriod {
+                    if entry.name.hasPrefix(TemporaryItem.prefix),
+                       now - entry.status.modificationTime >= policy.leftoverGracePeriod || Self.writerIsGone(entry) {
                         try body(entry, .leftover)
                     }
                     return false

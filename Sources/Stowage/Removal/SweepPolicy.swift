@@ -24,7 +24,8 @@ public struct SweepPolicy: Sendable, Hashable {
     public var lowWatermark: Double
     /// How old a leftover temporary file of an interrupted atomic write must be before a sweep
     /// reclaims it (younger ones may belong to a write in progress, and are never removed by any
-    /// operation, `clear` and pressure relief included).
+    /// operation, `clear` and pressure relief included). A held temporary file (a ``DiskCache``
+    /// set's staged entry) whose writer is gone, its lock free, is reclaimed whatever its age.
     public var leftoverGracePeriod: TimeInterval
 
     /// A policy; every limit is off unless given.

@@ -6,7 +6,8 @@ import Foundation
 /// (bind mounts included), never removes a file or folder marked ``Marker/pinned``, removes
 /// only the folders it empties (never one that was empty already), and reclaims the
 /// leftover temporary files of interrupted atomic writes (older than
-/// ``SweepPolicy/leftoverGracePeriod``). Stowage's own bookkeeping files (`CACHEDIR.TAG`,
+/// ``SweepPolicy/leftoverGracePeriod``, or at once for a ``DiskCache`` set's staged file whose
+/// writer is gone). Stowage's own bookkeeping files (`CACHEDIR.TAG`,
 /// append journals, the last-sweep record) are never touched. A file that changed after it was
 /// chosen is kept and reported. Sweeps of one folder by several processes at once take turns
 /// (an exclusive `flock` on the folder).
@@ -121,12 +122,12 @@ public struct Sweeper: Sendable {
     /// Sweeps the folder `root` (opened as ``Removal/run(root:path:_:dryRun:now:operation:reporter:cancellation:location:expectedBytes:)``
     /// says) to `policy`, and records the sweep in it once space is freed: a record that cannot be
     /// written (a full disk) is an issue in the report. A dry run or a cancelled sweep records nothing.
+    /// Only a sweep asked for by name records itself: a ``DiskCache``'s evictions call the removal
+    /// walk directly and leave no record (DESIGN, decision 21).
     static func run(root: OpenFile, path: String, policy: SweepPolicy, dryRun: Bool, now: Date,
-                    operation: StowageError.Operation = .sweep, reporter: ProgressReporter? = nil,
-                    cancellation: CancellationFlag? = nil,
-                    measured: (files: Int, allocatedBytes: Int64)? = nil) throws -> SweepReport {
-        var report = try Removal.run(root: root, path: path, .limits(policy, measured: measured), dryRun: dryRun, now: now,
-                                     operation: operation, reporter: reporter, cancellation: cancellation)
+                    reporter: ProgressReporter? = nil, cancellation: CancellationFlag? = nil) throws -> SweepReport {
+        var report = try Removal.run(root: root, path: path, .limits(policy), dryRun: dryRun, now: now,
+                                     reporter: reporter, cancellation: cancellation)
         if !dryRun, !report.wasCancelled {
             let record = SweepRecord(date: now, removedFileCount: report.removed.count, freedAllocatedBytes: report.freedAllocatedBytes)
             do {

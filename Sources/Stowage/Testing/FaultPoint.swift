@@ -12,7 +12,7 @@ struct FaultPoint: Hashable, Sendable, CustomStringConvertible {
     private init(_ name: String) { self.name = name }
 
     /// The removal walk chose its victims and removes nothing yet (every operation that goes
-    /// through `Sweeper.run`: sweeps, clear, relief, `DiskCache` limits and `removeAll`).
+    /// through the removal walk with a selection: sweeps, clear, relief, `DiskCache` evictions and `removeAll`).
     static let sweepChosen = FaultPoint("sweep.chosen")
     /// An append to a JSON array wrote its journal and not yet its bytes.
     static let appendJournalWritten = FaultPoint("append.journal-written")
@@ -28,6 +28,9 @@ struct FaultPoint: Hashable, Sendable, CustomStringConvertible {
     /// A fill's release chose the files it gives back and removes nothing yet.
     static let fillReleaseChosen = FaultPoint("fill-release.chosen")
 
+    /// A ``DiskCache`` set wrote its entry's bytes to a staged temporary file, and has not yet
+    /// begun the change that puts it in place.
+    static let cacheStaged = FaultPoint("cache.staged")
     /// A ``DiskCache`` change (a write, a removal, an eviction) marked the shared index as
     /// changing, and has changed nothing yet.
     static let cacheChanging = FaultPoint("cache.changing")
@@ -42,7 +45,7 @@ struct FaultPoint: Hashable, Sendable, CustomStringConvertible {
     /// Every point, for names given in the environment.
     static let all: [FaultPoint] = [.sweepChosen, .appendJournalWritten, .appendBytesWritten, .atomicWriteBeforeRename,
                                     .atomicWriteRenamed, .fillStepWritten, .fillReleaseChosen, .overviewMeasured,
-                                    .cacheChanging, .cacheWritten, .cacheEvicted]
+                                    .cacheStaged, .cacheChanging, .cacheWritten, .cacheEvicted]
 
     /// The point named `name`, or `nil`.
     init?(named name: String) {

@@ -51,6 +51,57 @@ struct DiskCacheFullDiskTests {
         try FillFolder(in: volume.url).release()
     }
 
+    /// Issue 30, item 1: a set that evicts for room must get that room. Twelve 3,000-byte entries
+    /// into a cache limited to 40,000 bytes, on a 4 MiB ext4 volume (no blocks reserved for root,
+    /// so that the tests, run as root, meet a full disk too) with exactly N bytes available, for
+    /// every block of N from 24 KiB to 56 KiB, in blocks of 4 KiB (the issue's) and of 1 KiB
+    /// (`mkfs.ext4`'s for small images). The cache is made on the full volume (its folders, tag
+    /// and index take their blocks of N). From 32 KiB, what is left holds one entry and its
+    /// fan-out folder, and the room evicting it frees holds the next: every set must succeed. Before the fix, at N = 40 KiB `k2` evicted, wrote its sweep record into
+    /// the block it had freed, and threw `noSpace`.
+    @Test("on a volume with exactly N bytes free (every block from 24 to 56 KiB), an eviction made for room leaves the room: from 32 KiB every set succeeds; a set that fails evicts nothing; no record",
+          .timeLimit(.minutes(5)), arguments: [4096, 1024])
+    func evictionLeavesItsRoom(blockSize: Int) throws {
+        let folder = TestFolder()
+        let volume = try ScratchVolume.mountExt4(megabytes: 4, options: ["-m", "0", "-b", "\(blockSize)"], in: folder)
+        var failures: [String] = []
+        // From 24 KiB, where the cache's own folders leave no room for an entry: sets fail there,
+        // evicting nothing, and the index stays exact.
+        for available in stride(from: Int64(24 << 10), through: 56 << 10, by: blockSize) {
+            let root = volume.url.appending(path: "n\(available)", directoryHint: .isDirectory)
+            let report = try Filler(plan: FillPlan(volume: volume.url, goal: .leaving(available))).fill()
+            try #require(report.ending == .goalReached)
+            let figures = try OpenFile.openFolder(atPath: volume.path, followingLinks: true).spaceFigures()
+            try #require(figures.available == available && figures.blockSize == blockSize)
+            // Made on the full volume: its folders, `CACHEDIR.TAG` and index take five blocks of N.
+            let cache = try DiskCache(name: "c", in: Container(root: root),
+                                      limits: DiskCache.Limits(maximumAllocatedSize: 40_000, memoryCapacity: 0))
+            for index in 0..<12 {
+                let value = Data(repeating: UInt8(index), count: 3000)
+                let before = try CacheFolder.entries(in: cache.folder)
+                do {
+                    try cache.set(value, for: "k\(index)")
+                } catch let error as StowageError {
+                    #expect(error.code == .noSpace && error.path?.hasSuffix("[k\(index)]") == true, "\(error)")
+                    if available >= 32 << 10 { failures.append("N = \(available): k\(index) threw \(error.code)") }
+                    let after = try CacheFolder.entries(in: cache.folder)
+                    #expect(after.files == before.files, "N = \(available): a failed set evicted \(before.files - after.files) entries")
+                    continue
+                }
+                #expect(try cache.data(for: "k\(index)") == value)
+                #expect(cache.allocatedBytes <= 40_000)
+            }
+            let disk = try CacheFolder.entries(in: cache.folder)
+            #expect(cache.count == disk.files && cache.allocatedBytes == disk.allocatedBytes,
+                    "N = \(available): the index says \(cache.count) entries of \(cache.allocatedBytes) bytes, the folder holds \(disk)")
+            #expect(try Sweeper.lastSweep(of: cache.folder) == nil, "N = \(available): an eviction left a sweep record")
+            #expect(folder.leftoverTemporaryItems(prefixes: [TemporaryItem.prefix]).isEmpty)
+            try FillFolder(in: volume.url).release()
+            try FileManager.default.removeItem(at: root)  // the scratch volume's own folder
+        }
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
     private func entryPath(_ url: URL, _ key: String) -> String {
         let (fanOut, name) = DiskCache.fileName(for: key)
         return url.appending(path: "\(fanOut)/\(name)").path(percentEncoded: false)

@@ -98,16 +98,37 @@ struct DiskCacheMemoryTierTests {
         #expect(cache.memoryCost == 4000)
     }
 
+    /// Issue 30, item 4: the tier served what its own instance's eviction had just removed.
+    @Test("an eviction drops what it evicted from the memory tier: four 1 MiB sets into a 3 MiB cache; an entry its own set evicts is no hit either")
+    func evictionEmptiesTheTier() throws {
+        let folder = TestFolder()
+        let url = folder.file("cache")
+        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(maximumAllocatedSize: 3 << 20))
+        for index in 1...4 { try cache.set(Data(repeating: UInt8(index), count: 1 << 20), for: "key\(index)") }
+        let other = try DiskCache(folder: url, limits: DiskCache.Limits(memoryCapacity: 0))
+        #expect(try other.data(for: "key1") == nil, "the set of key4 evicted key1 from disk")
+        for index in 1...4 {
+            #expect(try cache.data(for: "key\(index)") == other.data(for: "key\(index)"), "key\(index): memory and disk agree")
+        }
+        // Larger than the size limit: evicted by its own set.
+        let small = try DiskCache(folder: folder.file("small"),
+                                  limits: DiskCache.Limits(maximumAllocatedSize: 1 << 20, memoryCapacity: 16 << 20))
+        try small.set(Data(count: 1_100_000), for: "big")
+        #expect(small.count == 0)
+        #expect(try small.data(for: "big") == nil, "not served from memory after its own eviction")
+    }
+
     @Test("expiry holds in memory too; memory pressure empties every tier; capacity 0 turns the tier off")
     func expiryPressureAndOff() throws {
         let folder = TestFolder()
         let cache = try DiskCache(folder: folder.file("cache"))
-        // No clock raced: an hour ahead, and a second behind (the same entry, held in memory).
-        try cache.set(Data("later".utf8), for: "k", expiresAfter: 3600)
-        #expect(try cache.data(for: "k") == Data("later".utf8))
-        try cache.set(Data("past".utf8), for: "k", expiresAfter: -1)
-        #expect(cache.memoryCost == 4, "the memory tier holds the entry it must not serve")
-        #expect(try cache.data(for: "k") == nil)
+        // No clock raced: the cache's clock is set (an hour ahead, then past the expiry).
+        try DiskCache.$wallClock.withValue({ 1_000 }) { () throws in
+            try cache.set(Data("later".utf8), for: "k", expiresAfter: 3600)
+            #expect(try cache.data(for: "k") == Data("later".utf8))
+        }
+        #expect(cache.memoryCost == 5, "the memory tier holds the entry it must not serve")
+        try DiskCache.$wallClock.withValue({ 4_600 }) { () throws in #expect(try cache.data(for: "k") == nil) }
         try cache.remove("k")
         try cache.set(Data("v".utf8), for: "v")
         #expect(cache.memoryCost == 1)

@@ -34,6 +34,43 @@ struct DiskCacheTests {
         #expect(cache.count == 1, "the expired entry was removed when read")
     }
 
+    /// The boundary of expiry, exactly: the cache's clock is set (``DiskCache/wallClock``), nothing sleeps.
+    @Test("an entry is a hit just before its expiry instant and a miss exactly at it, on disk and in memory",
+          arguments: [0, DiskCache.Limits.defaultMemoryCapacity])
+    func expiryBoundary(memoryCapacity: Int) throws {
+        let folder = TestFolder()
+        let cache = try DiskCache(folder: folder.file("cache"), limits: DiskCache.Limits(memoryCapacity: memoryCapacity))
+        let start = 2_000_000_000.0, expiry = start + 10
+        try DiskCache.$wallClock.withValue({ start }) { () throws in try cache.set(Data("v".utf8), for: "k", expiresAfter: 10) }
+        #expect(cache.memoryCost == (memoryCapacity > 0 ? 1 : 0))
+        try DiskCache.$wallClock.withValue({ expiry.nextDown }) { () throws in
+            #expect(try cache.data(for: "k") == Data("v".utf8), "a hit just before the expiry instant")
+        }
+        try DiskCache.$wallClock.withValue({ expiry }) { () throws in
+            #expect(try cache.data(for: "k") == nil, "a miss exactly at the expiry instant")
+        }
+        #expect(cache.count == 0, "the expired entry was removed when read")
+    }
+
+    /// Issue 30, item 5: any expiry at or below 0 seconds, and NaN, used to read as "never".
+    @Test("expiresAfter: 0, negative or -infinity is already expired (the previous entry goes); +infinity never; NaN is invalidArgument naming the key")
+    func expiryArguments() throws {
+        let folder = TestFolder()
+        let cache = try DiskCache(folder: folder.file("cache"))
+        for expiresAfter in [0, -1, -2e9, -.infinity] as [TimeInterval] {
+            try cache.set(Data("old".utf8), for: "k")
+            try cache.set(Data("new".utf8), for: "k", expiresAfter: expiresAfter)
+            #expect(try cache.data(for: "k") == nil, "expiresAfter \(expiresAfter)")
+            #expect(cache.count == 0 && cache.memoryCost == 0, "expiresAfter \(expiresAfter): nothing kept")
+        }
+        try cache.set(Data("forever".utf8), for: "f", expiresAfter: .infinity)
+        try DiskCache.$wallClock.withValue({ 1e300 }) { () throws in #expect(try cache.data(for: "f") == Data("forever".utf8)) }
+        try cache.set(Data("kept".utf8), for: "n")
+        let error = expectStowageError(.invalidArgument) { try cache.set(Data("nan".utf8), for: "n", expiresAfter: .nan) }
+        #expect(error?.path?.hasSuffix("[n]") == true, "the key is named: \(String(describing: error))")
+        #expect(try cache.data(for: "n") == Data("kept".utf8), "the previous entry is untouched")
+    }
+
     @Test("the size limit holds across 10,000 writes, with few sweeps, and the index stays exact")
     func limitHolds() throws {
         let folder = TestFolder()
