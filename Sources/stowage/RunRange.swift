@@ -6,8 +6,11 @@ extension RunCommand {
     /// `--inodes` when it is one count (`nil` when absent or a range).
     func inodeLimit() throws -> Int64? {
         guard let inodes, !RoomRange.isRange(inodes) else { return nil }
-        guard !inodes.isEmpty, inodes.allSatisfy({ ("0"..."9").contains($0) }), let count = Int64(inodes) else {
+        guard !inodes.isEmpty, inodes.allSatisfy({ ("0"..."9").contains($0) }) else {
             throw ValidationError("--inodes takes a whole number of inodes (0 or more), or a range LOW..HIGH, not '\(inodes)'.")
+        }
+        guard let count = Int64(inodes), count <= RoomPlan.largestAvailableInodes else {
+            throw ValidationError("--inodes is \(inodes), more than a room's layer can have free, \(RoomPlan.largestAvailableInodes).")
         }
         return count
     }
