@@ -36,6 +36,29 @@ struct FigureLimitCommandTests {
         #expect(result.error.contains(message), "\(result.error)")
     }
 
+    @Test("STOWAGE_PROGRESS_DELAY at Int64's end, or past a Double's, is a delay like any other (found by the fuzz: SIGILL)",
+          arguments: ["9223372036854775807", "1e300", "1e18", "9223372036854775.807", "-1e300", "0x7fffffffffffffff"])
+    func progressDelay(value: String) throws {
+        let runner = try CommandRunner()
+        try FileManager.default.createDirectory(atPath: runner.folderPath + "/app", withIntermediateDirectories: true)
+        let result = try runner.run(["audit", "--root", runner.folderPath + "/app"], environment: ["STOWAGE_PROGRESS_DELAY": value])
+        #expect(result.signal == nil && result.status == 0, "status \(result.status): \(result.error)")
+    }
+
+    @Test("simulated figures up to 8 EiB: the overview and info show the share used as df rounds it (found by the fuzz: SIGILL)",
+          arguments: [("4KB", "1152921504606846976", 100), ("9223372036854775807", "9223372036854775807", 0),
+                      ("4611686018427387904", "9223372036854775807", 50), ("1", "9223372036854775807", 100), ("0", "0", 0)])
+    func simulatedShare(available: String, total: String, percent: Int) throws {
+        let runner = try CommandRunner()
+        try FileManager.default.createDirectory(atPath: runner.folderPath + "/app", withIntermediateDirectories: true)
+        let environment = ["STOWAGE_SIMULATED_AVAILABLE": available, "STOWAGE_SIMULATED_TOTAL": total]
+        for command in [[], ["info"]] as [[String]] {
+            let result = try runner.run(command + ["--root", runner.folderPath + "/app"], environment: environment)
+            #expect(result.signal == nil && result.status == 0, "\(command) status \(result.status): \(result.error)")
+            #expect(result.output.contains("]  \(percent)% used\n"), "\(result.output)")
+        }
+    }
+
     @Test("fill --consume 9223372036854775807 (and 8 EiB less a block) is more than is available: refused, nothing filled")
     func fillConsume() throws {
         let runner = try CommandRunner()
