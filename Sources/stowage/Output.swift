@@ -17,6 +17,9 @@ struct OutputOptions: ParsableArguments {
         } catch let error as StowageError {
             report(error)
             throw ExitCode(ExitStatus.status(for: error))
+        } catch let refusal as UsageRefusal {
+            report(refusal.error)
+            throw ExitCode(ExitStatus.usage)
         }
         try emit(rendered)
     }
@@ -31,6 +34,9 @@ struct OutputOptions: ParsableArguments {
         } catch let error as StowageError {
             report(error)
             throw ExitCode(ExitStatus.status(for: error))
+        } catch let refusal as UsageRefusal {
+            report(refusal.error)
+            throw ExitCode(ExitStatus.usage)
         }
         try emit(rendered)
     }
@@ -118,6 +124,13 @@ extension EventOutput {
             document.report(error)
         }
     }
+}
+
+/// A refusal that an option would have lifted (`clear` of user data without `--yes`, and no
+/// terminal to ask): reported as the error it carries (its code kept in JSON), with status 64,
+/// since the command line lacked what it needed and nothing was done.
+struct UsageRefusal: Error {
+    let error: StowageError
 }
 
 /// A result with its two renderings.
