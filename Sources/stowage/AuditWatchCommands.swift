@@ -97,7 +97,7 @@ struct WatchCommand: AsyncParsableCommand, StowageSubcommand {
         let style = units.style
         let log: @Sendable (String) -> Void = { line in
             let stamp = ISO8601DateFormatter().string(from: Date())
-            FileHandle.standardOutput.write(Data("\(stamp) \(line)\n".utf8))
+            Terminal.standardOutput.write("\(stamp) \(line)\n")
         }
         let folder = DisplayPath.of(try container.url(for: .documents))
         // The trap is set before the first line is written, so a SIGTERM sent as soon as a line

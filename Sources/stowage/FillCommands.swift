@@ -124,8 +124,7 @@ struct FillCommand: AsyncParsableCommand, StowageSubcommand {
                 stopping.attach(task)
                 let report = try await task.value
                 try events.filled(report, holding: false)
-                // Stopped by a signal, the volume full before the goal, or the goal missed: ran, goal not met.
-                if report.ending != .goalReached && report.ending != .alreadyAtGoal { throw ExitCode(ExitStatus.goalNotMet) }
+                if !Self.isGoalMet(report) { throw ExitCode(ExitStatus.goalNotMet) }
             }
         } catch let error as StowageError {
             events.clearProgress()
@@ -134,7 +133,14 @@ struct FillCommand: AsyncParsableCommand, StowageSubcommand {
         }
     }
 
-    /// Fills with unnamed files, waits for Ctrl-C or SIGTERM, then gives the space back.
+    /// Whether the fill met its goal: not when stopped by a signal, the volume full before the
+    /// goal, or the goal missed (ran, goal not met: status 3, held or not).
+    static func isGoalMet(_ report: FillReport) -> Bool {
+        report.ending == .goalReached || report.ending == .alreadyAtGoal
+    }
+
+    /// Fills with unnamed files, waits for Ctrl-C or SIGTERM, then gives the space back; exits
+    /// 3 afterwards when the fill missed its goal, as a fill that does not hold does.
     private func runHolding(_ plan: FillPlan, events: FillEvents) async throws {
         let stopped = AsyncStream<Void>.makeStream()
         let trap = try SignalTrap(signals: [Signal.interrupt, .terminate]) { stopped.continuation.finish() }
@@ -144,6 +150,7 @@ struct FillCommand: AsyncParsableCommand, StowageSubcommand {
         for await _ in stopped.stream {}
         _ = try hold.release()  // the command reports the volume's available bytes, not the files
         events.released(availableAfter: try VolumeCapacity.forVolume(containing: plan.volume).availableBytes)
+        if !Self.isGoalMet(hold.report) { throw ExitCode(ExitStatus.goalNotMet) }
     }
 }
 

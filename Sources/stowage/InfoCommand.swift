@@ -131,9 +131,19 @@ struct CapacityView {
     /// (used + available), so the blocks reserved for root do not make a full volume look 95%
     /// used; the percentage rounded up, as `df` rounds.
     static func usedShare(of capacity: VolumeCapacity) -> (fraction: Double, percent: Int64) {
-        let usable = capacity.usedBytes + capacity.availableBytes
+        var (used, available) = (max(0, capacity.usedBytes), max(0, capacity.availableBytes))
+        // Simulated figures reach 8 EiB: halved, their sum fits, and no percentage changes.
+        if used.addingReportingOverflow(available).overflow { (used, available) = (used / 2, available / 2) }
+        let usable = used + available
         guard usable > 0 else { return (0, 0) }
-        return (Double(capacity.usedBytes) / Double(usable), (capacity.usedBytes * 100 + usable - 1) / usable)
+        return (Double(used) / Double(usable), percentRoundedUp(used, of: usable))
+    }
+
+    /// `part` as a percentage of `whole` (more than 0, and at least `part`), rounded up as `df`
+    /// rounds Use%, without overflow for any `Int64`.
+    static func percentRoundedUp(_ part: Int64, of whole: Int64) -> Int64 {
+        let (quotient, remainder) = whole.dividingFullWidth(part.multipliedFullWidth(by: 100))
+        return quotient + (remainder > 0 ? 1 : 0)
     }
 }
 

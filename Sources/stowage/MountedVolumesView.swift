@@ -33,7 +33,7 @@ struct MountedVolumesView {
             // Inodes in use, as `df -i` shows IUse%: rounded up; `-` where the file system does not count them.
             var inodes = "-"
             if let total = capacity.totalInodeCount, let available = capacity.availableInodeCount, total > 0 {
-                inodes = "\(((total - available) * 100 + total - 1) / total)%"
+                inodes = "\(CapacityView.percentRoundedUp(min(total, max(0, total - available)), of: total))%"
             }
             return [DisplayPath.escaped(volume.mountPoint), size(capacity.totalBytes), size(capacity.usedBytes), size(capacity.availableBytes),
                     "\(percent)%", inodes, DisplayPath.escaped(volume.fileSystemType), DisplayPath.escaped(volume.source)]

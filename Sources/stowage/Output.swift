@@ -17,6 +17,9 @@ struct OutputOptions: ParsableArguments {
         } catch let error as StowageError {
             report(error)
             throw ExitCode(ExitStatus.status(for: error))
+        } catch let refusal as UsageRefusal {
+            report(refusal.error)
+            throw ExitCode(ExitStatus.usage)
         }
         try emit(rendered)
     }
@@ -31,6 +34,9 @@ struct OutputOptions: ParsableArguments {
         } catch let error as StowageError {
             report(error)
             throw ExitCode(ExitStatus.status(for: error))
+        } catch let refusal as UsageRefusal {
+            report(refusal.error)
+            throw ExitCode(ExitStatus.usage)
         }
         try emit(rendered)
     }
@@ -101,7 +107,7 @@ extension EventOutput {
     func emit(_ event: String, _ payload: some Encodable = EmptyPayload()) {
         do {
             let text = try JSONOutput.line(EventLine(event: event, date: Date(), payload: payload))
-            FileHandle.standardOutput.write(Data((text + "\n").utf8))
+            Terminal.standardOutput.write(text + "\n")
         } catch {
             // Called from progress callbacks, which cannot throw: said on standard error, not lost.
             Terminal.standardError.problem("the \(event) event could not be written as JSON: \(error)")
@@ -118,6 +124,13 @@ extension EventOutput {
             document.report(error)
         }
     }
+}
+
+/// A refusal that an option would have lifted (`clear` of user data without `--yes`, and no
+/// terminal to ask): reported as the error it carries (its code kept in JSON), with status 64,
+/// since the command line lacked what it needed and nothing was done.
+struct UsageRefusal: Error {
+    let error: StowageError
 }
 
 /// A result with its two renderings.
@@ -159,7 +172,11 @@ enum ExitStatus {
 enum Terminal {
     struct Stream {
         let handle: FileHandle
-        func write(_ text: String) { handle.write(Data(text.utf8)) }
+
+        /// Writes `text` at once (no buffer: a pipe reads a range's rows as they come). Best
+        /// effort, as `print` is: a stream that cannot take it (a full disk, a closed pipe with
+        /// SIGPIPE ignored) loses the text, never the command (`FileHandle.write(_:)` would trap).
+        func write(_ text: String) { try? handle.write(contentsOf: Data(text.utf8)) }
 
         /// Writes `stowage: <problem>` as one line, names in it escaped.
         func problem(_ problem: some CustomStringConvertible) {
@@ -173,6 +190,7 @@ enum Terminal {
         }
     }
     static let standardError = Stream(handle: .standardError)
+    static let standardOutput = Stream(handle: .standardOutput)
 
     /// Whether standard error is a terminal (progress lines are drawn only there).
     static var standardErrorIsTerminal: Bool { TerminalDevice.isTerminal(TerminalDevice.standardError) }

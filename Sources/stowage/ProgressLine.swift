@@ -69,7 +69,7 @@ final class ProgressLine: @unchecked Sendable {
     /// How often the library is asked for figures, and the most often the line is redrawn.
     static let interval: Duration = .milliseconds(100)
 
-    /// The environment variable that sets ``delay``, in seconds.
+    /// The environment variable that sets ``delay``, in seconds (at most a year).
     static let delayVariable = "STOWAGE_PROGRESS_DELAY"
 
     let isEnabled: Bool
@@ -88,7 +88,8 @@ final class ProgressLine: @unchecked Sendable {
         isEnabled = Terminal.standardErrorIsTerminal
         self.style = style
         let seconds = ProcessInfo.processInfo.environment[Self.delayVariable].flatMap(Double.init) ?? 0.5
-        delay = .milliseconds(Int((seconds.isFinite ? max(0, seconds) : 0.5) * 1000))
+        // At most a year, as every duration stowage takes: past Int.max milliseconds the conversion traps.
+        delay = .milliseconds(Int((seconds.isFinite ? min(max(0, seconds), AgeArgument.longest) : 0.5) * 1000))
     }
 
     /// Redraws the line with `status`, unless the work is younger than ``delay`` or the line

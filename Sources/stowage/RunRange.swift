@@ -6,8 +6,11 @@ extension RunCommand {
     /// `--inodes` when it is one count (`nil` when absent or a range).
     func inodeLimit() throws -> Int64? {
         guard let inodes, !RoomRange.isRange(inodes) else { return nil }
-        guard !inodes.isEmpty, inodes.allSatisfy({ ("0"..."9").contains($0) }), let count = Int64(inodes) else {
+        guard !inodes.isEmpty, inodes.allSatisfy({ ("0"..."9").contains($0) }) else {
             throw ValidationError("--inodes takes a whole number of inodes (0 or more), or a range LOW..HIGH, not '\(inodes)'.")
+        }
+        guard let count = Int64(inodes), count <= RoomPlan.largestAvailableInodes else {
+            throw ValidationError("--inodes is \(inodes), more than a room's layer can have free, \(RoomPlan.largestAvailableInodes).")
         }
         return count
     }
@@ -185,7 +188,7 @@ struct RunRange {
     }
 
     /// A line on standard output, written at once, after the table's.
-    private func say(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
+    private func say(_ text: String) { Terminal.standardOutput.write(text + "\n") }
 
     private var unitName: String { range.quantity == .bytes ? "bytes" : "inodes" }
 
@@ -196,7 +199,7 @@ struct RunRange {
     private func emit(_ event: String, _ payload: some Encodable) {
         do {
             let text = try JSONOutput.line(EventLine(event: event, date: Date(), payload: payload))
-            FileHandle.standardOutput.write(Data((text + "\n").utf8))
+            Terminal.standardOutput.write(text + "\n")
         } catch {
             Terminal.standardError.problem("the \(event) event could not be written as JSON: \(error)")
         }
@@ -219,7 +222,7 @@ struct RunRange {
         /// One line, written at once (standard output may be a pipe, read as the range goes).
         private func line(_ room: String, _ command: String, _ check: String) {
             let text = pad(room, max(width, 6)) + "  " + command.padding(toLength: 12, withPad: " ", startingAt: 0) + check + "\n"
-            FileHandle.standardOutput.write(Data(text.utf8))
+            Terminal.standardOutput.write(text)
         }
 
         private func pad(_ text: String, _ width: Int) -> String { String(repeating: " ", count: max(0, width - text.count)) + text }

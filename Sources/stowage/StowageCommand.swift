@@ -46,6 +46,8 @@ struct StowageCommand: AsyncParsableCommand {
     /// `{"error": {...}}` on standard output, as every other failure is (with `--json-lines`, as
     /// an `error` event); the status is 64 all the same.
     static func main() async {
+        // Before anything opens a file: a closed standard stream's number must not be reused.
+        TerminalDevice.openNullDeviceOnClosedStandardStreams()
         do {
             var command = try parseAsRoot()
             // Before anything runs: an argument that is not UTF-8 was repaired into another one.

@@ -241,7 +241,7 @@ struct ClearCommand: AsyncParsableCommand, StowageSubcommand {
     }
 
     /// Asks before user data is removed: on a terminal, a yes/no question showing what would go;
-    /// elsewhere (a script, `--json`) a refusal naming `--yes`. Nothing to remove asks nothing.
+    /// elsewhere (a script, `--json`) a refusal naming `--yes`, status 64. Nothing to remove asks nothing.
     static func confirm(clearing location: Location, in store: Store, style: ByteCountStyle, canAsk: Bool,
                         progress: ProgressLine) async throws {
         let preview = try await progress.during {
@@ -253,8 +253,8 @@ struct ClearCommand: AsyncParsableCommand, StowageSubcommand {
         let what = "\(location.displayName) (\(DisplayPath.escaped(preview.folder))) holds backed-up user data: "
             + "\(Noun.file.counted(preview.removed.count)), \(ByteCount(preview.freedAllocatedBytes).formatted(style))"
         guard canAsk, Terminal.standardInputIsTerminal else {
-            throw StowageError(.refused, operation: .clear, location: location,
-                               reason: "\(what); pass --yes to clear it (or --dry-run to list what would go)")
+            throw UsageRefusal(error: StowageError(.refused, operation: .clear, location: location,
+                                                   reason: "\(what); pass --yes to clear it (or --dry-run to list what would go)"))
         }
         Terminal.standardError.write("\(what). Remove them? This cannot be undone. [y/N] ")
         let answer = (readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased()

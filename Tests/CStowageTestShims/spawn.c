@@ -9,6 +9,11 @@ int cstowage_test_pipe(int descriptors[2]) {
     return pipe2(descriptors, O_CLOEXEC);
 }
 
+static int standard_stream(posix_spawn_file_actions_t *actions, int descriptor, int stream) {
+    return descriptor < 0 ? posix_spawn_file_actions_addclose(actions, stream)
+                          : posix_spawn_file_actions_adddup2(actions, descriptor, stream);
+}
+
 int cstowage_test_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[],
                         const char *directory, int input, int output, int error) {
     posix_spawn_file_actions_t actions;
@@ -25,9 +30,10 @@ int cstowage_test_spawn(pid_t *pid, const char *path, char *const argv[], char *
     sigfillset(&defaults);
     sigdelset(&defaults, SIGKILL);
     sigdelset(&defaults, SIGSTOP);
-    if ((result = posix_spawn_file_actions_adddup2(&actions, input, 0)) == 0
-        && (result = posix_spawn_file_actions_adddup2(&actions, output, 1)) == 0
-        && (result = posix_spawn_file_actions_adddup2(&actions, error, 2)) == 0
+    // A negative descriptor leaves that standard stream closed in the child (`>&-` in a shell).
+    if ((result = standard_stream(&actions, input, 0)) == 0
+        && (result = standard_stream(&actions, output, 1)) == 0
+        && (result = standard_stream(&actions, error, 2)) == 0
         && (directory == NULL || (result = posix_spawn_file_actions_addchdir_np(&actions, directory)) == 0)
         && (result = posix_spawn_file_actions_addclosefrom_np(&actions, 3)) == 0
         && (result = posix_spawnattr_setsigmask(&attributes, &none)) == 0

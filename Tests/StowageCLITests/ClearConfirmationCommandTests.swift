@@ -17,18 +17,18 @@ struct ClearConfirmationCommandTests {
                               environment: runner.environment, directory: runner.folder)
     }
 
-    @Test("without a terminal, clearing Documents is refused unless --yes; caches and a dry run need nothing")
+    @Test("without a terminal, clearing Documents is refused with 64 unless --yes; caches and a dry run need nothing")
     func refusedWithoutYes() throws {
         let runner = try CommandRunner()
         try makeDocuments(runner)
         let refused = try runWithoutTerminal(runner, "clear documents --root app")
-        #expect(refused.status == 1)
+        #expect(refused.status == 64, "a usage error: --yes is missing, and nothing was done")
         #expect(refused.error.contains("backed-up user data: 1 file,") && refused.error.contains("--yes"), "\(refused.error)")
         #expect(FileManager.default.fileExists(atPath: runner.folderPath + "/app/Documents/thesis.txt"))
         #expect(try runWithoutTerminal(runner, "clear documents --root app --dry-run").status == 0)
         #expect(try runWithoutTerminal(runner, "clear caches --root app").status == 0)
         let json = try runWithoutTerminal(runner, "clear documents --root app --json")
-        #expect(json.status == 1 && json.output.contains("\"refused\""), "\(json.output)")
+        #expect(json.status == 64 && json.output.contains("\"refused\""), "\(json.output)")
         let yes = try runWithoutTerminal(runner, "clear documents --root app --yes")
         #expect(yes.status == 0, "\(yes.error)")
         #expect(!FileManager.default.fileExists(atPath: runner.folderPath + "/app/Documents/thesis.txt"))

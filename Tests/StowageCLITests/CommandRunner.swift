@@ -47,6 +47,17 @@ final class CommandRunner: Sendable {
         return Result(status: result.status, output: result.output, error: result.error, signal: result.signal)
     }
 
+    /// Runs the binary with the standard streams numbered in `closed` (0, 1, 2) closed, as a
+    /// shell's `<&-`, `>&-` and `2>&-` leave them; the others are read (or `/dev/null`) as usual.
+    /// Waits at most `limit`.
+    func run(_ arguments: [String], closing closed: Set<Int32>, environment extra: [String: String] = [:],
+             within limit: Duration = ChildProcess.defaultLimit) throws -> Result {
+        func stream(_ number: Int32) -> Int32? { closed.contains(number) ? ChildProcess.closed : nil }
+        let result = try ChildProcess(try Self.binary(), arguments, environment: environment.merging(extra) { $1 }, directory: folder,
+                                      standardOutput: stream(1), standardError: stream(2), standardInput: stream(0)).finish(within: limit)
+        return Result(status: result.status, output: result.output, error: result.error, signal: result.signal)
+    }
+
     /// Runs the binary with arguments given as bytes (which need not be UTF-8), in the test's
     /// environment plus `extra` entries (`NAME=value`, bytes too), from `directory` (the test's
     /// folder by default).

@@ -46,6 +46,25 @@ struct ExitStatusCommandTests {
         #expect(release.status == 0, "\(release.error)")
     }
 
+    @Test("fill --hold that missed its goal (the volume full first) gives the space back on SIGTERM and exits 3, as without --hold")
+    func holdMissed() throws {
+        let runner = try CommandRunner()
+        // Two inodes: the root and one fill file of at most 1 GiB, so the fill cannot reach 0.
+        let volume = try ScratchVolume.mount(size: "1100m", options: ["nr_inodes=2"], in: runner.folder)
+        let before = FillCommandTests.available(volume.path)
+        let plain = try runner.run("fill", volume.path, "--leave", "0")
+        #expect(plain.signal == nil && plain.status == 3, "\(plain.error)")
+        #expect(try runner.run("release", volume.path).status == 0)
+        let process = try runner.start(["fill", volume.path, "--leave", "0", "--hold", "--json-lines"])
+        let text = try process.read(until: "\"holding\"", within: .seconds(120))
+        #expect(text.contains("\"ending\":\"volumeFull\""), "\(text)")
+        process.signal(SIGTERM)
+        let ended = try process.finish(within: .seconds(60))
+        #expect(ended.signal == nil && ended.status == 3, "status \(ended.status): \(ended.error)")
+        #expect(ended.output.contains("\"released\""))
+        #expect(FillCommandTests.available(volume.path) == before)
+    }
+
     @Test("with --json a usage error is also a JSON error on standard output, status 64", arguments: [
         ["sweep", "", "--json"], ["sweep", "x", "--max-size", "12XB", "--json"], ["relieve", "--json"],
         ["clear", "everything", "--json"],

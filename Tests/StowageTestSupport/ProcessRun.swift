@@ -48,6 +48,8 @@ public struct ChildProcessTimeout: Error, CustomStringConvertible {
 public final class ChildProcess: Sendable {
     /// The default deadline of a wait: long enough for any child of the suite on a loaded machine.
     public static let defaultLimit: Duration = .seconds(300)
+    /// A standard stream the child starts without, as a shell's `>&-` or `<&-` leaves it.
+    public static let closed: Int32 = -1
 
     /// The child's process id (also its process group's).
     public let identifier: pid_t
@@ -78,6 +80,7 @@ public final class ChildProcess: Sendable {
     ///     instead of a pipe read here; its output then reads as empty.
     ///   - standardError: The same for standard error.
     ///   - standardInput: A descriptor for the child's standard input instead of `/dev/null`.
+    ///   Any of the three may be ``closed``: the child starts with that stream closed.
     public convenience init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
                             directory: URL? = nil, standardOutput: Int32? = nil, standardError: Int32? = nil,
                             standardInput: Int32? = nil) throws {

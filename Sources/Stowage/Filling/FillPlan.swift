@@ -22,8 +22,9 @@ public struct FillPlan: Sendable, Hashable {
 
         /// The available bytes to fill down to, for a volume with these figures, rounded up to
         /// a whole block. Throws ``StowageError/Code/invalidArgument`` for a negative size, a
-        /// percentage outside 0...100, a `leaving` above the volume's total, and a `consuming`
-        /// above what is available.
+        /// percentage outside 0...100 and a `leaving` above the volume's total;
+        /// ``StowageError/Code/noSpace`` for a `consuming` above what is available (up to
+        /// `Int64.max` bytes: no sum on it overflows).
         func targetAvailable(total: Int64, available: Int64, blockSize: Int64, path: String) throws -> Int64 {
             func invalid(_ reason: String) -> StowageError {
                 StowageError(.invalidArgument, operation: .fill, path: path, reason: reason)
@@ -43,7 +44,9 @@ public struct FillPlan: Sendable, Hashable {
                 target = Int64((Double(total) * percent / 100).rounded(.down))
             case .consuming(let bytes):
                 guard bytes >= 0 else { throw invalid("the bytes to consume cannot be negative (\(bytes))") }
-                let rounded = (bytes + blockSize - 1) / blockSize * blockSize
+                // More than is available is refused before it is rounded up to a block (which
+                // could overflow near Int64.max).
+                let rounded = bytes > available ? bytes : (bytes + blockSize - 1) / blockSize * blockSize
                 guard rounded <= available else {
                     throw StowageError(.noSpace, operation: .fill, path: path,
                                        reason: "cannot consume \(ByteCount(bytes)): only \(ByteCount(available)) is available",

@@ -38,12 +38,17 @@ public struct Signal: RawRepresentable, Hashable, Sendable, CustomStringConverti
     /// `SIGUSR2`: the second signal left to programs.
     public static let user2 = Signal(rawValue: SIGUSR2)
 
+    /// The POSIX signals, which Linux and Darwin both have (under different numbers for some).
     private static let names: [Int32: String] = [
-        SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP", SIGQUIT: "SIGQUIT", SIGKILL: "SIGKILL",
-        SIGUSR1: "SIGUSR1", SIGUSR2: "SIGUSR2",
+        SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP", SIGABRT: "SIGABRT",
+        SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGUSR1: "SIGUSR1", SIGSEGV: "SIGSEGV", SIGUSR2: "SIGUSR2",
+        SIGPIPE: "SIGPIPE", SIGALRM: "SIGALRM", SIGTERM: "SIGTERM", SIGCHLD: "SIGCHLD", SIGCONT: "SIGCONT", SIGSTOP: "SIGSTOP",
+        SIGTSTP: "SIGTSTP", SIGTTIN: "SIGTTIN", SIGTTOU: "SIGTTOU", SIGURG: "SIGURG", SIGXCPU: "SIGXCPU", SIGXFSZ: "SIGXFSZ",
+        SIGVTALRM: "SIGVTALRM", SIGPROF: "SIGPROF", SIGWINCH: "SIGWINCH", SIGIO: "SIGIO", SIGSYS: "SIGSYS",
     ]
 
-    /// `SIGTERM`, or `signal 6` for one without a name here.
+    /// The signal's name as `<signal.h>` spells it (`SIGSEGV`), for every POSIX signal; `signal
+    /// 40` for one without a POSIX name (a real-time signal).
     public var description: String { Self.names[rawValue] ?? "signal \(rawValue)" }
 
     /// Ends this process by this signal, as the command it stands for was ended (so that a shell

@@ -45,6 +45,13 @@ extension Sys {
         }
     }
 
+    /// `open(2)` of `/dev/null` for reading and writing, without `O_CLOEXEC` (unlike
+    /// ``openNullDevice()``): a stand-in for a closed standard stream, which a child process
+    /// inherits as it would the stream.
+    static func openNullDeviceAcrossExec() throws -> Int32 {
+        try retrying("open") { "/dev/null".withCString { systemOpen($0, O_RDWR, 0) } }
+    }
+
     /// `close(2)`. Not retried on EINTR: on Linux and Darwin the descriptor is gone either way.
     static func close(_ fd: Int32) throws {
         budgetedClose(fd)

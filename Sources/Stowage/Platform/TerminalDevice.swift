@@ -18,6 +18,22 @@ package enum TerminalDevice {
     package static let standardOutput: Int32 = 1
     package static let standardError: Int32 = 2
 
+    /// Opens `/dev/null` on each standard stream that is closed (`stowage ... >&-`), as careful
+    /// Unix tools do at start: otherwise the next file or pipe the command opens takes that
+    /// number, and what the command prints lands in it (a signal trap's pipe read a table row
+    /// as a signal, and a range of rooms ended "interrupted" with no signal sent). What is then
+    /// written to the stream is dropped, as a closed stream drops it.
+    ///
+    /// Best effort: where `/dev/null` cannot be opened (no `/dev`), the stream stays closed.
+    /// An open stream is one `fstat(2)` succeeds on (on a closed one it fails with `EBADF`).
+    package static func openNullDeviceOnClosedStandardStreams() {
+        for stream in [standardInput, standardOutput, standardError] where (try? Sys.fstat(stream)) == nil {
+            // The lowest free number is the stream's: those below it are open by now.
+            guard let descriptor = try? Sys.openNullDeviceAcrossExec() else { return }
+            if descriptor != stream { try? Sys.close(descriptor) }
+        }
+    }
+
     /// Whether `descriptor` is open on a terminal (`isatty(3)`).
     package static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
 

@@ -92,7 +92,8 @@ extension Container {
     /// - files of at least `minimumSize` in backed-up locations that are not excluded from backup
     ///   (re-downloadable data belongs in Caches, or should be excluded);
     /// - preferences files over 4 MiB, the size at which Apple's defaults system starts warning;
-    /// - pinned files in Caches, which then never go under pressure;
+    /// - pinned files and folders in Caches, which then never go under pressure (a folder with
+    ///   the bytes of all it holds, which is not listed again);
     /// and totals what pressure relief would free, by relief's own rule (see
     /// ``relieve(toAvailable:dryRun:now:)``): tmp, unpinned caches, and files marked purgeable
     /// elsewhere. A location whose folder cannot be used safely is reported and skipped.
@@ -158,18 +159,29 @@ extension Container {
         for location in [Location.caches, .documents, .applicationSupport, .preferences] where !cancelled {
             guard let folder = try usableFolder(of: location, onVolume: nil, operation: .audit, skipped: &issues) else { continue }
             let base = try url(for: location).fileSystemPath
+            // Pinned folders in Caches met so far, and their findings: each gathers what it holds.
+            var pinnedFolders: [(path: RawPath, finding: Int)] = []
+            func pinnedInCaches(_ path: RawPath, _ size: Int64) -> AuditFinding {
+                AuditFinding(kind: "pinnedInCaches", location: location, path: path, allocatedBytes: size,
+                             advice: "pinned: it never goes under storage pressure; unpin it or keep it in Application Support")
+            }
             do {
                 try FileTreeWalk(root: folder).run({ entry in
+                    let path = entry.path
+                    let holder = location == .caches ? pinnedFolders.last { path.bytes.starts(with: $0.path.bytes + [UInt8(ascii: "/")]) } : nil
+                    if entry.status.kind == .folder, location == .caches, holder == nil, try entry.carries(.pinned) {
+                        pinnedFolders.append((path, findings.count))
+                        findings.append(pinnedInCaches(path, 0))
+                    }
                     guard entry.status.kind == .file else { return entry.status.kind == .folder }
                     if entry.name.hasPrefix(RelativePath.reservedPrefix) || entry.name.equals(CacheDirectoryTag.name) { return false }
                     if watched { try examine(location, entry.status) }
-                    let path = entry.path
                     let size = entry.status.allocatedSize
                     if location == .caches {
-                        if try entry.carries(.pinned) {
-                            findings.append(AuditFinding(kind: "pinnedInCaches", location: location, path: path,
-                                                         allocatedBytes: size,
-                                                         advice: "pinned: it never goes under storage pressure; unpin it or keep it in Application Support"))
+                        if let holder {
+                            findings[holder.finding].allocatedBytes += size  // pinned with its folder: counted there
+                        } else if try entry.carries(.pinned) {
+                            findings.append(pinnedInCaches(path, size))
                         }
                     } else if location == .preferences, entry.status.size > Self.preferencesWarningSize {
                         findings.append(AuditFinding(kind: "largePreferencesFile", location: location, path: path,

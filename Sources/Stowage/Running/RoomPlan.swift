@@ -34,12 +34,13 @@ public struct RoomPlan: Sendable, Hashable {
         /// A size in the size grammar of ``ByteCount/init(parsing:percentOf:)`` (`20MB`, `1.5GiB`, `0`) or a
         /// percentage (`1%`).
         ///
-        /// - Throws: ``StowageError/Code/invalidArgument`` naming what is wrong with `text`.
+        /// - Throws: ``StowageError/Code/invalidArgument`` naming what is wrong with `text`, and
+        ///   for a size above ``RoomPlan/largestAvailableBytes``.
         public init(parsing text: String) throws {
             if let percent = try ByteCount.percentage(parsing: text) {
                 kind = .percent(percent)
             } else {
-                kind = .bytes(try ByteCount(parsing: text).bytes)
+                kind = .bytes(try RoomPlan.checkedRoom(bytes: ByteCount(parsing: text).bytes))
             }
         }
 
@@ -111,15 +112,46 @@ public struct RoomPlan: Sendable, Hashable {
         }
     }
 
-    /// The room: what `statvfs` reports available inside when the command starts.
+    /// The largest room, in bytes: 1 EiB (2^60), more than any volume holds, and far enough from
+    /// the end of `Int64` that what a layer adds to a room (block rounding, an ext4 image's
+    /// metadata) cannot overflow. A larger room (or range end, or drop) is
+    /// ``StowageError/Code/invalidArgument``.
+    public static let largestAvailableBytes: Int64 = 1 << 60
+
+    /// The most free inodes a room's layer can have: 4,000,000,000, below ext4's own limit of
+    /// 2^32 - 1 inodes with the layer's own few. More is ``StowageError/Code/invalidArgument``.
+    public static let largestAvailableInodes: Int64 = 4_000_000_000
+
+    /// `bytes`, if a room can have that many (``largestAvailableBytes``).
+    package static func checkedRoom(bytes: Int64) throws -> Int64 {
+        guard bytes <= largestAvailableBytes else {
+            throw StowageError(.invalidArgument, operation: .run,
+                               reason: "\(bytes) bytes is more than the largest room, \(ByteCount(largestAvailableBytes).formatted(.binary)) "
+                                   + "(\(largestAvailableBytes) bytes)")
+        }
+        return bytes
+    }
+
+    /// `inodes`, if a room's layer can have that many free (``largestAvailableInodes``).
+    package static func checkedRoom(inodes: Int64) throws -> Int64 {
+        guard inodes <= largestAvailableInodes else {
+            throw StowageError(.invalidArgument, operation: .run,
+                               reason: "\(inodes) inodes is more than a room's layer can have free, \(largestAvailableInodes)")
+        }
+        return inodes
+    }
+
+    /// The room: what `statvfs` reports available inside when the command starts (at most
+    /// ``largestAvailableBytes``).
     public var available: Size
     /// The folders whose writes land in the room (and share it). A folder inside another is
     /// covered by the outer one; mounts inside a folder get overlays of their own.
     public var folders: [URL]
     /// The layer's file system.
     public var fileSystem: FileSystem
-    /// When set, the layer has exactly this many free inodes: creating a file, folder or link,
-    /// copying one up, or removing a real one (a whiteout) takes one.
+    /// When set, the layer has exactly this many free inodes (at most
+    /// ``largestAvailableInodes``): creating a file, folder or link, copying one up, or removing
+    /// a real one (a whiteout) takes one.
     public var availableInodes: Int64?
     /// When set, space runs out while the command runs.
     public var drop: Drop?

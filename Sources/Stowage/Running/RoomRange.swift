@@ -82,8 +82,9 @@ public struct RoomRange: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: ``StowageError/Code/invalidArgument`` saying what is wrong: not `LOW..HIGH`, an
     ///   end missing, an end or step that is not a size (or count), a percentage, the low end
-    ///   above the high end, a step of 0. (Ends too close together, and a step larger than the
-    ///   range, are refused by ``rooms(blockSize:)``, once blocks are known.)
+    ///   above the high end, an end above ``RoomPlan/largestAvailableBytes`` (or
+    ///   ``RoomPlan/largestAvailableInodes``), a step of 0. (Ends too close together, and a step
+    ///   larger than the range, are refused by ``rooms(blockSize:)``, once blocks are known.)
     public init(parsing text: String, quantity: Quantity, step: String? = nil) throws {
         let parts = text.split(separator: "..", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 2 else {
@@ -94,6 +95,7 @@ public struct RoomRange: Sendable, Hashable, CustomStringConvertible {
         }
         let low = try Self.value(parts[0], quantity, what: "low end of '\(text)'")
         let high = try Self.value(parts[1], quantity, what: "high end of '\(text)'")
+        try Self.checkLargest(high, quantity, what: "high end of '\(text)'")
         guard low <= high else {
             throw Self.invalid("the range '\(text)' goes down: its low end is above its high end (give LOW..HIGH)")
         }
@@ -104,30 +106,44 @@ public struct RoomRange: Sendable, Hashable, CustomStringConvertible {
     /// The rooms of the range on a layer of `blockSize` bytes (ignored for inodes).
     ///
     /// - Throws: ``StowageError/Code/invalidArgument`` for a negative end or step, a low end
-    ///   above the high end, ends that make one room once rounded to blocks, a step of 0 or
-    ///   larger than the range, or more than ``roomLimit`` rooms.
+    ///   above the high end, a high end above the largest room (``RoomPlan/largestAvailableBytes``
+    ///   or ``RoomPlan/largestAvailableInodes``) or that cannot be rounded up to a block, ends
+    ///   that make one room once rounded to blocks, a step of 0 or larger than the range, or
+    ///   more than ``roomLimit`` rooms.
     public func rooms(blockSize: Int64) throws -> Rooms {
         let unit = quantity == .bytes ? max(1, blockSize) : 1
-        func roundedUp(_ value: Int64) -> Int64 { value % unit == 0 ? value : (value / unit + 1) * unit }
         let noun = quantity == .bytes ? "bytes" : "inodes"
+        /// `value` rounded up to a whole unit, or `nil` past `Int64.max`.
+        func roundedUp(_ value: Int64) -> Int64? {
+            let remainder = value % unit
+            guard remainder != 0 else { return value }
+            let (rounded, overflow) = value.addingReportingOverflow(unit - remainder)
+            return overflow ? nil : rounded
+        }
         guard lowerBound >= 0 else { throw Self.invalid("the range's low end cannot be negative (\(lowerBound) \(noun))") }
         guard lowerBound <= upperBound else {
             throw Self.invalid("the range goes down: its low end (\(lowerBound) \(noun)) is above its high end (\(upperBound) \(noun))")
         }
-        let low = roundedUp(lowerBound)
-        let high = roundedUp(upperBound)
+        try Self.checkLargest(upperBound, quantity, what: "range's high end")
+        guard let low = roundedUp(lowerBound), let high = roundedUp(upperBound) else {
+            throw Self.invalid("the range's high end (\(upperBound) \(noun)) cannot be rounded up to a whole block of \(unit) bytes")
+        }
         guard low < high else {
             let rounding = quantity == .bytes ? " rounded up to whole blocks of \(unit) bytes" : ""
             throw Self.invalid("the range \(lowerBound)..\(upperBound) \(noun) holds one room (\(low) \(noun)\(rounding)); "
                                + "give ends further apart, or one size without ..")
         }
         if let step, step <= 0 { throw Self.invalid("the step must be more than 0, not \(step)") }
-        let step = roundedUp(self.step ?? unit)
-        guard step <= high - low else {
-            throw Self.invalid("the step (\(step) \(noun)) is larger than the range (\(low) to \(high) \(noun)): "
+        // A step that rounds up past Int64.max is larger than any range too.
+        let given = self.step ?? unit
+        let rounded = roundedUp(given)
+        guard let step = rounded, step <= high - low else {
+            throw Self.invalid("the step (\(rounded ?? given) \(noun)) is larger than the range (\(low) to \(high) \(noun)): "
                                + "it would hold the two ends only; give a smaller step")
         }
-        let count = (high - low + step - 1) / step + 1
+        // The rooms from low, one step apart, below high; then high. (No sum that could overflow.)
+        let span = high - low
+        let count = span / step + (span % step == 0 ? 0 : 1) + 1
         guard count <= Int64(Self.roomLimit) else {
             throw Self.invalid("the range holds \(count) rooms, more than \(Self.roomLimit); give a larger step or a narrower range")
         }
@@ -145,8 +161,11 @@ public struct RoomRange: Sendable, Hashable, CustomStringConvertible {
     private static func value(_ text: String, _ quantity: Quantity, what: String) throws -> Int64 {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if quantity == .inodes {
-            guard !trimmed.isEmpty, trimmed.allSatisfy({ ("0"..."9").contains($0) }), let count = Int64(trimmed) else {
+            guard !trimmed.isEmpty, trimmed.allSatisfy({ ("0"..."9").contains($0) }) else {
                 throw invalid("the \(what) is '\(text)', not a whole number of inodes")
+            }
+            guard let count = Int64(trimmed) else {
+                throw invalid("the \(what) is '\(text)', more than a room's layer can have free, \(RoomPlan.largestAvailableInodes)")
             }
             return count
         }
@@ -155,6 +174,16 @@ public struct RoomRange: Sendable, Hashable, CustomStringConvertible {
         }
         do {
             return try ByteCount(parsing: trimmed).bytes
+        } catch let error as StowageError {
+            throw invalid("the \(what): \(error.reason ?? error.description)")
+        }
+    }
+
+    /// Refuses `value` above the largest room (``RoomPlan/largestAvailableBytes`` or
+    /// ``RoomPlan/largestAvailableInodes``), naming it as `what`.
+    private static func checkLargest(_ value: Int64, _ quantity: Quantity, what: String) throws {
+        do {
+            _ = try quantity == .bytes ? RoomPlan.checkedRoom(bytes: value) : RoomPlan.checkedRoom(inodes: value)
         } catch let error as StowageError {
             throw invalid("the \(what): \(error.reason ?? error.description)")
         }

@@ -75,6 +75,7 @@ struct RoomSetup {
         }
         availableBytes = try plan.available.bytes(ofVolumeTotal: volumeTotal)
         guard availableBytes >= 0 else { throw invalid("the room cannot be negative (\(availableBytes) bytes)") }
+        _ = try RoomPlan.checkedRoom(bytes: availableBytes)
         if plan.fileSystem == .tmpfs {
             let limit = Int64(ProcessInfo.processInfo.physicalMemory / 2)
             guard availableBytes <= limit else {
@@ -82,8 +83,9 @@ struct RoomSetup {
                               + "as tmpfs's own default; use an ext4 layer for \(ByteCount(availableBytes))")
             }
         }
-        if let inodes = plan.availableInodes, inodes < 0 {
-            throw invalid("the inodes to leave cannot be negative (\(inodes))")
+        if let inodes = plan.availableInodes {
+            guard inodes >= 0 else { throw invalid("the inodes to leave cannot be negative (\(inodes))") }
+            _ = try RoomPlan.checkedRoom(inodes: inodes)
         }
         if let drop = plan.drop {
             let bytes = try drop.available.bytes(ofVolumeTotal: volumeTotal)

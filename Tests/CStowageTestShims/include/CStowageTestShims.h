@@ -4,7 +4,8 @@
 #include <sys/types.h>
 
 /// Starts `path` with `argv` and `envp` through posix_spawn(3), for the tests' child processes:
-/// standard input, output and error on the descriptors given, the working folder `directory`
+/// standard input, output and error on the descriptors given (a negative one: that stream
+/// closed, as `>&-` leaves it), the working folder `directory`
 /// (when not NULL), every other descriptor closed, the signal mask empty and every signal's
 /// action the default, in a process group of its own (so that a timeout can kill what it
 /// started too). Returns 0 or an errno value; the child's id goes to `pid`.

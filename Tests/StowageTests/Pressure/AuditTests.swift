@@ -35,6 +35,30 @@ struct AuditTests {
     }
     #endif
 
+    @Test("a pinned folder in Caches is a finding, with all it holds; a pinned file too; what a pinned folder holds is not listed again")
+    func pinnedFolderInCaches() throws {
+        let folder = TestFolder()
+        let container = folder.container()
+        let store = Store(container: container)
+        try store.save(Data(count: 10_000), to: "offline/a", in: .caches)
+        try store.save(Data(count: 20_000), to: "offline/sub/b", in: .caches)
+        try store.save(Data(count: 5_000), to: "avatar.png", in: .caches)
+        try store.save(Data(count: 7_000), to: "loose", in: .caches)
+        try store.mark("offline", in: .caches, .pinned)
+        try store.mark("offline/sub/b", in: .caches, .pinned)
+        try store.mark("avatar.png", in: .caches, .pinned)
+        let caches = try container.url(for: .caches).fileSystemPath
+        func allocated(_ path: String) throws -> Int64 { try Sys.lstat(caches + "/" + path).allocatedSize }
+        let report = try container.audit(minimumSize: 1)
+        let pinned = report.findings.filter { $0.kind == "pinnedInCaches" }
+        #expect(pinned.map(\.path).sorted() == ["avatar.png", "offline"], "\(report.findings)")
+        let offline = try #require(pinned.first { $0.path == "offline" })
+        #expect(offline.allocatedBytes == (try allocated("offline/a") + allocated("offline/sub/b")), "the files it holds")
+        #expect(offline.advice.hasPrefix("pinned:"))
+        #expect(pinned.first { $0.path == "avatar.png" }?.allocatedBytes == (try allocated("avatar.png")))
+        #expect(report.issues.isEmpty, "\(report.issues)")
+    }
+
     @Test("a container root that is a file or a FIFO is a wrongKind error of audit naming it", arguments: ["file", "fifo"])
     func rootNotAFolder(kind: String) throws {
         let folder = TestFolder()
