@@ -127,8 +127,20 @@ struct BudgetDifferentialTests {
         figures.operations += diskRun.outcomes.count
 
         let context = "seed \(seed), \(free) bytes available; replay: \(replay)"
-        for (index, (budget, disk)) in zip(budgetRun.outcomes, diskRun.outcomes).enumerated() where budget != .refused {
-            guard disk != .refused else {
+        for (index, (budget, disk)) in zip(budgetRun.outcomes, diskRun.outcomes).enumerated() {
+            if case .refused(let budgetSaved) = budget {
+                // Both refused in one burst of names: the budget may not have saved more of it.
+                if case .refused(let diskSaved) = disk, diskSaved < budgetSaved {
+                    Issue.record("""
+                        the budget said fits where \(figures.fileSystem) refused, at step \(index): \(operations[index]): \
+                        the budget saved \(budgetSaved) of them, the disk \(diskSaved)
+                        \(context)
+                        """)
+                    return
+                }
+                break
+            }
+            guard !disk.isRefused else {
                 guard strict else {
                     // Not held to ext4's rule: how much the disk still had when it refused.
                     figures.noteLate(steps: (budgetRun.firstRefusal ?? budgetRun.outcomes.count) - index,
@@ -150,8 +162,12 @@ struct BudgetDifferentialTests {
         if let refusal = budgetRun.firstRefusal {
             #expect(budgetRun.snapshot == diskRun.snapshot, "the files differ before step \(refusal); \(context)")
             let early = (diskRun.firstRefusal ?? diskRun.outcomes.count) - refusal
-            let slack = diskRun.availableBeforeSnapshot ?? 0
-            figures.note(early: early, slack: slack, seed: seed)
+            var files = 0
+            if early == 0, case .refused(let budgetSaved) = budgetRun.outcomes[refusal],
+               case .refused(let diskSaved) = diskRun.outcomes[refusal] {
+                files = diskSaved - budgetSaved
+            }
+            figures.note(early: early, files: files, slack: diskRun.availableBeforeSnapshot ?? 0, seed: seed)
         } else {
             #expect(diskRun.firstRefusal == nil, "the disk refused at step \(diskRun.firstRefusal ?? -1) where the budget never did; \(context)")
             #expect(budgetRun.snapshot == diskRun.snapshot, "the files differ at the end; \(context)")
@@ -184,10 +200,15 @@ struct DifferentialFigures {
         }
     }
 
-    mutating func note(early steps: Int, slack: Int64, seed: UInt64) {
-        if steps == 0 { refusedByBoth += 1 } else { earlyRefusals += 1 }
+    var largestEarlyFiles = 0
+
+    /// The budget refused `steps` steps before the disk, or `files` files of a burst of names
+    /// before it in the same step; the disk had `slack` bytes available before that step.
+    mutating func note(early steps: Int, files: Int, slack: Int64, seed: UInt64) {
+        if steps == 0, files == 0 { refusedByBoth += 1 } else { earlyRefusals += 1 }
         largestEarlySteps = max(largestEarlySteps, steps)
-        if steps > 0, slack > largestSlack {
+        if steps == 0 { largestEarlyFiles = max(largestEarlyFiles, files) }
+        if steps > 0 || files > 0, slack > largestSlack {
             largestSlack = slack
             largestSlackSeed = seed
         }
@@ -195,8 +216,9 @@ struct DifferentialFigures {
 
     var summary: String {
         "budget differential \(fileSystem): \(sequences) sequences, \(operations) operations on the disk; "
-            + "refused at the same step \(refusedByBoth), earlier by the budget \(earlyRefusals)"
-            + (earlyRefusals == 0 ? "; " : " (at most \(largestEarlySteps) steps; the disk had at most \(largestSlack) bytes available then, seed \(largestSlackSeed)); ")
+            + "refused at the same point \(refusedByBoth), earlier by the budget \(earlyRefusals)"
+            + (earlyRefusals == 0 ? "; " : " (at most \(largestEarlySteps) steps, or \(largestEarlyFiles) files of a burst in the same step; "
+                + "the disk had at most \(largestSlack) bytes available before that step, seed \(largestSlackSeed)); ")
             + "later by the budget \(lateRefusals)"
             + (lateRefusals == 0 ? "" : " (at most \(largestLateSteps) steps; the disk refused with at most \(largestLateAvailable) bytes available, seed \(largestLateSeed))")
     }
@@ -205,14 +227,19 @@ struct DifferentialFigures {
 /// What an operation came to: the same on both sides until the budget's first refusal.
 enum Outcome: Equatable, CustomStringConvertible {
     case done
-    /// `noSpace`, or a cache set that evicted entries to make room (the disk was full).
-    case refused
+    /// `noSpace`, or a cache set that evicted entries to make room (the disk was full), after
+    /// `saved` files of a burst of names.
+    case refused(saved: Int)
     case failed(StowageError.Code)
+
+    var isRefused: Bool {
+        if case .refused = self { true } else { false }
+    }
 
     var description: String {
         switch self {
         case .done: "done"
-        case .refused: "refused"
+        case .refused(let saved): saved == 0 ? "refused" : "refused after \(saved) files"
         case .failed(let code): "failed (\(code))"
         }
     }
@@ -297,22 +324,26 @@ enum Operation: CustomStringConvertible {
                 let before = cache.count
                 let existed = try cache.data(for: key) != nil
                 try cache.set(Data(repeating: 9, count: bytes), for: key)
-                if cache.count < before + (existed ? 0 : 1) { return .refused }
+                if cache.count < before + (existed ? 0 : 1) { return .refused(saved: 0) }
             case .remove(let path):
                 try store.remove(path, from: .documents)
             case .move(let path, let to):
                 try store.rename(path, to: to, in: .documents)
             case .names(let folder, let count, let length):
-                for _ in 0..<count {
+                for saved in 0..<count {
                     counter += 1
                     let suffix = String(counter)
                     let name = String(repeating: "m", count: max(1, length - suffix.count)) + suffix
-                    try store.save(Data(count: 1), to: folder + "/" + name, in: .documents)
+                    do {
+                        try store.save(Data(count: 1), to: folder + "/" + name, in: .documents)
+                    } catch let error as StowageError where error.code == .noSpace {
+                        return .refused(saved: saved)
+                    }
                 }
             }
             return .done
         } catch let error as StowageError where error.code == .noSpace {
-            return .refused
+            return .refused(saved: 0)
         } catch let error as StowageError {
             return .failed(error.code)
         } catch {
@@ -355,7 +386,7 @@ struct Run {
                 let available = try real?.available() ?? container.availableSpace(of: .documents).availableBytes
                 print("\(real == nil ? "budget" : "disk") step \(index): \(operation): \(outcome), \(available) bytes available")
             }
-            if outcome == .refused {
+            if outcome.isRefused {
                 firstRefusal = index
                 availableAtRefusal = try real?.available()
                 break
