@@ -18,8 +18,11 @@ import Stowage
 ///
 /// **The block model.** Space is counted in whole blocks of ``blockSize`` (4,096 bytes unless
 /// set), as a real volume counts it: a file takes its size rounded up to whole blocks (holes
-/// count too); a folder takes one block, as on ext4; a symbolic link takes none; each file,
-/// folder or link takes one inode. ``available`` and ``total`` are rounded down to whole blocks.
+/// count too); a folder takes one block, as on ext4, and grows with the names put in it at least
+/// as an ext4 folder may (never shrinking while it exists: see the article "A storage budget per
+/// test"); a symbolic link takes none; each file, folder or link takes one inode. A differential
+/// test against ext4, XFS, btrfs and tmpfs volumes keeps the budget from saying "fits" where ext4
+/// refuses. ``available`` and ``total`` are rounded down to whole blocks.
 /// An atomic save writes the new copy beside the old one before it replaces it, so saving over
 /// a file needs room for the whole new copy, and gives the old file's blocks back afterwards.
 /// Removing or replacing an item that was there before the scope began gives its blocks back

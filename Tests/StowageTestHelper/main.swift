@@ -199,6 +199,21 @@ do {
         outer.remove()
         outer.remove()
         try report()
+    case "simulated-order":
+        // Which figures win, in the documented order: a task's over the process's, the
+        // process's over the environment's (STOWAGE_SIMULATED_AVAILABLE, set by the test).
+        let folder = URL(filePath: argument(1), directoryHint: .isDirectory)
+        func report() throws {
+            let capacity = try VolumeCapacity.forVolume(containing: folder)
+            print(capacity.isSimulated ? String(capacity.availableBytes) : "real")
+        }
+        try report()
+        let installed = SimulatedCapacity.install(available: 5_000)
+        try report()
+        try SimulatedCapacity.withFigures(available: 2_000) { try report() }
+        installed.remove()
+        try SimulatedCapacity.withFigures(available: 3_000) { try report() }
+        try report()
     case "cache-default":
         let cache = try DiskCache(name: argument(1))
         try cache.set(Data("v".utf8), for: "k")

@@ -37,15 +37,15 @@ public final class ScratchVolume: Sendable {
     }
 
     /// Makes an ext4 image of `megabytes` in `folder` (`mkfs.ext4` with its defaults, reserved
-    /// blocks and journal included) and mounts it through a loop device.
-    ///
-    /// `options` go to `mkfs.ext4` too: `["-m", "0"]` reserves no blocks for root, so that a
-    /// full volume is full for root too (the tests run as root, which writes past the available
-    /// bytes into the reserve); `["-b", "4096"]` sets the block size (small images get 1,024).
-    public static func mountExt4(megabytes: Int, options: [String] = [], in folder: URL,
+    /// blocks and journal included) and mounts it through a loop device. `blockSize` sets the
+    /// block size (`mkfs.ext4` picks 1,024 bytes below 512 MB, 4,096 above); `reservedPercent`
+    /// the blocks kept for root (5% unless given; root, as the tests run, writes into them past
+    /// the available bytes).
+    public static func mountExt4(megabytes: Int, blockSize: Int? = nil, reservedPercent: Int? = nil, in folder: URL,
                                  sourceLocation: SourceLocation = #_sourceLocation) throws -> ScratchVolume {
-        try mountImage("ext4", megabytes: megabytes, making: ["-q", "-F", "-E", "nodiscard"] + options,
-                       in: folder, sourceLocation: sourceLocation)
+        let options = (blockSize.map { ["-b", String($0)] } ?? []) + (reservedPercent.map { ["-m", String($0)] } ?? [])
+        return try mountImage("ext4", megabytes: megabytes, making: ["-q", "-F", "-E", "nodiscard"] + options,
+                              in: folder, sourceLocation: sourceLocation)
     }
 
     /// Makes an XFS image of `megabytes` (at least 300: `mkfs.xfs` refuses less) in `folder`,

@@ -62,15 +62,7 @@ final class ScratchContainer: Sendable {
 
     /// The names of Stowage's temporary items and journals anywhere in the folder (`.stowage-tmp-`,
     /// `.stowage-append-`): what a failed write must not leave.
-    func leftovers() -> [String] {
-        let walk = FileManager.default.enumerator(atPath: folder.path(percentEncoded: false))
-        var found: [String] = []
-        while let name = walk?.nextObject() as? String {
-            let last = (name as NSString).lastPathComponent
-            if last.hasPrefix(".stowage-tmp-") || last.hasPrefix(".stowage-append-") { found.append(name) }
-        }
-        return found
-    }
+    func leftovers() -> [String] { stowageLeftovers(in: folder) }
 
     /// Whether `relative` exists in the folder of `location`.
     func exists(_ relative: String, in location: Location) throws -> Bool {
@@ -81,6 +73,17 @@ final class ScratchContainer: Sendable {
     func writeWithoutStowage(_ count: Int, to relative: String, in location: Location) throws {
         try Data(count: count).write(to: try container.url(for: location).appending(path: relative))
     }
+}
+
+/// The names of Stowage's temporary items and journals anywhere in `folder`.
+func stowageLeftovers(in folder: URL) -> [String] {
+    let walk = FileManager.default.enumerator(atPath: folder.path(percentEncoded: false))
+    var found: [String] = []
+    while let name = walk?.nextObject() as? String {
+        let last = (name as NSString).lastPathComponent
+        if last.hasPrefix(".stowage-tmp-") || last.hasPrefix(".stowage-append-") { found.append(name) }
+    }
+    return found
 }
 
 /// Waits until `count` tasks have arrived, then lets them all go on: the tasks run their next

@@ -1,6 +1,7 @@
 import Foundation
 import Stowage
 import StowageTesting
+import StowageTestSupport
 import Testing
 
 /// Expects `body` to throw a `StowageError` with code `noSpace`, and returns it.
@@ -239,7 +240,9 @@ struct SimulatedStorageTests {
     }
 }
 
-@Suite("StowageTesting: async calls carry the budget to their threads")
+/// Every `await` has a deadline (`awaiting`): a budget that sends a call into an endless loop
+/// fails the test, where it once hung it for minutes.
+@Suite("StowageTesting: async calls carry the budget to their threads", .timeLimit(.minutes(5)))
 struct SimulatedStorageAsyncTests {
     @Test("DiskCache's async set and remove, Store's async clear (several removal threads) and async capacity use the test's budget",
           .simulatedStorage(available: ByteCount(128 * 4096)))
@@ -250,11 +253,11 @@ struct SimulatedStorageAsyncTests {
         let start = try scratch.modelledUse()
         let available = try scratch.available()
 
-        try await cache.set(Data(repeating: 3, count: Int(5 * block)), for: "a")
+        try await awaiting("DiskCache's async set") { try await cache.set(Data(repeating: 3, count: Int(5 * block)), for: "a") }
         var now = try scratch.modelledUse()
         #expect(now.bytes - start.bytes >= 6 * block)
         #expect(available - (try scratch.available()) == now.bytes - start.bytes)
-        try await cache.remove("a")
+        try await awaiting("DiskCache's async remove") { try await cache.remove("a") }
         now = try scratch.modelledUse()
         #expect(available - (try scratch.available()) == now.bytes - start.bytes)
 
@@ -262,12 +265,12 @@ struct SimulatedStorageAsyncTests {
             for index in 0..<3 { try store.save(Data(count: Int(block)), to: "\(folder)/\(index).bin", in: .temporary) }
         }
         #expect(available - (try scratch.available()) == (try scratch.modelledUse()).bytes - start.bytes)
-        let report = try await store.clear(.temporary) { _ in }
+        let report = try await awaiting("Store's async clear") { try await store.clear(.temporary) { _ in } }
         #expect(report.removed.count == 12)
         now = try scratch.modelledUse()
         #expect(available - (try scratch.available()) == now.bytes - start.bytes)
 
-        let capacity = try await scratch.container.capacity(of: .temporary)
+        let capacity = try await awaiting("the async capacity") { try await scratch.container.capacity(of: .temporary) }
         #expect(capacity.isSimulated)
         #expect(capacity.availableBytes == (try scratch.available()))
     }
@@ -275,24 +278,25 @@ struct SimulatedStorageAsyncTests {
     @Test("two tasks with different budgets, both open at once, each see only their own writes")
     func parallelScopes() async throws {
         let rendezvous = Rendezvous(count: 2)
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        try await awaiting("the two scoped tasks") { try await withThrowingTaskGroup(of: Void.self) { group in
             for blocks in [Int64(4), 9] {
                 group.addTask {
                     let scratch = try ScratchContainer()
                     try await withSimulatedStorage(available: ByteCount(blocks * block)) {
                         try scratch.store.save(Data(count: Int(block)), to: "one.bin", in: .documents)
-                        await rendezvous.arrive()  // both volumes are in use now
+                        try await awaiting("the other task at the rendezvous") { await rendezvous.arrive() }  // both volumes are in use now
                         try scratch.store.save(Data(count: Int(block)), to: "two.bin", in: .documents)
-                        await rendezvous.arrive()  // both have written twice
+                        try await awaiting("the other task at the rendezvous") { await rendezvous.arrive() }  // both have written twice
                         #expect(try scratch.available() == (blocks - 2) * block)
-                        try await Task { try scratch.store.remove("one.bin", from: .documents) }.value  // a child task: same volume
+                        // A task of its own (awaiting makes one): the same volume.
+                        try await awaiting("a removal in a task") { try scratch.store.remove("one.bin", from: .documents) }
                         #expect(try scratch.available() == (blocks - 1) * block)
                     }
                     #expect(try !scratch.container.availableSpace(of: .documents).isSimulated, "over when the scope ends")
                 }
             }
             try await group.waitForAll()
-        }
+        } }
     }
 
     @Test("each case of a parameterized test, run in parallel, has a volume of its own",
@@ -325,7 +329,7 @@ struct SimulatedStorageSuiteTests {
     }
 }
 
-@Suite("StowageTesting: figures that cannot make a volume")
+@Suite("StowageTesting: figures that cannot make a volume", .timeLimit(.minutes(5)))
 struct SimulatedStorageRefusalTests {
     @Test("a negative size, a total below what is available, a block size below 1 and negative inodes are refused before the body runs",
           arguments: [SimulatedStorage(available: -1), SimulatedStorage(available: 8192, total: 4096),
@@ -354,6 +358,27 @@ struct SimulatedStorageRefusalTests {
             #expect(try scratch.available() == 0)
             #expect(try scratch.availableInodes() == 0)
         }
+    }
+
+    @Test("a budget's figures win over a task's simulated figures, whichever scope is the inner one")
+    func budgetBeforeTaskFigures() throws {
+        let scratch = try ScratchContainer()
+        try SimulatedCapacity.withFigures(available: 999_999_000) {
+            try withSimulatedStorage(available: 40_960) { () throws in #expect(try scratch.available() == 40_960) }
+            #expect(try scratch.available() == 999_999_000, "the task's figures again once the budget ends")
+        }
+        try withSimulatedStorage(available: 40_960) { () throws in
+            try SimulatedCapacity.withFigures(available: 999_999_000) { () throws in #expect(try scratch.available() == 40_960) }
+        }
+    }
+
+    @Test("an await that does not end in time fails with what it waited for, and one that ends returns its value")
+    func deadline() async throws {
+        let error = await #expect(throws: DeadlineExceeded.self) {
+            try await awaiting("an hour's sleep", within: .milliseconds(100)) { try await Task.sleep(for: .seconds(3600)) }
+        }
+        #expect(error?.description.hasPrefix("an hour's sleep did not end within") == true)
+        #expect(try await awaiting("a value") { 42 } == 42)
     }
 
     @Test("outside a scope, and after it, the figures are the real volume's")

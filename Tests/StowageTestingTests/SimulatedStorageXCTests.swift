@@ -1,9 +1,11 @@
 import Foundation
 import Stowage
 import StowageTesting
+import StowageTestSupport
 import XCTest
 
-/// The same volume, through `withSimulatedStorage`, in XCTest.
+/// The same volume, through `withSimulatedStorage`, in XCTest. Every `await` has a deadline
+/// (`awaiting`): XCTest has no time limit of its own here.
 final class SimulatedStorageXCTests: XCTestCase {
     /// Asserts that `body` throws a `StowageError` with code `noSpace`, and returns it.
     private func assertNoSpace<T>(_ body: () throws -> T, file: StaticString = #filePath, line: UInt = #line) -> StowageError? {
@@ -85,15 +87,15 @@ final class SimulatedStorageXCTests: XCTestCase {
             let cache = try DiskCache(name: "feed", in: scratch.container, limits: DiskCache.Limits(memoryCapacity: 0))
             let start = try scratch.modelledUse()
             let available = try scratch.available()
-            try await cache.set(Data(count: 10_000), for: "page-1")
+            try await awaiting("DiskCache's async set") { try await cache.set(Data(count: 10_000), for: "page-1") }
             var now = try scratch.modelledUse()
             XCTAssertGreaterThanOrEqual(now.bytes - start.bytes, 4 * block)
             XCTAssertEqual(available - (try scratch.available()), now.bytes - start.bytes)
             XCTAssertThrowsError(try scratch.store.save(Data(count: 100 * 4096), to: "big.bin", in: .temporary))
 
             for folder in ["a", "b", "c"] { try scratch.store.save(Data(count: 4096), to: "\(folder)/x.bin", in: .temporary) }
-            try await scratch.store.clear(.temporary) { _ in }
-            try await cache.remove("page-1")
+            _ = try await awaiting("Store's async clear") { try await scratch.store.clear(.temporary) { _ in } }
+            try await awaiting("DiskCache's async remove") { try await cache.remove("page-1") }
             now = try scratch.modelledUse()
             XCTAssertEqual(available - (try scratch.available()), now.bytes - start.bytes)
         }
@@ -101,20 +103,23 @@ final class SimulatedStorageXCTests: XCTestCase {
 
     func testParallelScopesDoNotInterfere() async throws {
         let rendezvous = Rendezvous(count: 3)
-        try await withThrowingTaskGroup(of: Int64.self) { group in
+        let used = try await awaiting("the three scoped tasks") { try await withThrowingTaskGroup(of: Int64.self) { group in
             for blocks in [Int64(3), 5, 7] {
                 group.addTask {
                     let scratch = try ScratchContainer()
                     return try await withSimulatedStorage(available: ByteCount(blocks * block)) {
                         try scratch.store.save(Data(count: Int(block)), to: "a.bin", in: .documents)
-                        await rendezvous.arrive()  // all three volumes are in use now
+                        try await awaiting("the other tasks at the rendezvous") { await rendezvous.arrive() }  // all three volumes are in use now
                         try scratch.store.save(Data(count: Int(block)), to: "b.bin", in: .documents)
-                        await rendezvous.arrive()
+                        try await awaiting("the other tasks at the rendezvous") { await rendezvous.arrive() }
                         return blocks * block - (try scratch.available())
                     }
                 }
             }
-            for try await used in group { XCTAssertEqual(used, 2 * block) }
-        }
+            var used: [Int64] = []
+            for try await each in group { used.append(each) }  // the group's tasks have their own deadlines
+            return used
+        } }
+        XCTAssertEqual(used, [2 * block, 2 * block, 2 * block])
     }
 }

@@ -20,7 +20,9 @@ import Foundation
 ///
 /// **The block model.** A file takes its size rounded up to whole blocks of ``blockSize``
 /// (holes count: a sparse file is charged as if written); a folder takes one block, as on
-/// ext4; a symbolic link none; each file, folder, link or unnamed file takes one inode. Removing
+/// ext4, and grows with the names put in it as an ext4 folder may at most (``FolderGrowth``:
+/// the names' bytes, the htree's leaves and index, never shrinking while it exists); a
+/// symbolic link none; each file, folder, link or unnamed file takes one inode. Removing
 /// the last name of an item gives all of that back; removing one of several hard links gives
 /// nothing. Items that were there before the budget began are measured the same way when they
 /// are removed or replaced, so ``available`` can grow past where it started (``total`` then grows
@@ -32,8 +34,8 @@ import Foundation
 ///
 /// `package`, not public: only `StowageTesting`, in this package, makes one.
 ///
-/// `@unchecked Sendable`: `availableBlocks`, `availableInodes` and `unnamedFiles` are read and
-/// written only while `lock` is held; the rest never changes.
+/// `@unchecked Sendable`: `availableBlocks`, `availableInodes`, `unnamedFiles` and `folders` are
+/// read and written only while `lock` is held; the rest never changes.
 package final class StorageBudget: @unchecked Sendable {
     /// The budget in force for the current task, if any.
     @TaskLocal package static var current: StorageBudget?
@@ -45,11 +47,13 @@ package final class StorageBudget: @unchecked Sendable {
     /// The inodes in all when the budget began; `nil` when they are not limited.
     private let startingTotalInodes: Int64?
 
-    private let lock = NSLock()
-    private var availableBlocks: Int64
+    let lock = NSLock()
+    var availableBlocks: Int64
     private var availableInodes: Int64?
     /// The unnamed files (`O_TMPFILE`) open now, by descriptor: their space comes back when closed.
     private var unnamedFiles: [Int32: (device: UInt64, inode: UInt64)] = [:]
+    /// The folders met so far, and what each takes (see ``FolderGrowth``).
+    var folders: [FolderKey: BudgetedFolder] = [:]
 
     /// A budget of `available` bytes free of `total` (`available` when `nil`), both rounded down
     /// to whole blocks of `blockSize`, and `inodes` free inodes (`nil`: not limited).
@@ -131,10 +135,11 @@ package final class StorageBudget: @unchecked Sendable {
     }
 
     /// What removing the last name of an item of `status` gives back: its blocks and its inode,
-    /// or nothing while another hard link keeps the item.
+    /// or nothing while another hard link keeps the item. A folder gives back the blocks the
+    /// model says it grew to (and forgets it).
     func credit(forRemoving status: FileStatus) -> (blocks: Int64, inodes: Int64) {
         switch status.kind {
-        case .folder: return (1, 1)
+        case .folder: return (forgetFolder(FolderKey(device: status.device, inode: status.inode)), 1)
         case .file: return status.linkCount <= 1 ? (blocks(forSize: status.size), 1) : (0, 0)
         case .symbolicLink, .other: return status.linkCount <= 1 ? (0, 1) : (0, 0)
         }

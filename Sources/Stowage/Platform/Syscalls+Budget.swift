@@ -51,21 +51,29 @@ extension Sys {
     /// gives its blocks back. An item that exists takes nothing: the kernel answers `EEXIST`
     /// (with `O_EXCL`) or opens it, however full the volume.
     @inline(__always)
-    static func budgeted<T>(opening flags: Int32, call: String, status: () throws -> FileStatus,
+    static func budgeted<T>(opening flags: Int32, call: String, status: () throws -> FileStatus, entry: () -> BudgetEntry,
                             _ body: () throws -> T) throws -> T {
         guard flags & (O_CREAT | O_TRUNC) != 0, let budget = StorageBudget.current else { return try body() }
-        return try openCharged(flags, in: budget, call: call, status: status, body)
+        return try openCharged(flags, in: budget, call: call, status: status, entry: entry, body)
     }
 
     private static func openCharged<T>(_ flags: Int32, in budget: StorageBudget, call: String, status: () throws -> FileStatus,
-                                _ body: () throws -> T) throws -> T {
+                                       entry: () -> BudgetEntry, _ body: () throws -> T) throws -> T {
         let existing = try? status()
         let creates: Int64 = flags & O_CREAT != 0 && existing == nil ? 1 : 0
         guard budget.take(blocks: 0, inodes: creates) else { throw SystemCallError(errno: .noSpace, call: call) }
+        let charge: StorageBudget.EntryCharge?
+        do {
+            charge = creates == 1 ? try chargeEntry(entry(), in: budget, call: call) : nil
+        } catch {
+            budget.giveBack(blocks: 0, inodes: creates)
+            throw error
+        }
         let result: T
         do {
             result = try body()
         } catch {
+            if let charge { budget.undo(charge) }
             budget.giveBack(blocks: 0, inodes: creates)
             throw error
         }
@@ -76,21 +84,69 @@ extension Sys {
     }
 
     /// Runs `body`, which creates one item of the kind `item` (a folder: a block and an inode;
-    /// a symbolic link: an inode) where `status` finds none, taking them first. Where an item
-    /// exists already nothing is taken: the kernel answers `EEXIST` however full the volume
-    /// (Stowage makes folders by trying, and takes `EEXIST` as "there already").
+    /// a symbolic link: an inode) where `status` finds none, taking them first, and the blocks
+    /// by which its `entry` grows the folder it is put in. Where an item exists already nothing
+    /// is taken: the kernel answers `EEXIST` however full the volume (Stowage makes folders by
+    /// trying, and takes `EEXIST` as "there already").
     @inline(__always)
-    static func budgeted<T>(creating item: FileStatus.Kind, call: String, status: () throws -> FileStatus,
+    static func budgeted<T>(creating item: FileStatus.Kind, call: String, status: () throws -> FileStatus, entry: () -> BudgetEntry,
                             _ body: () throws -> T) throws -> T {
         guard let budget = StorageBudget.current, (try? status()) == nil else { return try body() }
         let blocks: Int64 = item == .folder ? 1 : 0
         guard budget.take(blocks: blocks, inodes: 1) else { throw SystemCallError(errno: .noSpace, call: call) }
+        let charge: StorageBudget.EntryCharge?
         do {
-            return try body()
+            charge = try chargeEntry(entry(), in: budget, call: call)
         } catch {
             budget.giveBack(blocks: blocks, inodes: 1)
             throw error
         }
+        do {
+            let result = try body()
+            if item == .folder, let made = try? status() {
+                budget.noteNewFolder(StorageBudget.FolderKey(device: made.device, inode: made.inode))
+            }
+            return result
+        } catch {
+            if let charge { budget.undo(charge) }
+            budget.giveBack(blocks: blocks, inodes: 1)
+            throw error
+        }
+    }
+
+    /// A name about to be put in a folder: the folder's descriptor (or `AT_FDCWD`) and the
+    /// name's bytes relative to it, as the call has them.
+    struct BudgetEntry {
+        var directory: Int32
+        var name: [UInt8]
+    }
+
+    /// Takes the blocks by which putting `entry` in its folder grows the folder (see
+    /// ``FolderGrowth``); `ENOSPC` when they are not available. `nil` when the folder cannot be
+    /// found (the call then fails on its own).
+    private static func chargeEntry(_ entry: BudgetEntry, in budget: StorageBudget, call: String) throws -> StorageBudget.EntryCharge? {
+        var bytes = entry.name
+        while bytes.count > 1, bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
+        let slash = bytes.lastIndex(of: UInt8(ascii: "/"))
+        let nameLength = slash.map { bytes.count - $0 - 1 } ?? bytes.count
+        let parent = slash.map { $0 == 0 ? RawPath(bytes: [UInt8(ascii: "/")]) : RawPath(bytes: Array(bytes[..<$0])) }
+            ?? RawPath(bytes: [UInt8(ascii: ".")])
+        guard let folder = try? fstatat(entry.directory, parent, followingLinks: true), folder.kind == .folder else { return nil }
+        let key = StorageBudget.FolderKey(device: folder.device, inode: folder.inode)
+        let charge = budget.addEntry(nameLength: nameLength, to: key) {
+            // The folder as the budget first meets it: the names in it now.
+            guard let fd = try? openat(entry.directory, parent, folderReadOnly), let stream = try? DirectoryStream(adopting: fd) else {
+                return []
+            }
+            var lengths: [Int] = []
+            try? stream.forEach { name, _ in
+                lengths.append(strlen(name))
+                return true
+            }
+            return lengths
+        }
+        guard let charge else { throw SystemCallError(errno: .noSpace, call: call) }
+        return charge
     }
 
     /// Runs `body`, which removes the name of the item `status` describes, and gives back what
@@ -109,14 +165,24 @@ extension Sys {
 
     /// Runs `body`, a rename of the item `source` describes over the one `target` describes (if
     /// any), and gives back what the replaced item took (nothing when both names are links to
-    /// one item: the rename then changes nothing).
+    /// one item: the rename then changes nothing). Where there is no item at the target, its
+    /// name (`entry`) is put in the target's folder first, taking the blocks by which that
+    /// folder grows (`ENOSPC`, naming `call`, when they are not available): a rename needs
+    /// room in a full folder.
     @inline(__always)
-    static func budgeted<T>(renaming source: () throws -> FileStatus, over target: () throws -> FileStatus,
-                            _ body: () throws -> T) throws -> T {
+    static func budgeted<T>(renaming source: () throws -> FileStatus, over target: () throws -> FileStatus, call: String,
+                            entry: () -> BudgetEntry, _ body: () throws -> T) throws -> T {
         guard let budget = StorageBudget.current else { return try body() }
         let replaced = try? target()
         let moved = replaced == nil ? nil : try? source()
-        let result = try body()
+        let charge = replaced == nil ? try chargeEntry(entry(), in: budget, call: call) : nil
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            if let charge { budget.undo(charge) }
+            throw error
+        }
         if let replaced, !(moved?.device == replaced.device && moved?.inode == replaced.inode) {
             let credit = budget.credit(forRemoving: replaced)
             budget.giveBack(blocks: credit.blocks, inodes: credit.inodes)

@@ -13,7 +13,8 @@ import CStowageShims
 extension Sys {
     /// `openat(2)`. The flags always include `O_CLOEXEC`.
     static func openat(_ directory: Int32, _ name: String, _ flags: Int32, mode: FilePermissions = FilePermissions(rawValue: 0)) throws -> Int32 {
-        try budgeted(opening: flags, call: "openat", status: { try fstatat(directory, name) }) {
+        try budgeted(opening: flags, call: "openat", status: { try fstatat(directory, name) },
+                     entry: { BudgetEntry(directory: directory, name: Array(name.utf8)) }) {
             try retrying("openat") { name.withCString { systemOpenat(directory, $0, flags | O_CLOEXEC, mode_t(mode.rawValue)) } }
         }
     }
@@ -26,21 +27,24 @@ extension Sys {
 
     /// `openat(2)` of a name as bytes (see ``RawPath``). The flags always include `O_CLOEXEC`.
     static func openat(_ directory: Int32, _ name: RawPath, _ flags: Int32, mode: FilePermissions = FilePermissions(rawValue: 0)) throws -> Int32 {
-        try budgeted(opening: flags, call: "openat", status: { try fstatat(directory, name) }) {
+        try budgeted(opening: flags, call: "openat", status: { try fstatat(directory, name) },
+                     entry: { BudgetEntry(directory: directory, name: name.bytes) }) {
             try retrying("openat") { name.withCString { systemOpenat(directory, $0, flags | O_CLOEXEC, mode_t(mode.rawValue)) } }
         }
     }
 
     /// `openat(2)` of a name given as a C string (as `readdir` hands it out, uncopied).
     static func openat(_ directory: Int32, cName name: UnsafePointer<CChar>, _ flags: Int32) throws -> Int32 {
-        try budgeted(opening: flags, call: "openat", status: { try fstatat(directory, cName: name, followingLinks: false) }) {
+        try budgeted(opening: flags, call: "openat", status: { try fstatat(directory, cName: name, followingLinks: false) },
+                     entry: { BudgetEntry(directory: directory, name: Array(UnsafeBufferPointer(start: name, count: strlen(name)).map { UInt8(bitPattern: $0) })) }) {
             try retrying("openat") { systemOpenat(directory, name, flags | O_CLOEXEC, 0) }
         }
     }
 
     /// `open(2)` of an absolute path.
     static func open(_ path: String, _ flags: Int32) throws -> Int32 {
-        try budgeted(opening: flags, call: "open", status: { try lstat(path) }) {
+        try budgeted(opening: flags, call: "open", status: { try lstat(path) },
+                     entry: { BudgetEntry(directory: AT_FDCWD, name: Array(path.utf8)) }) {
             try retrying("open") { path.withCString { systemOpen($0, flags | O_CLOEXEC, 0) } }
         }
     }

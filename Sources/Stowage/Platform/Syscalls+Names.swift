@@ -13,21 +13,24 @@ import CStowageShims
 extension Sys {
     /// `mkdirat(2)`.
     static func mkdirat(_ directory: Int32, _ name: String, mode: FilePermissions) throws {
-        try budgeted(creating: .folder, call: "mkdirat", status: { try fstatat(directory, name) }) {
+        try budgeted(creating: .folder, call: "mkdirat", status: { try fstatat(directory, name) },
+                     entry: { BudgetEntry(directory: directory, name: Array(name.utf8)) }) {
             _ = try retrying("mkdirat") { name.withCString { systemMkdirat(directory, $0, mode_t(mode.rawValue)) } }
         }
     }
 
     /// `mkdirat(2)` of a name as bytes.
     static func mkdirat(_ directory: Int32, _ name: RawPath, mode: FilePermissions) throws {
-        try budgeted(creating: .folder, call: "mkdirat", status: { try fstatat(directory, name) }) {
+        try budgeted(creating: .folder, call: "mkdirat", status: { try fstatat(directory, name) },
+                     entry: { BudgetEntry(directory: directory, name: name.bytes) }) {
             _ = try retrying("mkdirat") { name.withCString { systemMkdirat(directory, $0, mode_t(mode.rawValue)) } }
         }
     }
 
     /// `mkdir(2)` of an absolute path.
     static func mkdir(_ path: String, mode: FilePermissions) throws {
-        try budgeted(creating: .folder, call: "mkdir", status: { try lstat(path) }) {
+        try budgeted(creating: .folder, call: "mkdir", status: { try lstat(path) },
+                     entry: { BudgetEntry(directory: AT_FDCWD, name: Array(path.utf8)) }) {
             _ = try retrying("mkdir") { path.withCString { systemMkdir($0, mode_t(mode.rawValue)) } }
         }
     }
@@ -48,7 +51,8 @@ extension Sys {
 
     /// `renameat(2)`.
     static func renameat(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws {
-        try budgeted(renaming: { try fstatat(fromDirectory, from) }, over: { try fstatat(toDirectory, to) }) {
+        try budgeted(renaming: { try fstatat(fromDirectory, from) }, over: { try fstatat(toDirectory, to) }, call: "renameat",
+                     entry: { BudgetEntry(directory: toDirectory, name: Array(to.utf8)) }) {
             _ = try retrying("renameat") {
                 from.withCString { f in to.withCString { t in systemRenameat(fromDirectory, f, toDirectory, t) } }
             }
@@ -57,7 +61,8 @@ extension Sys {
 
     /// `symlinkat(2)` of a link and a target given as bytes.
     static func symlinkat(_ target: RawPath, _ directory: Int32, _ name: RawPath) throws {
-        try budgeted(creating: .symbolicLink, call: "symlinkat", status: { try fstatat(directory, name) }) {
+        try budgeted(creating: .symbolicLink, call: "symlinkat", status: { try fstatat(directory, name) },
+                     entry: { BudgetEntry(directory: directory, name: name.bytes) }) {
             _ = try retrying("symlinkat") {
                 target.withCString { t in name.withCString { n in systemSymlinkat(t, directory, n) } }
             }
@@ -78,10 +83,16 @@ extension Sys {
     /// `RENAME_EXCHANGE` (swaps the two atomically). Throws `ENOSYS`/`EINVAL`/`ENOTSUP` where the
     /// system or file system lacks it; callers fall back.
     static func renameat2(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String, exchange: Bool) throws {
-        _ = try retrying("renameat2") {
-            from.withCString { f in
-                to.withCString { t in
-                    platformRenameat2(fromDirectory, f, toDirectory, t, exchange: exchange)
+        // A rename without replacing puts `to` in its folder. An exchange puts no new name
+        // anywhere and removes nothing: to the budget, a rename of `from` over itself.
+        try budgeted(renaming: { try fstatat(fromDirectory, from) },
+                     over: { exchange ? try fstatat(fromDirectory, from) : try fstatat(toDirectory, to) },
+                     call: "renameat2", entry: { BudgetEntry(directory: toDirectory, name: Array(to.utf8)) }) {
+            _ = try retrying("renameat2") {
+                from.withCString { f in
+                    to.withCString { t in
+                        platformRenameat2(fromDirectory, f, toDirectory, t, exchange: exchange)
+                    }
                 }
             }
         }

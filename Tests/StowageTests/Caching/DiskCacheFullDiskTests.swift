@@ -63,7 +63,7 @@ struct DiskCacheFullDiskTests {
           .timeLimit(.minutes(5)), arguments: [4096, 1024])
     func evictionLeavesItsRoom(blockSize: Int) throws {
         let folder = TestFolder()
-        let volume = try ScratchVolume.mountExt4(megabytes: 4, options: ["-m", "0", "-b", "\(blockSize)"], in: folder)
+        let volume = try ScratchVolume.mountExt4(megabytes: 4, blockSize: blockSize, reservedPercent: 0, in: folder)
         var failures: [String] = []
         // From 24 KiB, where the cache's own folders leave no room for an entry: sets fail there,
         // evicting nothing, and the index stays exact.

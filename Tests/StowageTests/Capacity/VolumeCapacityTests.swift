@@ -98,6 +98,20 @@ struct CapacityTests {
             #expect(result.output.split(separator: "\n") == ["1000", "5000", "real"], "the inner, then the outer, then none")
         }
 
+        /// The documented order, each pair at its turn: the task's figures over the process's, the
+        /// process's over the environment's; in a helper process, as above.
+        @Test("a task's figures win over the process's, and the process's over the environment's")
+        func order() throws {
+            let folder = TestFolder()
+            let helper = try builtProduct("stowage-test-helper")
+            var environment = ProcessInfo.processInfo.environment
+            environment[SimulatedCapacity.availableVariable] = "9000"
+            let result = try runProcess(helper, ["simulated-order", folder.path], environment: environment)
+            #expect(result.status == 0, "\(result.error)")
+            #expect(result.output.split(separator: "\n") == ["9000", "5000", "2000", "3000", "9000"],
+                    "the environment, the process over it, the task over the process, the task over the environment, the environment")
+        }
+
         @Test("figures from the environment, and a clear error for a malformed one")
         func environment() throws {
             let figures = try SimulatedCapacity.current(environment: ["STOWAGE_SIMULATED_AVAILABLE": "200MB",

@@ -17,8 +17,9 @@ extension ScratchVolume {
     }
 
     /// An ext4 image mounted in the test's own folder.
-    static func mountExt4(megabytes: Int, options: [String] = [], in folder: TestFolder,
+    static func mountExt4(megabytes: Int, blockSize: Int? = nil, reservedPercent: Int? = nil, in folder: TestFolder,
                           sourceLocation: SourceLocation = #_sourceLocation) throws -> ScratchVolume {
-        try mountExt4(megabytes: megabytes, options: options, in: folder.url, sourceLocation: sourceLocation)
+        try mountExt4(megabytes: megabytes, blockSize: blockSize, reservedPercent: reservedPercent, in: folder.url,
+                      sourceLocation: sourceLocation)
     }
 }

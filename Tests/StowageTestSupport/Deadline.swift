@@ -1,0 +1,76 @@
+import Foundation
+
+/// What ``awaiting(_:within:_:)`` throws when the work it awaited did not end in time.
+public struct DeadlineExceeded: Error, CustomStringConvertible {
+    /// What was awaited.
+    public let what: String
+    public let limit: Duration
+    public var description: String { "\(what) did not end within \(limit): it hangs (a test waits no longer)" }
+}
+
+/// The default deadline of an `await` in a test: two minutes, however loaded the machine (a
+/// full run puts some 600 tests on a pool two threads wide, and a task may start a minute late).
+/// It only fails a test that would otherwise hang; it never decides how fast something was.
+public let defaultAwaitLimit = Duration.seconds(120)
+
+/// Awaits `body`, or throws ``DeadlineExceeded`` naming `what` once `limit` has passed: an
+/// `await` in a test that cannot hang, XCTest's included (which has no time limit of its own on
+/// Linux).
+///
+/// The work runs in a task of its own, which inherits the caller's task-local values (a
+/// simulated volume among them). Past the deadline it is cancelled and left behind: work that
+/// ignores cancellation (a thread stuck in a loop) cannot be stopped from outside, but the test
+/// goes on and fails, saying what it waited for, instead of hanging the run.
+public func awaiting<T: Sendable>(_ what: String, within limit: Duration = defaultAwaitLimit,
+                                  _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    let outcome = Outcome<T>()
+    let work = Task {
+        do {
+            outcome.finish(with: .success(try await body()))
+        } catch {
+            outcome.finish(with: .failure(error))
+        }
+    }
+    let timer = Task {
+        try? await Task.sleep(for: limit)
+        outcome.finish(with: .failure(DeadlineExceeded(what: what, limit: limit)))
+    }
+    defer { timer.cancel() }
+    do {
+        return try await outcome.value
+    } catch let error as DeadlineExceeded {
+        work.cancel()
+        throw error
+    }
+}
+
+/// The first result given to it, for whoever awaits it (once).
+///
+/// `@unchecked Sendable`: `result` and `waiter` are read and written only while `lock` is held.
+private final class Outcome<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<T, any Error>?
+    private var waiter: CheckedContinuation<T, any Error>?
+
+    func finish(with result: Result<T, any Error>) {
+        let waiting: CheckedContinuation<T, any Error>? = lock.withLock {
+            guard self.result == nil else { return nil }
+            self.result = result
+            defer { waiter = nil }
+            return waiter
+        }
+        waiting?.resume(with: result)
+    }
+
+    var value: T {
+        get async throws {
+            try await withCheckedThrowingContinuation { continuation in
+                let ready: Result<T, any Error>? = lock.withLock {
+                    if result == nil { waiter = continuation }
+                    return result
+                }
+                if let ready { continuation.resume(with: ready) }
+            }
+        }
+    }
+}
