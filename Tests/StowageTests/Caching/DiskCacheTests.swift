@@ -60,8 +60,8 @@ struct DiskCacheTests {
         for expiresAfter in [0, -1, -2e9, -.infinity] as [TimeInterval] {
             try cache.set(Data("old".utf8), for: "k")
             try cache.set(Data("new".utf8), for: "k", expiresAfter: expiresAfter)
+            #expect(cache.count == 0 && cache.memoryCost == 0, "expiresAfter \(expiresAfter): nothing written, the previous entry removed")
             #expect(try cache.data(for: "k") == nil, "expiresAfter \(expiresAfter)")
-            #expect(cache.count == 0 && cache.memoryCost == 0, "expiresAfter \(expiresAfter): nothing kept")
         }
         try cache.set(Data("forever".utf8), for: "f", expiresAfter: .infinity)
         try DiskCache.$wallClock.withValue({ 1e300 }) { () throws in #expect(try cache.data(for: "f") == Data("forever".utf8)) }
