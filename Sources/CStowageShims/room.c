@@ -262,6 +262,17 @@ static void room_init(const cstowage_room_spec *spec, const room_program *progra
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) {
         room_fail(spec, CSTOWAGE_ROOM_STAGE_MOUNT_PROC, -1, user);
     }
+    // Every process of the room can open what PID 1 holds through /proc/1/fd, and in a series
+    // the child's descriptors of the real folders and the layer's root came with the fork: they
+    // go before the command exists. Init keeps only what the command needs from it (the report
+    // pipe, and in a series the command's standard streams) until it is forked.
+    int needed[5] = {link, spec->report_fd, -1, -1, -1};
+    if (spec->series) {
+        needed[2] = spec->standard_input;
+        needed[3] = spec->standard_output;
+        needed[4] = spec->standard_error;
+    }
+    room_close_all_but(needed, 5);
     pid_t command = fork();
     if (command < 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_START, -1, user);
     if (command == 0) {
@@ -269,7 +280,12 @@ static void room_init(const cstowage_room_spec *spec, const room_program *progra
         room_command(spec, program, user);
     }
     room_relay_target = command;
-    close(spec->report_fd);  // the command's copy closes on execve, and the parent reads the end
+    // Then init holds nothing but its link: not the report pipe (the command's copy closes on
+    // execve, and the parent reads the end), not the standard streams the command was given.
+    room_close_all_but(&link, 1);
+    for (int fd = 0; fd < 3; fd++) {
+        if (fd != link) close(fd);
+    }
     room_unblock_signals();
     // Every process of the namespace whose parent ends becomes this one's: reap them all, and
     // the command last, without reaping it until the relay stops (its number stays its own).

@@ -122,6 +122,18 @@ struct RoomRangeRunTests {
         #expect(try hostRoomMounts().isEmpty)
     }
 
+    @Test("nothing of the host is reachable through /proc in a range's rooms: no descriptor of any process there is a folder, the real folder unchanged")
+    func noEscapeThroughProc() throws {
+        try requireRooms()
+        let fixture = try RoomFixture()
+        let probe = try fixture.escapeProbe()
+        let run = try RoomRangeRun(plan: RoomPlan(available: .bytes(0), over: [fixture.real]), range: RoomRange(bytes: 4096...12_288),
+                                   command: RoomCommand(probe.command), check: RoomCommand(probe.command))
+        #expect(try run.runEverySize().trials.count == 3)
+        try probe.check(6)  // the command and the check in every room
+        #expect(try hostRoomMounts().isEmpty)
+    }
+
     @Test("the check sees the command's writes, with the limit lifted, and is told the command's status")
     func checkInTheSameRoom() throws {
         try requireRooms()
