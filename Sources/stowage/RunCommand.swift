@@ -36,14 +36,18 @@ struct RunCommand: ParsableCommand, StowageSubcommand {
             check's. The real folders never change. The command and the check get /dev/null as \
             input; their output is discarded (--show-output: to standard error). One namespace \
             serves the whole range: each room costs a remount and its processes. tmpfs only, no \
-            --drop-to. --keep copies what the room of the first failed check holds. \
+            --drop-to. --keep copies what the room of the first failed check holds. At most \
+            100,000 rooms. \
             --find-minimum: the smallest room in which the command succeeds and the check passes, \
-            by bisection to one block, confirmed at that size and one block below ("needs at \
-            least 102.4 kB free"). Exit status of a range: 0 every check passed (--find-minimum: \
-            found and confirmed), 1 a check failed (the sizes listed; --find-minimum: not \
-            confirmed), 3 the command succeeded in no room (--find-minimum: not even in the \
-            largest), 125 stowage failed, 130 interrupted (SIGINT or SIGTERM: the rooms end, \
-            nothing is left), 64 usage.
+            by bisection to one block over a range of any length (0..1GB: about 22 of its \
+            244,142 rooms), confirmed by running that size again and one block below ("needs at \
+            least 102.4 kB free"); the rooms it did not run are assumed to fail below and succeed \
+            above (a need that is not monotonic is not seen: run every size for that), and it \
+            says so. Exit status of a range: 0 every check passed (--find-minimum: found and \
+            confirmed), 1 a check failed (the sizes listed; --find-minimum: not confirmed, or \
+            the command succeeded in the largest room and only the check failed), 3 the command \
+            succeeded in no room (--find-minimum: not even in the largest), 125 stowage failed, \
+            130 interrupted (SIGINT or SIGTERM: the rooms end, nothing is left), 64 usage.
             """
     )
 
@@ -93,7 +97,7 @@ struct RunCommand: ParsableCommand, StowageSubcommand {
     var check: String?
 
     @Flag(name: .customLong("find-minimum"),
-          help: "A range: find the smallest room in which the command succeeds (and the check passes), by bisection to one block.")
+          help: "A range of any length: find the smallest room in which the command succeeds (and the check passes), by bisection to one block.")
     var findMinimum = false
 
     @Flag(name: .customLong("json-lines"), help: "A range: print each room, then a summary, as one line of JSON.")

@@ -45,7 +45,19 @@ public struct RoomRange: Sendable, Hashable, CustomStringConvertible {
         public var isStepRounded: Bool
     }
 
-    /// The most rooms one range may hold.
+    /// The two ends of a range resolved against the layer's block size, and its precision: all a
+    /// search by bisection (``RoomRangeRun/findMinimum(_:)``) needs, however many rooms lie between.
+    public struct Ends: Sendable, Hashable {
+        /// The smallest room, in bytes (a whole block) or inodes.
+        public var low: Int64
+        /// The largest room, in bytes (a whole block) or inodes.
+        public var high: Int64
+        /// The precision of the sizes: a block, in bytes, or one inode.
+        public var unit: Int64
+    }
+
+    /// The most rooms a run over every size may hold (``rooms(blockSize:)``); a search by
+    /// bisection (``ends(blockSize:)``) takes a range of any length.
     public static let roomLimit = 100_000
 
     /// What the range varies.
@@ -133,6 +145,37 @@ public struct RoomRange: Sendable, Hashable, CustomStringConvertible {
         }
         return Rooms(sizes: stride(from: low, to: high, by: Int64.Stride(step)).map { $0 } + [high], step: step, unit: unit,
                      isStepRounded: self.step.map { $0 != step } ?? false)
+    }
+
+    /// The ends of the range on a layer of `blockSize` bytes (ignored for inodes), each rounded up
+    /// to a block, with no limit on the rooms between and no step: what a bisection needs.
+    ///
+    /// - Throws: ``StowageError/Code/invalidArgument`` for a negative end, a low end above the
+    ///   high end, ends that make one room once rounded to blocks, or a high end that rounds up
+    ///   past the largest 64-bit figure.
+    public func ends(blockSize: Int64) throws -> Ends {
+        let unit = quantity == .bytes ? max(1, blockSize) : 1
+        let noun = quantity == .bytes ? "bytes" : "inodes"
+        guard lowerBound >= 0 else { throw Self.invalid("the range's low end cannot be negative (\(lowerBound) \(noun))") }
+        guard lowerBound <= upperBound else {
+            throw Self.invalid("the range goes down: its low end (\(lowerBound) \(noun)) is above its high end (\(upperBound) \(noun))")
+        }
+        func roundedUp(_ value: Int64) throws -> Int64 {
+            let (blocks, remainder) = value.quotientAndRemainder(dividingBy: unit)
+            let (rounded, overflow) = (remainder == 0 ? blocks : blocks + 1).multipliedReportingOverflow(by: unit)
+            guard !overflow else {
+                throw Self.invalid("the range's end \(value) \(noun) cannot be rounded up to whole blocks of \(unit) bytes: it is too large")
+            }
+            return rounded
+        }
+        let low = try roundedUp(lowerBound)
+        let high = try roundedUp(upperBound)
+        guard low < high else {
+            let rounding = quantity == .bytes ? " rounded up to whole blocks of \(unit) bytes" : ""
+            throw Self.invalid("the range \(lowerBound)..\(upperBound) \(noun) holds one room (\(low) \(noun)\(rounding)); "
+                               + "give ends further apart, or one size without ..")
+        }
+        return Ends(low: low, high: high, unit: unit)
     }
 
     /// `0 bytes..2 MB step 4 KB`, `0..100 inodes`.
