@@ -131,11 +131,7 @@ struct RunRange {
         let ends = "\(report.trials.count) rooms from \(text(report.rooms.sizes.first ?? 0)) to \(text(report.rooms.sizes.last ?? 0))"
             + " in steps of \(text(report.rooms.step))"
         if let kept = report.kept, let size = report.keptSize {
-            Terminal.standardError.problem("kept \(Noun.file.counted(kept.fileCount)) (\(ByteCount(kept.copiedBytes).formatted(options.units.style))) "
-                                           + "of the room of \(text(size)) in \(kept.folder)")
-            for item in kept.notCopied {
-                Terminal.standardError.write("stowage: not kept: \(DisplayPath.escaped(bytes: item.pathBytes)): \(DisplayPath.escaped(item.reason))\n")
-            }
+            RunCommand.tell(kept, from: "of the room of \(text(size))", style: options.units.style)
         }
         if let error = report.keepError { Terminal.standardError.problem(error) }
         if options.jsonLines {
@@ -208,7 +204,7 @@ struct RunRange {
     private func fail(_ error: StowageError) -> Never {
         Terminal.standardError.problem(error)
         if options.jsonLines { emit("error", ErrorJSON(error)) }
-        RunCommand.exit(withError: ExitCode(RunExitStatus.status(for: error)))
+        RunCommand.exit(withError: ExitCode(RunExitStatus.status(for: error, keepFolder: options.keepPath)))
     }
 
     /// A line on standard output, written at once, after the table's.

@@ -92,11 +92,15 @@ public struct RoomRange: Sendable, Hashable, CustomStringConvertible {
     /// A range written `LOW..HIGH`: sizes (`0..2MB`, `1.5MB..2MiB`) for bytes, whole numbers
     /// (`0..100`) for inodes; the step likewise (`4KB`, `1`), or `nil`.
     ///
-    /// - Throws: ``StowageError/Code/invalidArgument`` saying what is wrong: not `LOW..HIGH`, an
-    ///   end missing, an end or step that is not a size (or count), a percentage, the low end
-    ///   above the high end, a step of 0. (Ends too close together, and a step larger than the
+    /// - Throws: ``StowageError/Code/invalidArgument`` saying what is wrong: not `LOW..HIGH`
+    ///   (three dots or more included: `0...1MB` is not `0..0.1MB`), an end missing, an end or
+    ///   step that is not a size (or count), a percentage, the low end above the high end, a step
+    ///   of 0. (Ends too close together, and a step larger than the
     ///   range, are refused by ``rooms(blockSize:)``, once blocks are known.)
     public init(parsing text: String, quantity: Quantity, step: String? = nil) throws {
+        guard !text.contains("...") else {
+            throw Self.invalid("'\(text)' has more than two dots between its ends: give LOW..HIGH, as in 0..2MB")
+        }
         let parts = text.split(separator: "..", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 2 else {
             throw Self.invalid("'\(text)' is not a range: give LOW..HIGH, as in 0..2MB")

@@ -74,8 +74,9 @@ public final class RoomRangeRun: @unchecked Sendable {
     /// - Throws: ``StowageError/Code/unsupported`` where rooms cannot be made (Apple platforms);
     ///   ``StowageError/Code/invalidArgument`` for a layer other than tmpfs, a drop, a
     ///   range ``RoomRange/ends(blockSize:)`` refuses (the rooms between are counted by
-    ///   ``runEverySize(_:)``, and only there), or a plan ``RoomProcess`` would refuse
-    ///   (its largest room over half the memory, a keep folder with something in it); as
+    ///   ``runEverySize(_:)``, and only there), or a plan ``RoomProcess`` would refuse (its
+    ///   largest room over half the memory, a keep folder inside a covered folder; one with
+    ///   something in it is ``StowageError/Code/alreadyExists``); as
     ///   ``RoomProcess/start(_:command:forwardsSignals:)`` for folders that are missing.
     public init(plan: RoomPlan, range: RoomRange, command: RoomCommand, check: RoomCommand? = nil,
                 showsOutput: Bool = false) throws {

@@ -488,6 +488,11 @@ struct RoomProcessTests {
                                   environment: ["PATH": "/usr/bin:/bin"])
         }
         #expect(error?.systemCall == "execve")
+        let inside = expectStowageError(.invalidArgument) {
+            try RoomProcess.start(RoomPlan(available: .bytes(1000), over: [fixture.real], keepingWritesIn: fixture.real.appending(path: "keep")),
+                                  command: ["/bin/true"])
+        }
+        #expect(inside?.reason?.contains("which the room covers") == true, "\(String(describing: inside))")
         try fixture.folder.write("x", to: "keep/something")
         expectStowageError(.alreadyExists) {
             try RoomProcess.start(RoomPlan(available: .bytes(1000), over: [fixture.real], keepingWritesIn: fixture.folder.file("keep")),
