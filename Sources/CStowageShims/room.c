@@ -262,26 +262,25 @@ static void room_init(const cstowage_room_spec *spec, const room_program *progra
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) {
         room_fail(spec, CSTOWAGE_ROOM_STAGE_MOUNT_PROC, -1, user);
     }
-    // Every process of the room can open what PID 1 holds through /proc/1/fd, and in a series
-    // the child's descriptors of the real folders and the layer's root came with the fork: they
-    // go before the command exists. Init keeps only what the command needs from it (the report
-    // pipe, and in a series the command's standard streams) until it is forked.
-    int needed[5] = {link, spec->report_fd, -1, -1, -1};
-    if (spec->series) {
-        needed[2] = spec->standard_input;
-        needed[3] = spec->standard_output;
-        needed[4] = spec->standard_error;
-    }
-    room_close_all_but(needed, 5);
+    // Every process of the room can open what PID 1 holds through /proc/1/fd: init must hold
+    // nothing but its link before the command runs. In a series the child's descriptors of the
+    // real folders and the layer's root came with the fork; there are also the report pipe (the
+    // command's copy closes on execve; the parent reads the end) and the standard streams the
+    // command gets from here. The command waits at the gate until init has closed them all
+    // (the gate's write end with them: the command then reads the end of the gate).
+    int gate[2];
+    if (pipe2(gate, O_CLOEXEC) != 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_START, -1, user);
     pid_t command = fork();
     if (command < 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_START, -1, user);
     if (command == 0) {
         close(link);
+        close(gate[1]);
+        char none;
+        while (read(gate[0], &none, 1) < 0 && errno == EINTR) {}
+        close(gate[0]);
         room_command(spec, program, user);
     }
     room_relay_target = command;
-    // Then init holds nothing but its link: not the report pipe (the command's copy closes on
-    // execve, and the parent reads the end), not the standard streams the command was given.
     room_close_all_but(&link, 1);
     for (int fd = 0; fd < 3; fd++) {
         if (fd != link) close(fd);
