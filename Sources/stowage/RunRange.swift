@@ -184,7 +184,7 @@ struct RunRange {
                         + "\(minimum) \(unitName) succeeds (\(runCount) of \(roomCount) rooms run; without --find-minimum every room is run)")
                 }
             } else {
-                say("\(needs): it succeeded in an empty room, also on a second run (confirmed)")
+                say("needs no free \(unitName): it succeeded in an empty room, also on a second run (confirmed)")
             }
         } else if isCheckAlone, let largest = report.trials.last {
             say("the check failed even in the largest room, \(text(largest.size)), with \(largest.checkEnding.map(Table.text) ?? "-") "

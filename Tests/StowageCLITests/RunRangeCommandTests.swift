@@ -101,6 +101,15 @@ struct RunRangeCommandTests {
         let never = try runner.run(["run", "--available", "0..64KiB", "--find-minimum", "--over", real, "--"] + command)
         #expect(never.status == 3)
         #expect(never.output.hasSuffix("the command did not succeed even in the largest room, 65536 bytes\n"), "\(never.output)")
+        let zero = try runner.run("run", "--available", "0..16KiB", "--find-minimum", "--over", real, "--", "/bin/true")
+        #expect(zero.status == 0, "\(zero.error)")
+        #expect(zero.output == """
+             BYTES  COMMAND     CHECK
+                 0  exit 0      -
+                 0  exit 0      -
+            needs no free bytes: it succeeded in an empty room, also on a second run (confirmed)
+
+            """, "nothing below 0 to run, nothing assumed")
         let below = try runner.run("run", "--available", "8KiB..16KiB", "--find-minimum", "--iec", "--over", real, "--", "/bin/true")
         #expect(below.status == 1, "not confirmed: \(below.error)")
         #expect(below.output.hasSuffix("not confirmed: it needs at least 8 KiB free (8192 bytes), but succeeded with 4096 bytes too, "

@@ -44,9 +44,9 @@ public final class RoomRangeRun: @unchecked Sendable {
     /// - Throws: As ``RoomRange/rooms(blockSize:)``: more than ``RoomRange/roomLimit`` rooms, a
     ///   step larger than the range. A search by bisection takes such a range all the same.
     public var rooms: RoomRange.Rooms {
-        get throws { try everySize.get() }
+        get throws { try range.rooms(blockSize: blockSize) }  // counted when asked for, never for a search
     }
-    private let everySize: Result<RoomRange.Rooms, any Error>
+    private let blockSize: Int64
 
     private let plan: RoomPlan
     private let setup: RoomSetup
@@ -91,8 +91,8 @@ public final class RoomRangeRun: @unchecked Sendable {
             throw StowageError(.invalidArgument, operation: .run, reason: "a range of rooms takes no drop: each room is a size of the range")
         }
         self.range = range
-        ends = try range.ends(blockSize: Sys.pageSize)
-        everySize = Result { try range.rooms(blockSize: Sys.pageSize) }
+        blockSize = Sys.pageSize
+        ends = try range.ends(blockSize: blockSize)
         var checked = plan
         if range.quantity == .bytes {
             checked.available = .bytes(ends.high)  // the largest room, for the memory limit
