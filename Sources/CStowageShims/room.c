@@ -262,14 +262,29 @@ static void room_init(const cstowage_room_spec *spec, const room_program *progra
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) {
         room_fail(spec, CSTOWAGE_ROOM_STAGE_MOUNT_PROC, -1, user);
     }
+    // Every process of the room can open what PID 1 holds through /proc/1/fd: init must hold
+    // nothing but its link before the command runs. In a series the child's descriptors of the
+    // real folders and the layer's root came with the fork; there are also the report pipe (the
+    // command's copy closes on execve; the parent reads the end) and the standard streams the
+    // command gets from here. The command waits at the gate until init has closed them all
+    // (the gate's write end with them: the command then reads the end of the gate).
+    int gate[2];
+    if (pipe2(gate, O_CLOEXEC) != 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_START, -1, user);
     pid_t command = fork();
     if (command < 0) room_fail(spec, CSTOWAGE_ROOM_STAGE_START, -1, user);
     if (command == 0) {
         close(link);
+        close(gate[1]);
+        char none;
+        while (read(gate[0], &none, 1) < 0 && errno == EINTR) {}
+        close(gate[0]);
         room_command(spec, program, user);
     }
     room_relay_target = command;
-    close(spec->report_fd);  // the command's copy closes on execve, and the parent reads the end
+    room_close_all_but(&link, 1);
+    for (int fd = 0; fd < 3; fd++) {
+        if (fd != link) close(fd);
+    }
     room_unblock_signals();
     // Every process of the namespace whose parent ends becomes this one's: reap them all, and
     // the command last, without reaping it until the relay stops (its number stays its own).

@@ -36,14 +36,18 @@ struct RunCommand: ParsableCommand, StowageSubcommand {
             check's. The real folders never change. The command and the check get /dev/null as \
             input; their output is discarded (--show-output: to standard error). One namespace \
             serves the whole range: each room costs a remount and its processes. tmpfs only, no \
-            --drop-to. --keep copies what the room of the first failed check holds. \
+            --drop-to. --keep copies what the room of the first failed check holds (a new or \
+            empty folder outside the covered ones). At most 100,000 rooms. \
             --find-minimum: the smallest room in which the command succeeds and the check passes, \
-            by bisection to one block, confirmed at that size and one block below ("needs at \
-            least 102.4 kB free"). Exit status of a range: 0 every check passed (--find-minimum: \
-            found and confirmed), 1 a check failed (the sizes listed; --find-minimum: not \
-            confirmed), 3 the command succeeded in no room (--find-minimum: not even in the \
-            largest), 125 stowage failed, 130 interrupted (SIGINT or SIGTERM: the rooms end, \
-            nothing is left), 64 usage.
+            by bisection to one block over a range of any length (0..1GB: about 22 of its \
+            244,142 rooms), confirmed by running that size again and one block below ("needs at \
+            least 102.4 kB free"); the rooms it did not run are assumed to fail below and succeed \
+            above (a need that is not monotonic is not seen: run every size for that), and it \
+            says so. Exit status of a range: 0 every check passed (--find-minimum: found and \
+            confirmed), 1 a check failed (the sizes listed; --find-minimum: not confirmed, or \
+            the command succeeded in the largest room and only the check failed), 3 the command \
+            succeeded in no room (--find-minimum: not even in the largest), 125 stowage failed, \
+            130 interrupted (SIGINT or SIGTERM: the rooms end, nothing is left), 64 usage.
             """
     )
 
@@ -93,7 +97,7 @@ struct RunCommand: ParsableCommand, StowageSubcommand {
     var check: String?
 
     @Flag(name: .customLong("find-minimum"),
-          help: "A range: find the smallest room in which the command succeeds (and the check passes), by bisection to one block.")
+          help: "A range of any length: find the smallest room in which the command succeeds (and the check passes), by bisection to one block.")
     var findMinimum = false
 
     @Flag(name: .customLong("json-lines"), help: "A range: print each room, then a summary, as one line of JSON.")
@@ -103,7 +107,7 @@ struct RunCommand: ParsableCommand, StowageSubcommand {
           help: "A range: send the command's and the check's output to standard error (by default it is discarded).")
     var showOutput = false
 
-    @Option(help: ArgumentHelp("Copy what the command wrote here afterwards (a new or empty folder); with a range, "
+    @Option(help: ArgumentHelp("Copy what the command wrote here afterwards (a new or empty folder, outside the covered ones); with a range, "
                                + "what the room of the first failed check holds.", valueName: "dir"),
             completion: .directory, transform: PathArgument.init(parsing:))
     var keep: PathArgument?
@@ -137,7 +141,7 @@ struct RunCommand: ParsableCommand, StowageSubcommand {
             report = try process.wait()
         } catch let error as StowageError {
             Terminal.standardError.problem(error)
-            throw ExitCode(RunExitStatus.status(for: error))
+            throw ExitCode(RunExitStatus.status(for: error, keepFolder: keepPath))
         }
         var failed = false
         if let error = report.dropError {
@@ -146,18 +150,7 @@ struct RunCommand: ParsableCommand, StowageSubcommand {
         } else if let drop = dropTo, report.drop == nil {
             Terminal.standardError.problem("note: the command ended before the drop to \(drop.size) (after \(after?.defaultValueDescription ?? ""))")
         }
-        if let kept = report.kept {
-            Terminal.standardError.problem("kept \(Noun.file.counted(kept.fileCount)) (\(ByteCount(kept.copiedBytes).formatted(units.style))) "
-                                           + "the command wrote in \(kept.folder)"
-                                           + (kept.removedPaths.isEmpty ? "" : "; it removed \(Noun("real item").counted(kept.removedPaths.count)): "
-                                              + kept.removedPaths.joined(separator: ", ")))
-            for path in kept.skippedPaths {
-                Terminal.standardError.problem("not kept: \(path): a device, socket or FIFO, which is not copied")
-            }
-            for item in kept.notCopied {
-                Terminal.standardError.write("stowage: not kept: \(DisplayPath.escaped(bytes: item.pathBytes)): \(DisplayPath.escaped(item.reason))\n")
-            }
-        }
+        if let kept = report.kept { Self.tell(kept, from: "the command wrote", style: units.style) }
         if let error = report.keepError {
             Terminal.standardError.problem(error)
             failed = true
@@ -171,6 +164,32 @@ struct RunCommand: ParsableCommand, StowageSubcommand {
         }
     }
 
+    /// What `--keep` copied, on standard error, the same for one room and a range: the files and
+    /// the bytes they take on disk (a sparse file counts the blocks it holds, not its length), the
+    /// real items the command removed, and each item not copied with the reason.
+    static func tell(_ kept: KeptWrites, from origin: String, style: ByteCountStyle) {
+        Terminal.standardError.problem("kept \(Noun.file.counted(kept.fileCount)) (\(ByteCount(kept.allocatedBytes).formatted(style)) on disk) "
+                                       + "\(origin) in \(kept.folder)"
+                                       + (kept.removedPaths.isEmpty ? "" : "; it removed \(Noun("real item").counted(kept.removedPaths.count)): "
+                                          + kept.removedPaths.joined(separator: ", ")))
+        for path in kept.skippedPaths {
+            Terminal.standardError.problem("not kept: \(path): a device, socket or FIFO, which is not copied")
+        }
+        for item in kept.notCopied {
+            Terminal.standardError.write("stowage: not kept: \(DisplayPath.escaped(bytes: item.pathBytes)): \(DisplayPath.escaped(item.reason))\n")
+        }
+    }
+
+    /// The keep folder's path as the plan gives it (and the library's errors name it): absolute,
+    /// without a trailing slash.
+    var keepPath: String? {
+        keep.map {
+            var path = $0.url(directoryHint: .isDirectory).absoluteURL.path(percentEncoded: false)
+            while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+            return path
+        }
+    }
+
     /// The plan the options describe (with a range: its folders, the fixed size, the keep folder).
     func plan() throws -> RoomPlan {
         var folders = self.folders.map { $0.url(directoryHint: .isDirectory).absoluteURL }
@@ -181,7 +200,7 @@ struct RunCommand: ParsableCommand, StowageSubcommand {
         let drop = dropTo.map { RoomPlan.Drop(to: $0.size, after: .milliseconds(Int64(((after?.seconds ?? 0) * 1000).rounded()))) }
         return RoomPlan(available: available.size ?? .bytes(0), over: folders, fileSystem: fileSystem, availableInodes: try inodeLimit(),
                         drop: drop,
-                        keepingWritesIn: keep.map { $0.url(directoryHint: .isDirectory).absoluteURL })
+                        keepingWritesIn: keepPath.map { URL(filePath: $0, directoryHint: .isDirectory) })
     }
 }
 
@@ -225,9 +244,13 @@ enum RunExitStatus {
     /// The command was not found.
     static let notFound: Int32 = 127
 
-    static func status(for error: StowageError) -> Int32 {
+    static func status(for error: StowageError, keepFolder: String? = nil) -> Int32 {
         // A value the user gave that cannot be used (a drop above the room, a room over /): 64.
         if ExitStatus.status(for: error) == ExitStatus.usage { return ExitStatus.usage }
+        // The keep folder refused before anything ran (something in it, or not a folder): 64 too.
+        if let keepFolder, error.path == keepFolder, error.errno == nil, error.code == .alreadyExists || error.code == .wrongKind {
+            return ExitStatus.usage
+        }
         switch error.commandStartFailure {
         case .notFound?: return notFound
         case .cannotRun?: return cannotRun

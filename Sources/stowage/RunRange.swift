@@ -85,13 +85,20 @@ struct RunRange {
         } catch let error as StowageError {
             fail(error)
         }
-        if run.rooms.isStepRounded, let step = range.step {
+        // Every size: the rooms are counted (and limited) now; a bisection takes any range.
+        let rooms: RoomRange.Rooms?
+        do {
+            rooms = options.findMinimum ? nil : try run.rooms
+        } catch let error as StowageError {
+            fail(error)
+        }
+        if let rooms, rooms.isStepRounded, let step = range.step {
             Terminal.standardError.problem("note: the step, \(ByteCount(step).formatted(options.units.style)) (\(step) bytes), is not a whole number of "
-                                           + "\(run.rooms.unit)-byte blocks; rounded up to \(run.rooms.step) bytes")
+                                           + "\(rooms.unit)-byte blocks; rounded up to \(rooms.step) bytes")
         }
         let trap = try SignalTrap(signals: [Signal.interrupt, .terminate]) { run.cancel() }
         defer { trap.cancel() }
-        let table = Table(quantity: range.quantity, width: String(run.rooms.sizes.last ?? 0).count)
+        let table = Table(quantity: range.quantity, width: String(run.ends.high).count)
         if !options.jsonLines { table.header() }
         var count = 0
         let onTrial = { (trial: RoomTrial) in
@@ -105,7 +112,7 @@ struct RunRange {
         }
         do {
             if options.findMinimum {
-                try finish(try run.findMinimum(onTrial), lowEnd: run.rooms.sizes.first ?? 0)
+                try finish(try run.findMinimum(onTrial), ends: run.ends)
             } else {
                 try finish(try run.runEverySize(onTrial))
             }
@@ -127,11 +134,7 @@ struct RunRange {
         let ends = "\(report.trials.count) rooms from \(text(report.rooms.sizes.first ?? 0)) to \(text(report.rooms.sizes.last ?? 0))"
             + " in steps of \(text(report.rooms.step))"
         if let kept = report.kept, let size = report.keptSize {
-            Terminal.standardError.problem("kept \(Noun.file.counted(kept.fileCount)) (\(ByteCount(kept.copiedBytes).formatted(options.units.style))) "
-                                           + "of the room of \(text(size)) in \(kept.folder)")
-            for item in kept.notCopied {
-                Terminal.standardError.write("stowage: not kept: \(DisplayPath.escaped(bytes: item.pathBytes)): \(DisplayPath.escaped(item.reason))\n")
-            }
+            RunCommand.tell(kept, from: "of the room of \(text(size))", style: options.units.style)
         }
         if let error = report.keepError { Terminal.standardError.problem(error) }
         if options.jsonLines {
@@ -152,8 +155,11 @@ struct RunRange {
         if status != ExitStatus.success { throw ExitCode(status) }
     }
 
-    private func finish(_ report: RoomMinimumReport, lowEnd: Int64) throws {
-        let status = report.minimum == nil ? Self.neverSucceeded : report.isConfirmed ? ExitStatus.success : Self.checkFailed
+    private func finish(_ report: RoomMinimumReport, ends: RoomRange.Ends) throws {
+        // Without a minimum, the largest room tells whose failure it was: the command's, or only the check's.
+        let isCheckAlone = report.minimum == nil && report.trials.last?.hasCommandSucceeded == true
+        let status = report.minimum == nil ? (isCheckAlone ? Self.checkFailed : Self.neverSucceeded)
+            : report.isConfirmed ? ExitStatus.success : Self.checkFailed
         if options.jsonLines {
             let isBytes = range.quantity == .bytes
             emit("minimum", RangeMinimumJSON(quantity: range.quantity.name, roomCount: report.trials.count,
@@ -166,25 +172,42 @@ struct RunRange {
                 : "needs at least \(minimum) free \(Noun.inode.form(for: minimum))"
             let below = minimum - report.unit
             if !confirmation.atMinimum.isSuccess {
-                say("not confirmed: it \(needs), but failed there on a second run: its outcome is not repeatable")
+                say("not confirmed: it \(needs), but on a second run there \(Self.failure(of: confirmation.atMinimum)): its outcome is not repeatable")
             } else if confirmation.belowMinimum?.isSuccess == true {
-                let reason = minimum == lowEnd ? ", below the range: widen it" : ": a smaller room succeeds as well"
+                let reason = minimum == ends.low ? ", below the range: widen it" : ": a smaller room succeeds as well"
                 say("not confirmed: it \(needs), but succeeded with \(below) \(unitName) too\(reason)")
             } else if let belowTrial = confirmation.belowMinimum {
-                say("\(needs); \(belowTrial.size) \(unitName) is not enough (confirmed)")
+                say("\(needs); \(belowTrial.size) \(unitName) is not enough (confirmed: \(minimum) \(unitName) succeeded on a second run; "
+                    + "at \(belowTrial.size) \(unitName) \(Self.failure(of: belowTrial)))")
+                // The bisection ran a few rooms of the range; the rest it assumed.
+                let roomCount = (ends.high - ends.low) / ends.unit + 1
+                let runCount = Set(report.trials.map(\.size).filter { (ends.low...ends.high).contains($0) }).count
+                if runCount < roomCount {
+                    say("assumed, not run: that every room smaller than \(belowTrial.size) \(unitName) fails and every one larger than "
+                        + "\(minimum) \(unitName) succeeds (\(runCount) of \(roomCount) rooms run; without --find-minimum every room is run)")
+                }
             } else {
-                say("\(needs) (confirmed)")
+                say("needs no free \(unitName): it succeeded in an empty room, also on a second run (confirmed)")
             }
+        } else if isCheckAlone, let largest = report.trials.last {
+            say("the check failed even in the largest room, \(text(largest.size)), with \(largest.checkEnding.map(Table.text) ?? "-") "
+                + "(the command exited 0 there)")
         } else {
             say("the command did not succeed even in the largest room, \(text(report.trials.last?.size ?? 0))")
         }
         if status != ExitStatus.success { throw ExitCode(status) }
     }
 
+    /// What failed in a room that was not a success: the command (how it ended), or the check alone.
+    private static func failure(of trial: RoomTrial) -> String {
+        if !trial.hasCommandSucceeded { return "the command failed with \(Table.text(trial.commandEnding))" }
+        return "the check failed with \(trial.checkEnding.map(Table.text) ?? "-")"
+    }
+
     private func fail(_ error: StowageError) -> Never {
         Terminal.standardError.problem(error)
         if options.jsonLines { emit("error", ErrorJSON(error)) }
-        RunCommand.exit(withError: ExitCode(RunExitStatus.status(for: error)))
+        RunCommand.exit(withError: ExitCode(RunExitStatus.status(for: error, keepFolder: options.keepPath)))
     }
 
     /// A line on standard output, written at once, after the table's.

@@ -39,6 +39,71 @@ struct RunKeepCommandTests {
         #expect(try file.read(upToCount: 3) == Data([0, UInt8(ascii: "x"), 0]), "the data where it was")
     }
 
+    @Test("--keep naming a folder with something in it, or a file, is refused with 64 before anything runs, in one room and a range")
+    func keepRefusedBeforeRunning() throws {
+        let runner = try RunCommandTests.runner()
+        let real = runner.folderPath + "/real"
+        let ran = runner.folderPath + "/ran"  // outside the room: the command leaves it if it ran
+        try FileManager.default.createDirectory(atPath: runner.folderPath + "/full", withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: URL(filePath: runner.folderPath + "/full/something"))
+        try Data("file".utf8).write(to: URL(filePath: runner.folderPath + "/plain"))
+        for (keep, message) in [("full", "the keep folder has something in it already"), ("plain", "the keep folder is not a folder")] {
+            for range in [["--available", "1MB"], ["--available", "0..8KiB", "--check", "false"]] {
+                let result = try runner.run(["run"] + range + ["--over", real, "--keep", runner.folderPath + "/" + keep,
+                                                              "--", "/bin/sh", "-c", "touch \"$0\"", ran])
+                #expect(result.status == 64, "\(keep) \(range): \(result.error)")
+                #expect(result.error.contains(message), "\(result.error)")
+                #expect(!FileManager.default.fileExists(atPath: ran), "nothing ran")
+            }
+        }
+        #expect(try String(contentsOfFile: runner.folderPath + "/full/something", encoding: .utf8) == "x")
+    }
+
+    @Test("--keep inside a covered folder is refused with 64 (the copy would be written into the real folder), through a link too")
+    func keepInsideCoveredFolder() throws {
+        let runner = try RunCommandTests.runner()
+        let real = runner.folderPath + "/real"
+        try FileManager.default.createDirectory(atPath: real + "/sub", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: runner.folderPath + "/link", withDestinationPath: real + "/sub")
+        let command = ["--", "/bin/sh", "-c", "echo x > \"$0/written\"", real]
+        for keep in [real + "/kept", real + "/sub/a/b", real, runner.folderPath + "/link/kept", real + "/../real/kept"] {
+            for range in [["--available", "1MB"], ["--available", "0..8KiB", "--check", "false"]] {
+                let result = try runner.run(["run"] + range + ["--over", real, "--keep", keep] + command)
+                #expect(result.status == 64, "\(keep) \(range): \(result.error)")
+                #expect(result.error.contains("which the room covers: the copy would be written into the real folder"), "\(result.error)")
+            }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: real) == ["sub"], "the real folder as it was")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: real + "/sub").isEmpty)
+        let beside = try runner.run(["run", "--available", "1MB", "--over", real, "--keep", runner.folderPath + "/realm"] + command)
+        #expect(beside.status == 0, "a folder whose name begins with the covered folder's is outside it: \(beside.error)")
+    }
+
+    @Test("a range's --keep summary is a single room's: the bytes on disk (a sparse terabyte is one block of data), the real items removed, the FIFO not kept")
+    func rangeSummaryAsSingleRoom() throws {
+        let runner = try RunCommandTests.runner()
+        let real = runner.folderPath + "/real"
+        try Data("old".utf8).write(to: URL(filePath: real + "/old"))
+        let script = #"cd "$0" && rm old && mkfifo pipe && truncate -s 1T sparse && printf x > small"#
+        let single = try runner.run("run", "--available", "1MB", "--over", real, "--keep", runner.folderPath + "/one", "--",
+                                    "/bin/sh", "-c", script, real)
+        #expect(single.status == 0, "\(single.error)")
+        #expect(single.error == """
+            stowage: kept 2 files (4.1 kB on disk) the command wrote in \(runner.folderPath)/one; it removed 1 real item: \(real)/old
+            stowage: not kept: \(real)/pipe: a device, socket or FIFO, which is not copied
+
+            """)
+        let range = try runner.run("run", "--available", "4KiB..8KiB", "--over", real, "--keep", runner.folderPath + "/range",
+                                   "--check", "false", "--", "/bin/sh", "-c", script, real)
+        #expect(range.status == 1, "\(range.error)")
+        #expect(range.error == """
+            stowage: kept 2 files (4.1 kB on disk) of the room of 4096 bytes in \(runner.folderPath)/range; it removed 1 real item: \(real)/old
+            stowage: not kept: \(real)/pipe: a device, socket or FIFO, which is not copied
+
+            """)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: real) == ["old"])
+    }
+
     @Test("as an ordinary user, unreadable items are listed with the reason, the readable ones kept, and the run exits 125")
     func unreadableItems() throws {
         let runner = try RunCommandTests.runner()

@@ -90,18 +90,91 @@ struct RunRangeCommandTests {
         let (check, command) = Self.writer(runner, bytes: 100_000)
         let found = try runner.run(["run", "--available", "0..1MiB", "--find-minimum", "--over", real, "--check", check, "--"] + command)
         #expect(found.status == 0, "\(found.error)")
-        #expect(found.output.hasSuffix("needs at least 102.4 kB free (102400 bytes); 98304 bytes is not enough (confirmed)\n"),
-                "\(found.output)")
         let lines = found.output.split(separator: "\n")
+        #expect(lines.suffix(2) == [
+            "needs at least 102.4 kB free (102400 bytes); 98304 bytes is not enough "
+                + "(confirmed: 102400 bytes succeeded on a second run; at 98304 bytes the command failed with exit 1)",
+            "assumed, not run: that every room smaller than 98304 bytes fails and every one larger than 102400 bytes succeeds "
+                + "(\(lines.count - 5) of 257 rooms run; without --find-minimum every room is run)",
+        ], "\(found.output)")
         #expect(lines.dropFirst().prefix(2).map { $0.split(separator: " ").first } == ["0", "1048576"], "the low end, then the high end")
         let never = try runner.run(["run", "--available", "0..64KiB", "--find-minimum", "--over", real, "--"] + command)
         #expect(never.status == 3)
         #expect(never.output.hasSuffix("the command did not succeed even in the largest room, 65536 bytes\n"), "\(never.output)")
+        let zero = try runner.run("run", "--available", "0..16KiB", "--find-minimum", "--over", real, "--", "/bin/true")
+        #expect(zero.status == 0, "\(zero.error)")
+        #expect(zero.output == """
+             BYTES  COMMAND     CHECK
+                 0  exit 0      -
+                 0  exit 0      -
+            needs no free bytes: it succeeded in an empty room, also on a second run (confirmed)
+
+            """, "nothing below 0 to run, nothing assumed")
         let below = try runner.run("run", "--available", "8KiB..16KiB", "--find-minimum", "--iec", "--over", real, "--", "/bin/true")
         #expect(below.status == 1, "not confirmed: \(below.error)")
         #expect(below.output.hasSuffix("not confirmed: it needs at least 8 KiB free (8192 bytes), but succeeded with 4096 bytes too, "
                                        + "below the range: widen it\n"), "\(below.output)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: real).isEmpty)
+    }
+
+    @Test("--find-minimum where only the check fails: the rows and the summary say it was the check, and the exit is 1, not 3")
+    func findMinimumCheckAlone() throws {
+        let runner = try RunCommandTests.runner()
+        let result = try runner.run("run", "--available", "0..16KiB", "--find-minimum", "--over", runner.folderPath + "/real",
+                                    "--check", "exit 2", "--", "/bin/true")
+        #expect(result.status == 1, "\(result.error)")
+        #expect(result.output == """
+             BYTES  COMMAND     CHECK
+                 0  exit 0      FAILED (exit 2)
+             16384  exit 0      FAILED (exit 2)
+            the check failed even in the largest room, 16384 bytes, with exit 2 (the command exited 0 there)
+
+            """)
+        let command = try runner.run("run", "--available", "0..16KiB", "--find-minimum", "--over", runner.folderPath + "/real",
+                                     "--check", "exit 2", "--", "/bin/false")
+        #expect(command.status == 3, "the command never succeeded: \(command.error)")
+        #expect(command.output.hasSuffix("\nthe command did not succeed even in the largest room, 16384 bytes\n"), "\(command.output)")
+    }
+
+    @Test("--find-minimum says what it confirmed and what it assumed: a command whose need is not monotonic is found at 901120 bytes, the rooms between assumed")
+    func findMinimumAssumptions() throws {
+        let runner = try RunCommandTests.runner()
+        let real = runner.folderPath + "/real"
+        // Succeeds in rooms of 200 to 400 kB, and from 900 kB: not what a bisection assumes.
+        let script = #"a=$(df -B1 --output=avail "$0" | tail -1); [ "$a" -ge 200000 ] && [ "$a" -le 400000 ] || [ "$a" -ge 900000 ]"#
+        let result = try runner.run("run", "--available", "0..1MB", "--find-minimum", "--over", real, "--", "/bin/sh", "-c", script, real)
+        #expect(result.status == 0, "\(result.error)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        let runCount = lines.count - 3 - 2  // the header, the two summary lines; the two confirmations run sizes already run
+        #expect(lines.suffix(2) == [
+            "needs at least 901.1 kB free (901120 bytes); 897024 bytes is not enough "
+                + "(confirmed: 901120 bytes succeeded on a second run; at 897024 bytes the command failed with exit 1)",
+            "assumed, not run: that every room smaller than 897024 bytes fails and every one larger than 901120 bytes succeeds "
+                + "(\(runCount) of 246 rooms run; without --find-minimum every room is run)",
+        ], "\(result.output)")
+        let room = try runner.run("run", "--available", "300KB", "--over", real, "--", "/bin/sh", "-c", script, real)
+        #expect(room.status == 0, "a 300 kB room is enough too: the assumption was wrong, and the summary says it was one")
+    }
+
+    @Test("the README's example runs as printed: --find-minimum over 0..1GB (244,142 rooms) in the default folders, a few rooms run")
+    func readmeFindMinimum() throws {
+        let runner = try RunCommandTests.runner()
+        let readme = try String(contentsOf: JSONVocabularySnippetTests.packageRoot.appending(path: "README.md"), encoding: .utf8)
+        let line = try #require(readme.split(separator: "\n").first { $0.contains("--find-minimum") && $0.hasPrefix("$ stowage run") })
+        let words = line.split(separator: "#")[0].split(separator: " ").dropFirst().map(String.init)
+        #expect(words == ["stowage", "run", "--available", "0..1GB", "--find-minimum", "--", "./myapp", "--sync"])
+        // ./myapp: saves 100,000 bytes in the home folder (a room's default folder) when told --sync.
+        let app = runner.folder.appending(path: "myapp")
+        try Data("#!/bin/sh\n[ \"$1\" = --sync ] && head -c 100000 /dev/zero > \"$HOME/synced\"\n".utf8).write(to: app)
+        chmod(app.path(percentEncoded: false), 0o755)
+        let result = try runner.run(Array(words.dropFirst()))
+        #expect(result.status == 0, "\(result.error)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines.suffix(2).first?.hasPrefix("needs at least 102.4 kB free (102400 bytes); 98304 bytes is not enough (confirmed") == true,
+                "\(result.output)")
+        print("README example: \(lines.count - 3) rooms run of 244,142")
+        #expect(lines.count - 3 <= 22, "the ends, log2(244,141) halvings and the two confirmations: \(result.output)")
+        #expect(!FileManager.default.fileExists(atPath: runner.folderPath + "/home/synced"), "the real home folder untouched")
     }
 
     @Test("bad ranges and options that do not go together are refused with 64, saying why", arguments: [
@@ -110,6 +183,9 @@ struct RunRangeCommandTests {
         (["--available", "0..1MB", "--step", "0"], "--available: the step cannot be 0"),
         (["--available", "0..500KB", "--step", "1MB"], "the step (1003520 bytes) is larger than the range (0 to 503808 bytes)"),
         (["--available", "1MB..2MB..3MB"], "is not a range: give LOW..HIGH"),
+        (["--available", "0...1MB"], "--available: '0...1MB' has more than two dots between its ends: give LOW..HIGH, as in 0..2MB"),
+        (["--available", "0..1MB", "--inodes", "0....5"], "One of --available and --inodes can be a range, not both."),
+        (["--available", "1MB", "--inodes", "0...5"], "--inodes: '0...5' has more than two dots between its ends"),
         (["--available", "abc..1MB"], "--available: the low end of 'abc..1MB': "),
         (["--available", "4000..4096"], "holds one room (4096 bytes rounded up to whole blocks of 4096 bytes)"),
         (["--available", "0..1MB", "--inodes", "0..5"], "One of --available and --inodes can be a range, not both."),

@@ -108,6 +108,7 @@ extension KeptWrites {
         case .file:
             fileCount += 1
             copiedBytes += status.size
+            allocatedBytes += status.allocatedSize
         case .folder: folderCount += 1
         case .symbolicLink: symbolicLinkCount += 1
         case .other:

@@ -157,7 +157,7 @@ public struct RoomPlan: Sendable, Hashable {
     public var drop: Drop?
     /// When set, what the command wrote (the layer's upper folders) is copied here after it
     /// ends, under each folder's absolute path (`keep/home/me/...`); the folder must be empty
-    /// or missing.
+    /// or missing, and outside the covered folders (the copy would be written into a real one).
     public var keepFolder: URL?
 
     /// A plan; see the properties for each parameter.

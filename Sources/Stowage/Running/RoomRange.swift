@@ -45,7 +45,19 @@ public struct RoomRange: Sendable, Hashable, CustomStringConvertible {
         public var isStepRounded: Bool
     }
 
-    /// The most rooms one range may hold.
+    /// The two ends of a range resolved against the layer's block size, and its precision: all a
+    /// search by bisection (``RoomRangeRun/findMinimum(_:)``) needs, however many rooms lie between.
+    public struct Ends: Sendable, Hashable {
+        /// The smallest room, in bytes (a whole block) or inodes.
+        public var low: Int64
+        /// The largest room, in bytes (a whole block) or inodes.
+        public var high: Int64
+        /// The precision of the sizes: a block, in bytes, or one inode.
+        public var unit: Int64
+    }
+
+    /// The most rooms a run over every size may hold (``rooms(blockSize:)``); a search by
+    /// bisection (``ends(blockSize:)``) takes a range of any length.
     public static let roomLimit = 100_000
 
     /// What the range varies.
@@ -80,12 +92,16 @@ public struct RoomRange: Sendable, Hashable, CustomStringConvertible {
     /// A range written `LOW..HIGH`: sizes (`0..2MB`, `1.5MB..2MiB`) for bytes, whole numbers
     /// (`0..100`) for inodes; the step likewise (`4KB`, `1`), or `nil`.
     ///
-    /// - Throws: ``StowageError/Code/invalidArgument`` saying what is wrong: not `LOW..HIGH`, an
-    ///   end missing, an end or step that is not a size (or count), a percentage, the low end
-    ///   above the high end, an end above ``RoomPlan/largestAvailableBytes`` (or
-    ///   ``RoomPlan/largestAvailableInodes``), a step of 0. (Ends too close together, and a step
-    ///   larger than the range, are refused by ``rooms(blockSize:)``, once blocks are known.)
+    /// - Throws: ``StowageError/Code/invalidArgument`` saying what is wrong: not `LOW..HIGH`
+    ///   (three dots or more included: `0...1MB` is not `0..0.1MB`), an end missing, an end or
+    ///   step that is not a size (or count), a percentage, the low end above the high end, an end
+    ///   above ``RoomPlan/largestAvailableBytes`` (or ``RoomPlan/largestAvailableInodes``), a step
+    ///   of 0. (Ends too close together, and a step larger than the range, are refused by
+    ///   ``rooms(blockSize:)``, once blocks are known.)
     public init(parsing text: String, quantity: Quantity, step: String? = nil) throws {
+        guard !text.contains("...") else {
+            throw Self.invalid("'\(text)' has more than two dots between its ends: give LOW..HIGH, as in 0..2MB")
+        }
         let parts = text.split(separator: "..", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 2 else {
             throw Self.invalid("'\(text)' is not a range: give LOW..HIGH, as in 0..2MB")
@@ -111,32 +127,13 @@ public struct RoomRange: Sendable, Hashable, CustomStringConvertible {
     ///   that make one room once rounded to blocks, a step of 0 or larger than the range, or
     ///   more than ``roomLimit`` rooms.
     public func rooms(blockSize: Int64) throws -> Rooms {
-        let unit = quantity == .bytes ? max(1, blockSize) : 1
+        let ends = try ends(blockSize: blockSize)
+        let (low, high, unit) = (ends.low, ends.high, ends.unit)
         let noun = quantity == .bytes ? "bytes" : "inodes"
-        /// `value` rounded up to a whole unit, or `nil` past `Int64.max`.
-        func roundedUp(_ value: Int64) -> Int64? {
-            let remainder = value % unit
-            guard remainder != 0 else { return value }
-            let (rounded, overflow) = value.addingReportingOverflow(unit - remainder)
-            return overflow ? nil : rounded
-        }
-        guard lowerBound >= 0 else { throw Self.invalid("the range's low end cannot be negative (\(lowerBound) \(noun))") }
-        guard lowerBound <= upperBound else {
-            throw Self.invalid("the range goes down: its low end (\(lowerBound) \(noun)) is above its high end (\(upperBound) \(noun))")
-        }
-        try Self.checkLargest(upperBound, quantity, what: "range's high end")
-        guard let low = roundedUp(lowerBound), let high = roundedUp(upperBound) else {
-            throw Self.invalid("the range's high end (\(upperBound) \(noun)) cannot be rounded up to a whole block of \(unit) bytes")
-        }
-        guard low < high else {
-            let rounding = quantity == .bytes ? " rounded up to whole blocks of \(unit) bytes" : ""
-            throw Self.invalid("the range \(lowerBound)..\(upperBound) \(noun) holds one room (\(low) \(noun)\(rounding)); "
-                               + "give ends further apart, or one size without ..")
-        }
         if let step, step <= 0 { throw Self.invalid("the step must be more than 0, not \(step)") }
         // A step that rounds up past Int64.max is larger than any range too.
         let given = self.step ?? unit
-        let rounded = roundedUp(given)
+        let rounded = Self.roundedUp(given, to: unit)
         guard let step = rounded, step <= high - low else {
             throw Self.invalid("the step (\(rounded ?? given) \(noun)) is larger than the range (\(low) to \(high) \(noun)): "
                                + "it would hold the two ends only; give a smaller step")
@@ -149,6 +146,40 @@ public struct RoomRange: Sendable, Hashable, CustomStringConvertible {
         }
         return Rooms(sizes: stride(from: low, to: high, by: Int64.Stride(step)).map { $0 } + [high], step: step, unit: unit,
                      isStepRounded: self.step.map { $0 != step } ?? false)
+    }
+
+    /// The ends of the range on a layer of `blockSize` bytes (ignored for inodes), each rounded up
+    /// to a block, with no limit on the rooms between and no step: what a bisection needs.
+    ///
+    /// - Throws: ``StowageError/Code/invalidArgument`` for a negative end, a low end above the
+    ///   high end, a high end above the largest room (``RoomPlan/largestAvailableBytes`` or
+    ///   ``RoomPlan/largestAvailableInodes``) or that cannot be rounded up to a block, or ends
+    ///   that make one room once rounded to blocks.
+    public func ends(blockSize: Int64) throws -> Ends {
+        let unit = quantity == .bytes ? max(1, blockSize) : 1
+        let noun = quantity == .bytes ? "bytes" : "inodes"
+        guard lowerBound >= 0 else { throw Self.invalid("the range's low end cannot be negative (\(lowerBound) \(noun))") }
+        guard lowerBound <= upperBound else {
+            throw Self.invalid("the range goes down: its low end (\(lowerBound) \(noun)) is above its high end (\(upperBound) \(noun))")
+        }
+        try Self.checkLargest(upperBound, quantity, what: "range's high end")
+        guard let low = Self.roundedUp(lowerBound, to: unit), let high = Self.roundedUp(upperBound, to: unit) else {
+            throw Self.invalid("the range's high end (\(upperBound) \(noun)) cannot be rounded up to a whole block of \(unit) bytes")
+        }
+        guard low < high else {
+            let rounding = quantity == .bytes ? " rounded up to whole blocks of \(unit) bytes" : ""
+            throw Self.invalid("the range \(lowerBound)..\(upperBound) \(noun) holds one room (\(low) \(noun)\(rounding)); "
+                               + "give ends further apart, or one size without ..")
+        }
+        return Ends(low: low, high: high, unit: unit)
+    }
+
+    /// `value` (not negative) rounded up to a whole `unit`, or `nil` past `Int64.max`.
+    private static func roundedUp(_ value: Int64, to unit: Int64) -> Int64? {
+        let remainder = value % unit
+        guard remainder != 0 else { return value }
+        let (rounded, overflow) = value.addingReportingOverflow(unit - remainder)
+        return overflow ? nil : rounded
     }
 
     /// `0 bytes..2 MB step 4 KB`, `0..100 inodes`.

@@ -35,8 +35,18 @@ import Foundation
 public final class RoomRangeRun: @unchecked Sendable {
     /// The range, as given.
     public let range: RoomRange
-    /// The rooms of the range, resolved against the layer's block (a tmpfs page).
-    public let rooms: RoomRange.Rooms
+    /// The ends of the range, resolved against the layer's block (a tmpfs page): what
+    /// ``findMinimum(_:)`` searches between.
+    public let ends: RoomRange.Ends
+    /// The rooms of the range, resolved against the layer's block (a tmpfs page): what
+    /// ``runEverySize(_:)`` runs.
+    ///
+    /// - Throws: As ``RoomRange/rooms(blockSize:)``: more than ``RoomRange/roomLimit`` rooms, a
+    ///   step larger than the range. A search by bisection takes such a range all the same.
+    public var rooms: RoomRange.Rooms {
+        get throws { try range.rooms(blockSize: blockSize) }  // counted when asked for, never for a search
+    }
+    private let blockSize: Int64
 
     private let plan: RoomPlan
     private let setup: RoomSetup
@@ -63,8 +73,10 @@ public final class RoomRangeRun: @unchecked Sendable {
     ///     standard error, rather than nowhere.
     /// - Throws: ``StowageError/Code/unsupported`` where rooms cannot be made (Apple platforms);
     ///   ``StowageError/Code/invalidArgument`` for a layer other than tmpfs, a drop, a
-    ///   range ``RoomRange/rooms(blockSize:)`` refuses, or a plan ``RoomProcess`` would refuse
-    ///   (its largest room over half the memory, a keep folder with something in it); as
+    ///   range ``RoomRange/ends(blockSize:)`` refuses (the rooms between are counted by
+    ///   ``runEverySize(_:)``, and only there), or a plan ``RoomProcess`` would refuse (its
+    ///   largest room over half the memory, a keep folder inside a covered folder; one with
+    ///   something in it is ``StowageError/Code/alreadyExists``); as
     ///   ``RoomProcess/start(_:command:forwardsSignals:)`` for folders that are missing.
     public init(plan: RoomPlan, range: RoomRange, command: RoomCommand, check: RoomCommand? = nil,
                 showsOutput: Bool = false) throws {
@@ -79,12 +91,13 @@ public final class RoomRangeRun: @unchecked Sendable {
             throw StowageError(.invalidArgument, operation: .run, reason: "a range of rooms takes no drop: each room is a size of the range")
         }
         self.range = range
-        rooms = try range.rooms(blockSize: Sys.pageSize)
+        blockSize = Sys.pageSize
+        ends = try range.ends(blockSize: blockSize)
         var checked = plan
         if range.quantity == .bytes {
-            checked.available = .bytes(rooms.sizes.last ?? 0)  // the largest room, for the memory limit
+            checked.available = .bytes(ends.high)  // the largest room, for the memory limit
         } else {
-            checked.availableInodes = rooms.sizes.last
+            checked.availableInodes = ends.high
         }
         setup = try RoomSetup(plan: checked)
         self.plan = plan
@@ -99,8 +112,10 @@ public final class RoomRangeRun: @unchecked Sendable {
     /// - Returns: Every room's trial; the writes kept of the first room whose check failed.
     /// - Throws: `CancellationError` after ``cancel()``; ``StowageError`` when a room could not be
     ///   made, or the command could not be started (``StowageError/commandStartFailure``). The
-    ///   rooms, their processes and their mounts are gone when it returns or throws.
+    ///   rooms, their processes and their mounts are gone when it returns or throws. Before any
+    ///   room: ``StowageError/Code/invalidArgument`` for a range ``rooms`` refuses.
     public func runEverySize(_ onTrial: (RoomTrial) -> Void = { _ in }) throws -> RoomRangeReport {
+        let rooms = try self.rooms
         var report = RoomRangeReport(range: range, rooms: rooms, trials: [])
         try withSeries(first: rooms.sizes[0]) { series in
             for size in rooms.sizes {
@@ -117,20 +132,27 @@ public final class RoomRangeRun: @unchecked Sendable {
     }
 
     /// Finds the smallest room of the range in which the command succeeds (exits 0) and the check
-    /// passes: by bisection over the range to one block (or one inode), assuming that a room
-    /// larger than one where it succeeds lets it succeed too; then confirmed by running at that
-    /// size again and one block below it.
+    /// passes: by bisection over the range to one block (or one inode), then confirmed by running
+    /// at that size again and one block below it.
     ///
     /// Tries the low end first (it may succeed there already), then the high end (if it fails
     /// there, there is no minimum in the range), then halves the gap between a failing and a
-    /// succeeding room until they are one block apart: about log2(rooms) + 4 rooms in all.
+    /// succeeding room, always a whole number of blocks, until they are one block apart: about
+    /// log2(rooms) + 4 rooms in all, so a range of any length can be searched (`0..1GB` is 262,145
+    /// rooms, 22 of them run).
+    ///
+    /// - Important: What is confirmed is the minimum and the room one block below it, each run
+    ///   (``RoomMinimumReport/confirmation``). What is assumed, not run, is that the command's need
+    ///   is monotonic: that it fails in every room smaller than one it failed in, and succeeds in
+    ///   every room larger than one it succeeded in. A command that succeeds from 200 to 400 kB
+    ///   and again from 900 kB may be reported as needing 900 kB; ``runEverySize(_:)`` shows
+    ///   every room.
     ///
     /// - Parameter onTrial: Called after each room, on this thread, with how it went.
-    /// - Throws: As ``runEverySize(_:)``.
+    /// - Throws: As ``runEverySize(_:)``, except that the range may hold any number of rooms.
     public func findMinimum(_ onTrial: (RoomTrial) -> Void = { _ in }) throws -> RoomMinimumReport {
-        let unit = rooms.unit
+        let (low, high, unit) = (ends.low, ends.high, ends.unit)
         var report = RoomMinimumReport(quantity: range.quantity, unit: unit, trials: [])
-        guard let low = rooms.sizes.first, let high = rooms.sizes.last else { return report }
         try withSeries(first: low) { series in
             func attempt(_ size: Int64) throws -> RoomTrial {
                 let trial = try self.trial(size, in: series)

@@ -80,8 +80,11 @@ public struct KeptWrites: Sendable, Hashable, Codable {
     public var folderCount: Int
     /// Symbolic links copied (as links).
     public var symbolicLinkCount: Int
-    /// The bytes of the files copied (`st_size`).
+    /// The bytes of the files copied (`st_size`): a sparse file counts its whole length.
     public var copiedBytes: Int64
+    /// The bytes the files copied take on disk (`st_blocks × 512` in the room; a sparse file is
+    /// kept sparse, so its copy takes as much): what the command line reports.
+    public var allocatedBytes: Int64 = 0
     /// Real items the command removed (overlayfs whiteouts), as absolute paths: nothing is
     /// copied for them.
     public var removedPaths: [String]

@@ -13,7 +13,8 @@ struct RoomSetup {
     /// Checks `plan`; nothing is changed.
     ///
     /// - Throws: ``StowageError/Code/invalidArgument`` (no folder, `/`, a negative or too large
-    ///   size, a drop not below the room, a negative inode count, too many mounts),
+    ///   size, a drop not below the room, a negative inode count, too many mounts, a keep folder
+    ///   inside a covered folder),
     ///   ``StowageError/Code/notFound``, ``StowageError/Code/wrongKind``,
     ///   ``StowageError/Code/alreadyExists`` (a keep folder with something in it).
     init(plan: RoomPlan) throws {
@@ -95,7 +96,7 @@ struct RoomSetup {
             guard drop.delay >= .zero else { throw invalid("a drop's delay cannot be negative") }
             dropBytes = bytes
         }
-        if let keep = plan.keepFolder { try Self.checkKeepFolder(keep.fileSystemPath) }
+        if let keep = plan.keepFolder { try Self.checkKeepFolder(keep.fileSystemPath, covered: outer) }
     }
 
     /// The folder at `path` as the child needs it: its mode and owner for its upper folder.
@@ -119,9 +120,24 @@ struct RoomSetup {
         }
     }
 
-    /// The keep folder must be missing or an empty folder: the copy never mixes with, or
-    /// replaces, what is there.
-    private static func checkKeepFolder(_ path: String) throws {
+    /// The keep folder must be missing or an empty folder, outside every `covered` folder
+    /// (resolved): the copy never mixes with, or replaces, what is there, and never writes into
+    /// a real folder the room covers.
+    private static func checkKeepFolder(_ path: String, covered: [String]) throws {
+        // Where the keep folder really is: its nearest existing folder resolved, the rest as given.
+        var existing = URL(filePath: path).standardized.fileSystemPath
+        var rest: [String] = []
+        while (try? Container.statusIfPresent(atPath: existing)) == nil, existing != "/" {
+            rest.insert(URL(filePath: existing).lastPathComponent, at: 0)
+            existing = URL(filePath: existing).deletingLastPathComponent().fileSystemPath
+        }
+        let base = (try? Sys.resolvedPath(existing)) ?? existing
+        let resolved = rest.isEmpty ? base : (base == "/" ? "" : base) + "/" + rest.joined(separator: "/")
+        if let folder = covered.first(where: { resolved == $0 || resolved.hasBytePrefix($0 + "/") }) {
+            throw StowageError(.invalidArgument, operation: .run, path: path,
+                               reason: "the keep folder is in \(folder), which the room covers: the copy would be written into the real "
+                                   + "folder; give a folder outside it")
+        }
         do {
             guard let status = try Container.statusIfPresent(atPath: path) else { return }
             guard status.isFolder else {

@@ -312,6 +312,16 @@ struct RoomProcessTests {
         #expect(!fixture.folder.exists("out/escaped"))
     }
 
+    @Test("nothing of the host is reachable through /proc in a single room: no descriptor of any process there is a folder, the real folder unchanged")
+    func noEscapeThroughProc() throws {
+        try requireRooms()
+        let fixture = try RoomFixture()
+        let probe = try fixture.escapeProbe()
+        let process = try RoomProcess.start(RoomPlan(available: .bytes(1 << 20), over: [fixture.real]), command: probe.command)
+        #expect(try process.wait().ending == .exited(0))
+        try probe.check(1)
+    }
+
     @Test("two rooms at once over the same folder are independent")
     func twoRoomsAtOnce() throws {
         try requireRooms()
@@ -478,6 +488,11 @@ struct RoomProcessTests {
                                   environment: ["PATH": "/usr/bin:/bin"])
         }
         #expect(error?.systemCall == "execve")
+        let inside = expectStowageError(.invalidArgument) {
+            try RoomProcess.start(RoomPlan(available: .bytes(1000), over: [fixture.real], keepingWritesIn: fixture.real.appending(path: "keep")),
+                                  command: ["/bin/true"])
+        }
+        #expect(inside?.reason?.contains("which the room covers") == true, "\(String(describing: inside))")
         try fixture.folder.write("x", to: "keep/something")
         expectStowageError(.alreadyExists) {
             try RoomProcess.start(RoomPlan(available: .bytes(1000), over: [fixture.real], keepingWritesIn: fixture.folder.file("keep")),

@@ -122,6 +122,18 @@ struct RoomRangeRunTests {
         #expect(try hostRoomMounts().isEmpty)
     }
 
+    @Test("nothing of the host is reachable through /proc in a range's rooms: no descriptor of any process there is a folder, the real folder unchanged")
+    func noEscapeThroughProc() throws {
+        try requireRooms()
+        let fixture = try RoomFixture()
+        let probe = try fixture.escapeProbe()
+        let run = try RoomRangeRun(plan: RoomPlan(available: .bytes(0), over: [fixture.real]), range: RoomRange(bytes: 4096...12_288),
+                                   command: RoomCommand(probe.command), check: RoomCommand(probe.command))
+        #expect(try run.runEverySize().trials.count == 3)
+        try probe.check(6)  // the command and the check in every room
+        #expect(try hostRoomMounts().isEmpty)
+    }
+
     @Test("the check sees the command's writes, with the limit lifted, and is told the command's status")
     func checkInTheSameRoom() throws {
         try requireRooms()
@@ -164,6 +176,66 @@ struct RoomRangeRunTests {
         #expect(report.confirmation?.atMinimum.size == blocks.minimum && report.confirmation?.belowMinimum?.size == blocks.below)
         print("minimum search: \(report.trials.count) rooms for \(1 << 20 / 4096 + 1) sizes: \(report.trials.map(\.size))")
         #expect(report.trials.count <= 13, "bisection: the ends, log2(257) halvings, the two confirmations")
+    }
+
+    @Test("ends that are not whole blocks: the bisection tries whole blocks only, each room its size, and finds 25 blocks in 1 byte..100 blocks + 1 byte")
+    func minimumOverUnalignedEnds() throws {
+        try requireRooms()
+        let fixture = try RoomFixture()
+        let (command, _) = Self.writer(fixture, bytes: 100_000)
+        // 4096..413696 once rounded up: 100 blocks apart, so the halvings meet odd gaps (25, 7 blocks).
+        let run = try RoomRangeRun(plan: RoomPlan(available: .bytes(0), over: [fixture.real]), range: RoomRange(bytes: 1...(100 * 4096 + 1)),
+                                   command: command)
+        let report = try run.findMinimum()
+        print("minimum search over unaligned ends: \(report.trials.map(\.size))")
+        #expect(report.trials.allSatisfy { $0.size % 4096 == 0 }, "every room tried is whole blocks: \(report.trials.map(\.size))")
+        #expect(report.trials.allSatisfy { $0.room.availableBytes == $0.size }, "each room is exactly its size")
+        #expect(report.trials.prefix(2).map(\.size) == [4096, 101 * 4096], "the ends, rounded up to blocks")
+        #expect(report.minimum == 25 * 4096 && report.isConfirmed)
+        #expect(report.confirmation?.belowMinimum?.size == Int64(24 * 4096))
+    }
+
+    @Test("a minimum of exactly one block is confirmed against an empty room, which is run and fails")
+    func minimumOfOneBlock() throws {
+        try requireRooms()
+        let fixture = try RoomFixture()
+        let command = RoomCommand(["/bin/sh", "-c", "echo x > \"$0/one\"", fixture.realPath])
+        let report = try RoomRangeRun(plan: RoomPlan(available: .bytes(0), over: [fixture.real]), range: RoomRange(bytes: 0...65_536),
+                                      command: command).findMinimum()
+        #expect(report.minimum == 4096)
+        let below = try #require(report.confirmation?.belowMinimum, "one block below a minimum of one block is the empty room")
+        #expect(below.size == 0 && below.room.availableBytes == 0 && !below.isSuccess)
+        #expect(report.isConfirmed)
+    }
+
+    @Test("a command that needs no room: 0 is its minimum, with nothing below; from one block up, the empty room is run and succeeds: not confirmed")
+    func minimumOfZero() throws {
+        try requireRooms()
+        let fixture = try RoomFixture()
+        let plan = RoomPlan(available: .bytes(0), over: [fixture.real])
+        let zero = try RoomRangeRun(plan: plan, range: RoomRange(bytes: 0...8192), command: RoomCommand(["/bin/true"])).findMinimum()
+        #expect(zero.minimum == 0 && zero.isConfirmed)
+        #expect(zero.trials.map(\.size) == [0, 0], "the low end, then once more to confirm; nothing below 0")
+        #expect(zero.confirmation?.belowMinimum == nil)
+        let fromOne = try RoomRangeRun(plan: plan, range: RoomRange(bytes: 4096...8192), command: RoomCommand(["/bin/true"])).findMinimum()
+        #expect(fromOne.minimum == 4096)
+        #expect(fromOne.confirmation?.belowMinimum?.size == 0 && fromOne.confirmation?.belowMinimum?.isSuccess == true)
+        #expect(!fromOne.isConfirmed, "an empty room is enough: 4096 is the low end, not the minimum")
+    }
+
+    @Test("any range can be searched: 0..1 GiB holds 262,145 rooms, more than a run over every size takes, and the bisection runs 23 at most")
+    func minimumOverAnyRange() throws {
+        try requireRooms()
+        let fixture = try RoomFixture()
+        let (command, _) = Self.writer(fixture, bytes: 100_000)
+        let range = RoomRange(bytes: 0...(1 << 30))
+        #expect(throws: StowageError.self, "every size: over the room limit") { try range.rooms(blockSize: 4096) }
+        let report = try RoomRangeRun(plan: RoomPlan(available: .bytes(0), over: [fixture.real]), range: range, command: command).findMinimum()
+        #expect(report.minimum == 25 * 4096 && report.isConfirmed)
+        print("minimum search over 0..1 GiB: \(report.trials.count) rooms")
+        #expect(report.trials.count <= 2 + 18 + 2, "the ends, log2(262,144) halvings, the two confirmations")
+        let everySize = try RoomRangeRun(plan: RoomPlan(available: .bytes(0), over: [fixture.real]), range: range, command: command)
+        #expect(throws: StowageError.self, "a run over every size is still limited") { try everySize.runEverySize() }
     }
 
     @Test("the minimum of free inodes for three new files is 3; none in the range gives nil")

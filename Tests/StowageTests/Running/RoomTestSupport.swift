@@ -29,6 +29,47 @@ struct RoomFixture {
         output.split(separator: "\n").last { $0.hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) }
     }
 
+    /// A script that tries to leave the room through `/proc`: through every descriptor of every
+    /// process it can see that is a folder (`/proc/N/fd/*`, `/proc/self/fd/*`), it creates
+    /// `ESCAPED-N-FD`, and prints `reached=N/FD` for each; it prints `init=` with what the room's
+    /// init (PID 1) holds open, one `readlink` each, and `tried=` with how many descriptors it saw.
+    /// Its first argument is a file outside the room for that output.
+    static let escapeProbe = """
+        exec >>"$0" 2>&1
+        tried=0
+        for fd in /proc/[0-9]*/fd/* /proc/self/fd/*; do
+            [ -e "$fd" ] || continue
+            tried=$((tried + 1))
+            if [ -d "$fd" ]; then
+                name=$(echo "$fd" | cut -d/ -f3,5)
+                echo "reached=$name $(readlink "$fd")"
+                touch "$fd/ESCAPED-$(echo "$name" | tr / -)" 2>/dev/null && echo "escaped=$name"
+            fi
+        done
+        echo "tried=$tried"
+        echo "init=$(for fd in /proc/1/fd/*; do readlink "$fd"; done | grep -v '^socket:' | tr '\\n' ' ')"
+        """
+
+    /// The escape probe's command line, and a check to call after it ran `runs` times: it saw
+    /// descriptors each time, found no way out (no folder reached, no file created, nothing but
+    /// a socket open in the room's init), and the real folder (with a file put in it here) is as
+    /// it was.
+    func escapeProbe() throws -> (command: [String], check: (_ runs: Int) throws -> Void) {
+        try Data("note".utf8).write(to: real.appending(path: "note.txt"))
+        let before = try folder.snapshot("real")
+        let out = folder.file("out/probe-\(UUID().uuidString)").fileSystemPath
+        return (["/bin/sh", "-c", Self.escapeProbe, out], { runs in
+            let output = try String(contentsOfFile: out, encoding: .utf8)
+            let counts = output.split(separator: "\n").filter { $0.hasPrefix("tried=") }
+            #expect(counts.count == runs && !counts.contains("tried=0"), "the probe ran and saw descriptors each time: \(output)")
+            let escapes = output.split(separator: "\n").filter {
+                $0.hasPrefix("reached=") || $0.hasPrefix("escaped=") || ($0.hasPrefix("init=") && $0 != "init=")
+            }
+            #expect(escapes.isEmpty, "\(output)")
+            #expect(try folder.snapshot("real") == before, "the real folder as it was")
+        })
+    }
+
     /// `df -B1 --output=avail` of a folder, as the script prints it with `echo NAME=$(avail DIR)`.
     static let availableFunction = "avail() { df -B1 --output=avail \"$1\" | tail -1 | tr -d ' '; }\n"
 }
