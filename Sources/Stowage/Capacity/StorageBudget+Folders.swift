@@ -21,9 +21,9 @@
 /// names or the hash seed: a folder takes one block while every entry ever put in it (the
 /// names since removed included, since their holes need not fit a new name) fits beside `.`
 /// and `..`; after that, the root, two leaves, and one more leaf for each
-/// `blockSize / 2 - 12 - 2 × largest entry` bytes put in since: a leaf splits only when full,
-/// each half holds at most half a block plus one entry, so the half that splits again took at
-/// least that many bytes of new entries first. It never gives blocks back before the folder
+/// `blockSize / 2 - 12 - 3 × largest entry` bytes put in since the first block was full: a leaf
+/// splits only when full, each half holds at most half a block plus two entries, so the half
+/// that splits again took at least that many bytes of new entries first. It never gives blocks back before the folder
 /// is removed. The atomic writes' temporary names count as the entries they are: for 600
 /// saves of 45-byte names in one folder the model says 30 blocks where ext4 took 14.
 ///
@@ -43,10 +43,12 @@ enum FolderGrowth {
         let usable = blockSize - 12           // the checksum tail
         let dots: Int64 = 24                  // `.` and `..`
         if dots + inserted <= usable { return 1 }
-        // Bytes put in before the first block was full, then one leaf per `step` bytes.
+        // The index came when a name no longer fitted, so past `beforeIndex` bytes; then a leaf
+        // splits only when full, each half holding at most half a block and two entries (the
+        // new one included), so each further split takes `step` bytes of new entries first.
         let beforeIndex = max(0, usable - dots - largest)
-        let step = max(12, blockSize / 2 - 12 - 2 * largest)
-        let leaves = 2 + (max(0, inserted - beforeIndex) + step - 1) / step
+        let step = max(12, blockSize / 2 - 12 - 3 * largest)
+        let leaves = 2 + max(0, inserted - beforeIndex) / step
         // The root holds (blockSize - 40) / 8 leaves; past that, index blocks, at least half full.
         let rootLimit = (blockSize - 40) / 8
         let indexBlocks = leaves <= rootLimit ? 0 : (leaves + (blockSize - 16) / 16 - 1) / ((blockSize - 16) / 16)
