@@ -97,6 +97,42 @@ struct SimulatedStorageTests {
         #expect(try scratch.availableInodes() == 10)
     }
 
+    /// `dst` holds 19 names of 200 bytes (208 bytes each in an ext4 folder block) beside `.` and
+    /// `..` (24): 3,976 of the block's 4,084 usable bytes. A name of 100 bytes (108) fits in the
+    /// rest exactly; one of 101 (112) makes ext4 turn the folder into an index: a root and two
+    /// leaves, two blocks more.
+    @Test("a move to a new name needs room in the destination folder: filling its block exactly takes nothing, one byte more takes two blocks")
+    func moveIntoAFullFolder() throws {
+        func folder(_ available: Int64, _ body: (Store, ScratchContainer) throws -> Void) throws {
+            let scratch = try ScratchContainer()
+            let documents = try scratch.container.url(for: .documents)
+            // Made before the budget, which meets the folder with its names.
+            try FileManager.default.createDirectory(at: documents.appending(path: "dst"), withIntermediateDirectories: true)
+            for index in 0..<19 {
+                try Data().write(to: documents.appending(path: "dst/" + String(format: "%03d", index) + String(repeating: "n", count: 197)))
+            }
+            try Data([1]).write(to: documents.appending(path: "x"))
+            try Data([2]).write(to: documents.appending(path: "y"))
+            try withSimulatedStorage(available: ByteCount(available * block)) { try body(scratch.store, scratch) }
+        }
+        let longer = "dst/" + String(repeating: "l", count: 101)
+        let exact = "dst/" + String(repeating: "e", count: 100)
+        try folder(1) { store, scratch in
+            let error = expectNoSpace { try store.move("x", from: .documents, to: .documents, as: longer) }
+            #expect(error?.path == "x" || error?.path == longer, "got \(String(describing: error))")
+            #expect(try scratch.exists("x", in: .documents) && !scratch.exists(longer, in: .documents), "nothing moved")
+            #expect(try scratch.available() == block, "a refused move takes nothing")
+            try store.move("y", from: .documents, to: .documents, as: exact)
+            #expect(try scratch.exists(exact, in: .documents))
+            #expect(try scratch.available() == block, "the folder's block holds the name")
+            expectNoSpace { try store.move("x", from: .documents, to: .documents, as: "dst/z") }  // however short
+        }
+        try folder(2) { store, scratch in
+            try store.move("x", from: .documents, to: .documents, as: longer)
+            #expect(try scratch.available() == 0, "the root and two leaves")
+        }
+    }
+
     @Test("inodes run out exactly at the limit: the write that needs one more fails with noSpace, a removal makes room",
           .simulatedStorage(available: 1_000_000, inodes: 3))
     func inodeLimit() throws {
