@@ -100,7 +100,7 @@ public struct StowageError: Error, Sendable, CustomStringConvertible, CustomDebu
         self.reason = reason
         self.neededBytes = neededBytes
         self.availableBytes = availableBytes
-        self.pathBytes = pathBytes.flatMap { String(validating: $0, as: UTF8.self) == nil ? $0 : nil }
+        self.pathBytes = pathBytes.flatMap { RawPath(bytes: $0).isUTF8 ? nil : $0 }
     }
 
     /// The path as a person reads it: `Caches/feed.json` for a location path, the absolute
