@@ -52,7 +52,7 @@ struct OutputOptions: ParsableArguments {
     }
 
     func report(_ error: StowageError) {
-        Terminal.standardError.write("stowage: \(DisplayPath.escaped(error.description))\n")
+        Terminal.standardError.problem(error)
         // The error is on standard error already; its JSON form only fails to encode if a
         // message cannot be a JSON string, and then there is nothing better to print.
         if json, let text = try? JSONOutput.encode(ErrorJSON(error)) { print(text) }
@@ -118,7 +118,7 @@ extension EventOutput {
     /// `--json`, as the document).
     func report(_ error: StowageError) {
         if jsonLines {
-            Terminal.standardError.write("stowage: \(DisplayPath.escaped(error.description))\n")
+            Terminal.standardError.problem(error)
             emit("error", ErrorJSON(error))
         } else {
             document.report(error)
@@ -183,6 +183,12 @@ enum Terminal {
             write("stowage: \(DisplayPath.escaped(problem.description))\n")
         }
 
+        /// Writes `stowage: <error>` as one line, escaped, its path from its exact bytes when
+        /// they are not UTF-8 (`\xff`, never U+FFFD: ``StowageError/pathBytes``).
+        func problem(_ error: StowageError) {
+            write("stowage: \(DisplayPath.escaped(error))\n")
+        }
+
         /// Writes `stowage: <path>: <message>` as one line, the path from its exact bytes (a
         /// name that is not UTF-8 shows its bytes as `\xff`, never U+FFFD).
         func problem(_ issue: UsageIssue) {
@@ -240,6 +246,14 @@ enum DisplayPath {
     /// JSON output needs none of this: JSON escapes control characters itself.
     static func escaped(_ text: String) -> String {
         text.utf8.contains(where: { $0 < 0x20 || $0 == 0x5C || $0 >= 0x7F }) ? escaped(bytes: Array(text.utf8)) : text
+    }
+
+    /// `error`'s sentence as text output shows it (see ``escaped(_:)``), its path shown from
+    /// its exact bytes where they are not UTF-8, as names are elsewhere: `\xff`, never U+FFFD.
+    static func escaped(_ error: StowageError) -> String {
+        let text = escaped(error.description)
+        guard let bytes = error.pathBytes, let path = error.path else { return text }
+        return text.replacingOccurrences(of: escaped(path), with: escaped(bytes: bytes))
     }
 
     /// `bytes` (a name as the file system holds it) as text output shows it: see ``escaped(_:)``.

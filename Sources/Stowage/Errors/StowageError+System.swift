@@ -32,9 +32,9 @@ extension StowageError {
     /// Wraps a failed system call with the operation, the item it concerned and `reason` (`nil`
     /// for none), in place of the one Stowage gives.
     init(_ error: SystemCallError, operation: Operation, location: Location? = nil, path: String? = nil,
-         reason: String?) {
+         reason: String?, pathBytes: [UInt8]? = nil) {
         self.init(Code(errno: error.errno), operation: operation, location: location, path: path,
-                  errno: error.errno, systemCall: error.call, reason: reason)
+                  errno: error.errno, systemCall: error.call, reason: reason, pathBytes: pathBytes)
     }
 
     /// The reason Stowage gives for a failed system call, when the `errno` alone would mislead:

@@ -67,6 +67,9 @@ public struct StowageError: Error, Sendable, CustomStringConvertible, CustomDebu
     /// The path a ``Operation/move`` or ``Operation/rename`` was taking the item to, relative to
     /// ``destinationLocation``, when the error concerns both places.
     public let destinationPath: String?
+    /// The exact bytes of ``path`` when they are not UTF-8 (a room's program named by bytes, say),
+    /// which ``path`` shows as U+FFFD; `nil` otherwise. A command-line tool shows these escaped.
+    public let pathBytes: [UInt8]?
 
     /// Creates an error with all its facts: an error is not changed once made. Library code
     /// builds these; you rarely need to.
@@ -82,7 +85,8 @@ public struct StowageError: Error, Sendable, CustomStringConvertible, CustomDebu
         underlying: (any Error & Sendable)? = nil,
         reason: String? = nil,
         neededBytes: Int64? = nil,
-        availableBytes: Int64? = nil
+        availableBytes: Int64? = nil,
+        pathBytes: [UInt8]? = nil
     ) {
         self.code = code
         self.operation = operation
@@ -96,6 +100,7 @@ public struct StowageError: Error, Sendable, CustomStringConvertible, CustomDebu
         self.reason = reason
         self.neededBytes = neededBytes
         self.availableBytes = availableBytes
+        self.pathBytes = pathBytes.flatMap { RawPath(bytes: $0).isUTF8 ? nil : $0 }
     }
 
     /// The path as a person reads it: `Caches/feed.json` for a location path, the absolute
@@ -206,7 +211,7 @@ extension StowageError {
         StowageError(code, operation: operation ?? self.operation, location: location ?? self.location,
                      path: path ?? self.path, destinationLocation: destinationLocation, destinationPath: destinationPath,
                      errno: errno, systemCall: systemCall, underlying: underlying, reason: reason ?? self.reason,
-                     neededBytes: neededBytes, availableBytes: availableBytes)
+                     neededBytes: neededBytes, availableBytes: availableBytes, pathBytes: path == nil ? pathBytes : nil)
     }
 }
 

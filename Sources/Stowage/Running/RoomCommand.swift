@@ -45,9 +45,6 @@ public struct RoomCommand: Sendable, Hashable {
         }
     }
 
-    /// The program and its arguments as text, for messages (bytes that are not UTF-8 as U+FFFD).
-    var displayArguments: [String] { arguments.map { String(decoding: $0, as: UTF8.self) } }
-
     /// The value of `PATH` in `environment`: the first entry, as `getenv` finds it.
     static func searchPath(in environment: [[UInt8]]) -> [UInt8]? {
         let prefix = Array("PATH=".utf8)

@@ -132,7 +132,7 @@ public final class RoomProcess: @unchecked Sendable {
                 prefersUserNamespace: Sys.effectiveUserID != 0, executable: executable, arguments: command.arguments,
                 environment: environment, workingDirectory: Sys.workingDirectoryBytes))
         } catch let failure as RoomChild.Failure {
-            throw setup.error(for: failure, layer: layer, command: command.displayArguments)
+            throw setup.error(for: failure, layer: layer, command: command.arguments)
         } catch let error as SystemCallError {
             throw StowageError(error, operation: .run)
         }
@@ -152,7 +152,7 @@ public final class RoomProcess: @unchecked Sendable {
             try child.start()
         } catch let failure as RoomChild.Failure {
             if forwardsSignals { RoomChild.stopForwardingSignals(to: child.processIdentifier) }
-            throw setup.error(for: failure, layer: layer, command: command.displayArguments)
+            throw setup.error(for: failure, layer: layer, command: command.arguments)
         } catch let error as SystemCallError {
             if forwardsSignals { RoomChild.stopForwardingSignals(to: child.processIdentifier) }
             throw StowageError(error, operation: .run)

@@ -21,9 +21,9 @@ final class RoomSeries {
     private var spawned: (bytes: Int64, inodes: Int64?)?
     /// The current room's layer.
     private var layer: RoomLayer
-    /// The command and the check as text, for messages.
-    private let commandText: [String]
-    private let checkText: [String]
+    /// The command and the check as bytes, for messages.
+    private let commandText: [[UInt8]]
+    private let checkText: [[UInt8]]
 
     /// Starts the child with a first room of `bytes` and `inodes`.
     ///
@@ -37,8 +37,8 @@ final class RoomSeries {
         }
         self.setup = setup
         folderCount = setup.folders.count
-        commandText = command.displayArguments
-        checkText = check?.displayArguments ?? ["/bin/true"]
+        commandText = command.arguments
+        checkText = check?.arguments ?? [Array("/bin/true".utf8)]
         fixedBytes = bytes
         fixedInodes = inodes
         let environment = try command.environment ?? Sys.inheritedEnvironment()
@@ -64,7 +64,7 @@ final class RoomSeries {
                                          checkEnvironment: checkEnvironment, standardInput: output.input,
                                          standardOutput: output.output, standardError: output.error)))
         } catch let failure as RoomChild.Failure {
-            throw setup.error(for: failure, layer: layer, command: command.displayArguments)
+            throw setup.error(for: failure, layer: layer, command: command.arguments)
         } catch let error as SystemCallError {
             throw StowageError(error, operation: .run)
         }

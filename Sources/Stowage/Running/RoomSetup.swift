@@ -168,11 +168,11 @@ struct RoomSetup {
         if let found = Sys.firstExecutable(named: name, in: folders) { return found }
         let text = String(decoding: name, as: UTF8.self)
         throw StowageError(.notFound, operation: .run, path: text, errno: .noSuchEntry, systemCall: "execve",
-                           reason: "'\(text)' is not a program in PATH")
+                           reason: "'\(text)' is not a program in PATH", pathBytes: name)
     }
 
     /// The error for a step of the child that failed: what is missing, in words.
-    func error(for failure: RoomChild.Failure, layer: RoomLayer, command: [String]) -> StowageError {
+    func error(for failure: RoomChild.Failure, layer: RoomLayer, command: [[UInt8]]) -> StowageError {
         let errno = Errno(rawValue: failure.errno)
         let folder = failure.folderIndex.flatMap { folders.indices.contains($0) ? folders[$0].path : nil }
         func unsupported(_ reason: String, path: String? = nil) -> StowageError {
@@ -222,8 +222,9 @@ struct RoomSetup {
         case .openFolder, .workingFolder:
             return failed(path: folder ?? Sys.workingDirectory)
         case .execute:
-            return StowageError(SystemCallError(errno: errno, call: "execve"), operation: .run, path: command.first,
-                                reason: errno == .noSuchEntry ? "no such program" : nil)
+            return StowageError(SystemCallError(errno: errno, call: "execve"), operation: .run,
+                                path: command.first.map { String(decoding: $0, as: UTF8.self) },
+                                reason: errno == .noSuchEntry ? "no such program" : nil, pathBytes: command.first)
         default:
             return failed(path: folder)
         }
