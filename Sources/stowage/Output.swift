@@ -253,7 +253,7 @@ enum DisplayPath {
     static func escaped(_ error: StowageError) -> String {
         let text = escaped(error.description)
         guard let bytes = error.pathBytes, let path = error.path else { return text }
-        return text.replacingOccurrences(of: escaped(path), with: escaped(bytes: bytes))
+        return text.replacing(escaped(path), with: escaped(bytes: bytes))
     }
 
     /// `bytes` (a name as the file system holds it) as text output shows it: see ``escaped(_:)``.
