@@ -15,7 +15,9 @@ struct JSONArrayCheck {
 
     /// Why the first `size` bytes of `file` are not one JSON array, or `nil` when they are.
     static func problem(in file: OpenFile, size: Int64) throws -> String? {
+        #if DEBUG
         TestProbe.record(.arrayCheck)
+        #endif
         var check = JSONArrayCheck()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var offset: Int64 = 0
