@@ -26,6 +26,20 @@ final class CommandRunner: Sendable {
         return environment
     }
 
+    /// How to run a program as the unprivileged user nobody (65534, no groups): `setpriv` and its
+    /// arguments, to be followed by the program and the program's arguments. Cancels the test,
+    /// printing why, where running as another user is refused.
+    static func asNobody() throws -> (setpriv: URL, arguments: [String]) {
+        let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+        let setpriv = try requireToolURL("setpriv")
+        let check = try runProcess(setpriv, nobody + ["/usr/bin/true"])
+        if check.status != 0 {
+            print("SKIPPED: cannot run as an unprivileged user: \(check.error)")
+            try Test.cancel("setpriv to an unprivileged user is refused here")
+        }
+        return (setpriv, nobody)
+    }
+
     struct Result {
         var status: Int32
         var output: String

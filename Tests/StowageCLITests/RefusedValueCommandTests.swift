@@ -91,12 +91,7 @@ struct RefusedValueCommandTests {
         try Data(count: 10).write(to: URL(filePath: app + "/tmp/loose"))
         _ = try runProcess(URL(filePath: "/bin/chown"), ["-R", "65534:65534", runner.folderPath])
         _ = try runProcess(URL(filePath: "/bin/chmod"), ["000", app + "/tmp/locked", app + "/Library/Caches/locked"])
-        let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
-        let setpriv = try requireToolURL("setpriv")
-        if try runProcess(setpriv, nobody + ["/usr/bin/true"]).status != 0 {
-            print("SKIPPED: cannot run as an unprivileged user")
-            try Test.cancel("setpriv to an unprivileged user is refused here")
-        }
+        let (setpriv, nobody) = try CommandRunner.asNobody()
         let binary = try CommandRunner.binary().path(percentEncoded: false)
         for arguments in [["sweep", app + "/tmp", "--max-count", "0", "--json"], ["clear", "temporary", "--root", app, "--json"],
                           ["relieve", "--available", "1EB", "--root", app, "--json"]] {

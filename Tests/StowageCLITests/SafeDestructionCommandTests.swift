@@ -1,4 +1,5 @@
 import Foundation
+import Stowage
 import StowageTestSupport
 import Testing
 
@@ -189,19 +190,47 @@ struct SafeDestructionCommandTests {
         _ = try runProcess(URL(filePath: "/bin/chmod"), ["-R", "a+rX", runner.folderPath])
         _ = try runProcess(URL(filePath: "/bin/chown"), ["-R", "65534:65534", app])
         _ = try runProcess(URL(filePath: "/bin/chmod"), ["0311", app])  // write and search, no read
-        let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
-        let setpriv = try requireToolURL("setpriv")
-        let check = try runProcess(setpriv, nobody + ["/usr/bin/true"])
-        if check.status != 0 {
-            print("SKIPPED: cannot run as an unprivileged user: \(check.error)")
-            try Test.cancel("setpriv to an unprivileged user is refused here")
-        }
+        let (setpriv, nobody) = try CommandRunner.asNobody()
         let binary = try CommandRunner.binary().path(percentEncoded: false)
         let result = try runProcess(setpriv, nobody + [binary, "clear", "caches", "--root", app],
                                     environment: runner.environment, directory: runner.folder)
         #expect(result.status == 1, "\(result.output)")
         #expect(result.error.contains("permission denied"), "\(result.error)")
         #expect(FileManager.default.fileExists(atPath: app + "/Library/Caches/c.bin"))
+    }
+
+    @Test("a pin above the root that this user cannot read counts as a pin: as nobody, sweep under a pinned 0711 folder removes nothing and says why")
+    func unreadablePinAbove() throws {
+        let runner = try CommandRunner()
+        let documents = runner.folderPath + "/app/Documents"
+        for tree in ["pq", "open"] {
+            try FileManager.default.createDirectory(atPath: documents + "/\(tree)/sub/deeper", withIntermediateDirectories: true)
+            for name in ["sub/a", "sub/deeper/b"] {
+                try Data("precious".utf8).write(to: URL(filePath: documents + "/\(tree)/\(name)"))
+            }
+        }
+        let pq = documents + "/pq"
+        try Store(container: Container(root: URL(filePath: runner.folderPath + "/app", directoryHint: .isDirectory)))
+            .mark("pq", in: .documents, .pinned)
+        _ = try runProcess(URL(filePath: "/bin/chmod"), ["-R", "a+rX", runner.folderPath])
+        _ = try runProcess(URL(filePath: "/bin/chown"), ["-R", "65534:65534", pq + "/sub", documents + "/open/sub"])
+        _ = try runProcess(URL(filePath: "/bin/chmod"), ["0711", pq])  // search, no read: its pin cannot be read
+        let (setpriv, nobody) = try CommandRunner.asNobody()
+        let binary = try CommandRunner.binary().path(percentEncoded: false)
+        let result = try runProcess(setpriv, nobody + [binary, "sweep", pq + "/sub", "--max-size", "0", "--json"],
+                                    environment: runner.environment, directory: runner.folder)
+        #expect(FileManager.default.fileExists(atPath: pq + "/sub/a") && FileManager.default.fileExists(atPath: pq + "/sub/deeper/b"),
+                "\(result.output) \(result.error)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any], "\(result.error)")
+        #expect((json["removed"] as? [Any])?.isEmpty == true)
+        let issues = (json["issues"] as? [[String: Any]]) ?? []
+        #expect(issues.contains { ($0["path"] as? String) == pq && ($0["message"] as? String)?.contains("its pin could not be read") == true },
+                "\(issues)")
+        // The same tree without the 0711 pinned folder above: the folders above are readable, and the sweep removes.
+        let control = try runProcess(setpriv, nobody + [binary, "sweep", documents + "/open/sub", "--max-size", "0"],
+                                     environment: runner.environment, directory: runner.folder)
+        #expect(control.status == 0, "\(control.error)")
+        #expect(!FileManager.default.fileExists(atPath: documents + "/open/sub/a"))
     }
 
     private func statvfsAvailable(_ path: String) -> Int64 {

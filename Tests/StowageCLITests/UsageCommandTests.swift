@@ -65,13 +65,7 @@ struct UsageCommandTests {
         _ = try runProcess(URL(filePath: "/bin/chmod"), ["-R", "a+rX", runner.folderPath])
         _ = try runProcess(URL(filePath: "/bin/chmod"), ["000", root + "/a/b"])
         defer { _ = try? runProcess(URL(filePath: "/bin/chmod"), ["755", root + "/a/b"]) }
-        let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
-        let setpriv = try requireToolURL("setpriv")
-        let check = try runProcess(setpriv, nobody + ["/usr/bin/true"])
-        if check.status != 0 {
-            print("SKIPPED: cannot run as an unprivileged user: \(check.error)")
-            try Test.cancel("setpriv to an unprivileged user is refused here")
-        }
+        let (setpriv, nobody) = try CommandRunner.asNobody()
         let binary = try CommandRunner.binary().path(percentEncoded: false)
         let result = try runProcess(setpriv, nobody + [binary, "usage", "--summarize", "--json", root])
         #expect(result.status == 1, "as du: the figures of what could be read, then status 1")

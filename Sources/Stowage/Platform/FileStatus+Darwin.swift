@@ -3,13 +3,7 @@ import Darwin
 
 extension FileStatus {
     init(_ status: stat) {
-        let type = status.st_mode & S_IFMT
-        switch type {
-        case S_IFREG: kind = .file
-        case S_IFDIR: kind = .folder
-        case S_IFLNK: kind = .symbolicLink
-        default: kind = .other
-        }
+        (kind, special) = Self.kind(ofMode: status.st_mode)
         size = Int64(status.st_size)
         allocatedSize = Int64(status.st_blocks) * 512
         permissions = UInt32(status.st_mode & 0o7777)

@@ -6,6 +6,14 @@ struct FileStatus: Sendable, Equatable {
     }
 
     var kind: Kind
+
+    /// The kinds of special file (``Kind/other``), for messages that name them.
+    enum Special: String, Sendable, Equatable {
+        case fifo = "a FIFO", socket = "a socket", characterDevice = "a character device", blockDevice = "a block device"
+    }
+
+    /// Which special file this is, when ``kind`` is ``Kind/other``.
+    var special: Special?
     /// `st_size`: the logical size in bytes.
     var size: Int64
     /// `st_blocks * 512`: the bytes allocated on disk.

@@ -30,7 +30,7 @@ extension MountTable {
         let numbers = fields[2].split(separator: ":")
         guard numbers.count == 2, let major = UInt64(numbers[0]), let minor = UInt64(numbers[1]) else { return nil }
         return Entry(device: device(major: major, minor: minor), root: unescape(fields[3]), mountPoint: unescape(fields[4]),
-                     type: unescape(fields[separator + 1]), source: unescape(fields[separator + 2]))
+                     type: unescape(fields[separator + 1]), source: unescape(fields[separator + 2]), mountID: UInt64(fields[0]))
     }
 
     /// The device number glibc's `makedev` makes of `major` and `minor` (what `st_dev` holds).

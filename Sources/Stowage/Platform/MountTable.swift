@@ -14,6 +14,9 @@ enum MountTable {
         var type: String
         /// What is mounted: a device (`/dev/sda1`), a server's export, or a name (`tmpfs`).
         var source: String
+        /// The mount's identity (mountinfo's first field, `statx`'s `stx_mnt_id`); `nil` where
+        /// the system does not tell.
+        var mountID: UInt64? = nil
     }
 
     /// The mount of `device` whose mount point is the longest prefix of `path` (itself resolved
@@ -31,5 +34,27 @@ enum MountTable {
             if point.utf8.count >= (covering?.mountPoint.utf8.count ?? 0) { covering = entry }
         }
         return onDevice ?? covering
+    }
+
+    /// The paths through which the top folder of the mount `mountID` can be seen with more of its
+    /// file system above it. When that mount is a bind mount of a sub-folder (its root is not
+    /// `/`), the folders above its top are on no path through it; another mount of the same file
+    /// system whose root holds that sub-folder shows them. The fullest view (the shortest root)
+    /// comes first. Empty when the mount shows its file system from its root, no other mount
+    /// shows it, or the table cannot be read (best effort). A path is built from the table's text:
+    /// the caller opens it and checks that it is the same folder (device and inode) before use.
+    static func fullerViews(ofMount mountID: UInt64) -> [String] {
+        guard let entries = try? entries(), let mine = entries.first(where: { $0.mountID == mountID }), mine.root != "/" else {
+            return []
+        }
+        return entries.filter { entry in
+            entry.device == mine.device && entry.mountID != mountID && entry.root.utf8.count < mine.root.utf8.count
+                && (entry.root == "/" || mine.root.hasBytePrefix(entry.root + "/"))
+        }
+        .sorted { $0.root.utf8.count < $1.root.utf8.count }
+        .map { entry in
+            let inside = entry.root == "/" ? mine.root : String(decoding: mine.root.utf8.dropFirst(entry.root.utf8.count), as: UTF8.self)
+            return entry.mountPoint == "/" ? inside : entry.mountPoint + inside
+        }
     }
 }

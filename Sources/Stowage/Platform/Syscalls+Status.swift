@@ -98,3 +98,20 @@ extension Sys {
 @inline(__always) private func systemStat(_ p: UnsafePointer<CChar>, _ s: UnsafeMutablePointer<stat>) -> Int32 { stat(p, s) }
 @inline(__always) private func systemStatStruct() -> stat { stat() }
 @inline(__always) private func systemFchmod(_ fd: Int32, _ m: mode_t) -> Int32 { fchmod(fd, m) }
+
+extension FileStatus {
+    /// The kind, and for a special file which one, of an item whose `st_mode` is `mode`: one
+    /// mapping for every system (the `S_IF*` values are POSIX's).
+    static func kind(ofMode mode: mode_t) -> (kind: Kind, special: Special?) {
+        switch mode & S_IFMT {
+        case S_IFREG: (.file, nil)
+        case S_IFDIR: (.folder, nil)
+        case S_IFLNK: (.symbolicLink, nil)
+        case S_IFIFO: (.other, .fifo)
+        case S_IFSOCK: (.other, .socket)
+        case S_IFCHR: (.other, .characterDevice)
+        case S_IFBLK: (.other, .blockDevice)
+        default: (.other, nil)
+        }
+    }
+}

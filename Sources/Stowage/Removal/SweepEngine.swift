@@ -139,9 +139,11 @@ final class SweepEngine: @unchecked Sendable {
     ///
     /// Climbs by descriptors (`..` of the folder open, never a path rebuilt from text), reading
     /// each folder's marker, up to the top of the root's mount (a folder above it on another
-    /// mount is another file system's business), `/`, or the first folder above that this user
-    /// may not open (someone else's, or a sandbox's). As for entries, a marker that cannot be
-    /// read counts as a pin: an issue says which, and nothing is removed. Read once per engine.
+    /// mount is another file system's business) or `/`. A folder above that this user may pass
+    /// through but not open (a 0711 folder of someone else's) has its marker read by name; as for
+    /// entries, a marker that cannot be read counts as a pin: an issue says which, and nothing is
+    /// removed. A folder a policy hides (`EPERM`: an app sandbox's container folders) ends the
+    /// climb. Read once per engine.
     private func rootIsUnderPin() -> Bool {
         if let rootPin { return rootPin }
         let answer = climbForPin()
@@ -153,7 +155,7 @@ final class SweepEngine: @unchecked Sendable {
         var folder = root
         var path = rootPath
         do {
-            let mount = try root.mountIdentity()
+            var mount = try root.mountIdentity()
             for _ in 0..<4096 {  // deeper than any path can be (PATH_MAX / 2)
                 do {
                     if try ExtendedAttributes.value(Marker.pinned.attribute, of: folder.descriptor) == Marker.setValue { return true }
@@ -164,15 +166,26 @@ final class SweepEngine: @unchecked Sendable {
                 let parent: OpenFile
                 do {
                     parent = try folder.openFolder(RawPath(".."))
-                } catch let error as SystemCallError where [.permissionDenied, .notPermitted].contains(error.errno) {
-                    // A folder above that is not this user's to read (a 0711 /srv/app; an app
-                    // sandbox's container folders): its pin is not this user's to honour, and
-                    // reading one would be refused anyway. The climb ends here.
+                } catch Errno.permissionDenied {
+                    // A folder above that this user may pass through but not read (a 0711 folder
+                    // of another user's): its pin is asked for by name, without opening it, and
+                    // one that cannot be read counts as a pin.
+                    return pinOfUnreadableParent(of: folder, path: path)
+                } catch Errno.notPermitted {
+                    // Not the permission bits but a policy (an app sandbox's container folders):
+                    // what is above is not this process's to see. The climb ends here.
                     return false
                 }
                 let parentStatus = try parent.status()
-                if parentStatus.inode == status.inode && parentStatus.device == status.device { return false }  // `/`
-                guard try parent.mountIdentity().isSameMount(as: mount) else { return false }
+                let isSlash = parentStatus.inode == status.inode && parentStatus.device == status.device
+                if try isSlash || !parent.mountIdentity().isSameMount(as: mount) {
+                    // The top of the root's mount. When it is a bind mount of a sub-folder, the
+                    // folders above that sub-folder are seen through another mount of its file
+                    // system, where the climb goes on.
+                    guard let (view, viewPath) = fullerView(of: folder, status: status, mount: mount) else { return false }
+                    (folder, path, mount) = (view, viewPath, try view.mountIdentity())
+                    continue
+                }
                 folder = parent
                 path = URL(filePath: path).deletingLastPathComponent().fileSystemPath
             }
@@ -181,6 +194,38 @@ final class SweepEngine: @unchecked Sendable {
             issues.append(UsageIssue(path: path, errno: (error as? SystemCallError)?.errno,
                                      message: "a pin on it or a folder above it could not be read "
                                         + "(\(UsageIssue(path: "", error: error).message)); nothing below it removed"))
+            return true
+        }
+    }
+
+    /// The folder `folder`, the top of a bind mount of a sub-folder, as another mount of its file
+    /// system shows it (see ``MountTable/fullerViews(ofMount:)``), with its path there: opened
+    /// by that path and accepted only if it is the very folder (same device and inode). Best
+    /// effort: `nil` when no other mount shows it, or none of the paths leads to it.
+    private func fullerView(of folder: OpenFile, status: FileStatus, mount: MountIdentity) -> (OpenFile, String)? {
+        guard let mountID = mount.mountID else { return nil }
+        for path in MountTable.fullerViews(ofMount: mountID) {
+            guard let view = try? OpenFile.openFolder(atPath: path, followingLinks: false), let seen = try? view.status(),
+                  seen.device == status.device, seen.inode == status.inode,
+                  let identity = try? view.mountIdentity(), identity.mountID != mountID else { continue }
+            return (view, path)
+        }
+        return nil
+    }
+
+    /// Whether the folder above `folder` (at `path`), which this user may not open, is pinned:
+    /// its marker read by name (`getxattr` through `/proc/self/fd`, which needs no descriptor of
+    /// it). A marker that cannot be read (`user.` attributes need read permission) counts as a pin,
+    /// reported as an issue naming that folder. A readable marker that is not set ends the climb:
+    /// nothing above a folder that cannot be opened can be seen.
+    private func pinOfUnreadableParent(of folder: OpenFile, path: String) -> Bool {
+        let parentPath = URL(filePath: path).deletingLastPathComponent().fileSystemPath
+        do {
+            return try ExtendedAttributes.value(Marker.pinned.attribute, entry: "..", inFolder: folder.descriptor) == Marker.setValue
+        } catch {
+            issues.append(UsageIssue(path: parentPath, errno: (error as? SystemCallError)?.errno,
+                                     message: "its pin could not be read (\(UsageIssue(path: "", error: error).message)); "
+                                        + "counted as a pin: nothing below it removed"))
             return true
         }
     }

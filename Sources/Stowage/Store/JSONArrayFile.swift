@@ -2,18 +2,23 @@ import Foundation
 
 /// In-place appends to a file holding a JSON array, at a cost proportional to what is appended.
 ///
-/// The file is never parsed whole: the last non-blank byte must be the array's `]` and the first
-/// non-blank byte its `[`. The `]` is overwritten with `,<elements>]` under the protection of an
-/// ``AppendJournal``. Only the first element (so that the caller can check its type) and the last
-/// one (so that the array's end is well formed) are read: the cost grows with those two
-/// elements, never with the number of elements.
+/// The last non-blank byte must be the array's `]` and the first non-blank byte its `[`. The `]`
+/// is overwritten with `,<elements>]` under the protection of an ``AppendJournal``.
 ///
-/// The last element is found by reading backwards from the `]`, through strings (an unescaped
-/// `"`) and nested values, to the `,` before it or the array's own `[`; it must be one JSON value
-/// (or nothing, after a trailing comma that follows a value). So `[1,2]]`, `[1] [2]`, `[1,[2]`,
-/// `[,]` and `[1 2]` are refused, unchanged, where appending would make them worse. Damage before
-/// the last element is not seen (`[1,,2,3]`, `[1],2]`, `[1,[2,3]`: the last element looks well
-/// formed, and telling `[1],2]` from `[[1],2]` would cost a read of the whole file).
+/// **Whole once, then trusted.** A file that Stowage did not last write is checked whole, once,
+/// by ``JSONArrayCheck`` (one streaming pass in bounded memory): anything that is not one JSON
+/// array (`[1,"x,2]`, `[,1,2]`, `[1],2]`, `[1,[2,3]`, a NUL byte) is refused, unchanged, where
+/// appending would bury the damage. After each append Stowage records the file as it left it
+/// (inode, size and modification time, in the extended attribute ``trustAttribute``); an append
+/// that finds the file still so trusts it and reads only the first element (so that the caller
+/// can check its type) and the bytes before the `]`: the cost grows with those, never with the
+/// number of elements. A file changed since (by another program, a restore, a copy: another
+/// inode, size or time) is checked whole again, once. Where the file system keeps no extended
+/// attributes, every append checks the whole file.
+///
+/// - Important: The record tells Stowage's own state from a change, not from a forgery: a program
+///   that rewrites the file in place to the same size and then sets its modification time back to
+///   the recorded one is trusted.
 enum JSONArrayFile {
     /// What an append found.
     enum Outcome: Equatable {
@@ -45,7 +50,9 @@ enum JSONArrayFile {
         if let last = try lastNonBlank(in: file, before: size) {
             guard last.byte == UInt8(ascii: "]"), let first = try firstNonBlank(in: file, size: size),
                   first.byte == UInt8(ascii: "[") else { return .notAnArray }
-            if let problem = try problemAtEnd(of: file, open: first.offset, close: last.offset) { return .malformed(problem) }
+            if !isTrusted(file, status: status), let problem = try JSONArrayCheck.problem(in: file, size: size) {
+                return .malformed(problem)
+            }
             if let element = try firstElement(in: file, after: first.offset, before: last.offset) {
                 try checkingFirstElement(element)
             }
@@ -92,106 +99,31 @@ enum JSONArrayFile {
         }
         try FaultPoint.appendBytesWritten.reach()
         try AppendJournal.end(for: name, in: folder)
+        recordTrust(in: file)
         return .appended
     }
 
-    /// Why the end of the array whose `[` is at `open` and `]` at `close` is not well formed, or
-    /// `nil` when it is: the last element, read backwards from `close`, must start after a `,` or
-    /// the array's own `[` and be one JSON value (see the type's discussion).
-    static func problemAtEnd(of file: OpenFile, open: Int64, close: Int64) throws -> String? {
-        var reader = BackwardReader(file: file, floor: open)
-        var closers: [UInt8] = []  // the `]` and `}` of the nested values the scan is inside, innermost last
-        var inString = false
-        var offset = close - 1
-        var boundary: (offset: Int64, byte: UInt8)?
-        scan: while offset >= open {
-            let byte = try reader.byte(at: offset)
-            if inString {
-                if byte == UInt8(ascii: "\""), try !reader.isEscaped(offset) { inString = false }
-            } else {
-                switch byte {
-                case UInt8(ascii: "\""):
-                    inString = true
-                case UInt8(ascii: "]"), UInt8(ascii: "}"):
-                    closers.append(byte)
-                case UInt8(ascii: "["), UInt8(ascii: "{"):
-                    guard let closer = closers.popLast() else {
-                        boundary = (offset, byte)  // an opener of no nested value: the array's own, if at `open`
-                        break scan
-                    }
-                    if closer != (byte == UInt8(ascii: "[") ? UInt8(ascii: "]") : UInt8(ascii: "}")) {
-                        return "a '\(Character(Unicode.Scalar(byte)))' near its end is closed by a '\(Character(Unicode.Scalar(closer)))'"
-                    }
-                case UInt8(ascii: ",") where closers.isEmpty:
-                    boundary = (offset, byte)
-                    break scan
-                default:
-                    break
-                }
-            }
-            offset -= 1
-        }
-        guard let boundary else { return "its last ']' closes no array that starts at its first '['" }
-        if boundary.byte != UInt8(ascii: ",") && !(boundary.byte == UInt8(ascii: "[") && boundary.offset == open) {
-            return "its last element starts after a '\(Character(Unicode.Scalar(boundary.byte)))' that is not the array's own"
-        }
-        // A last element past Int (2 GiB on watchOS's arm64_32) cannot be read into memory.
-        guard let length = Int(exactly: close - boundary.offset - 1) else { throw SystemCallError(errno: .valueTooLarge, call: "read") }
-        var element = Data(count: length)
-        if !element.isEmpty {
-            _ = try element.withUnsafeMutableBytes { try Sys.preadAll(file.descriptor, $0, at: boundary.offset + 1) }
-        }
-        let isBlankElement = element.allSatisfy(isBlank)
-        if boundary.byte == UInt8(ascii: ",") {
-            // The byte before the comma ends a value: not `[` (as in `[,]`) nor another `,`.
-            guard let before = try lastNonBlank(in: file, before: boundary.offset), before.offset >= open,
-                  before.byte != UInt8(ascii: "[") && before.byte != UInt8(ascii: ",") else {
-                return "a ',' near its end follows no element"
-            }
-        }
-        if isBlankElement { return nil }  // `[]`, or a trailing comma after a value: `[1,]`
-        if (try? JSONSerialization.jsonObject(with: element, options: .fragmentsAllowed)) == nil {
-            let excerpt = String(decoding: element.prefix(64), as: UTF8.self)
-            return "its last element, \(excerpt)\(element.count > 64 ? "…" : ""), is not one JSON value"
-        }
-        return nil
+    /// The extended attribute recording an array file as Stowage last left it:
+    /// `1 <inode> <size> <modification time>` (`user.stowage.json-array` on Linux,
+    /// `org.stowage.json-array` on Apple platforms).
+    static let trustAttribute = ExtendedAttributes.stowagePrefix + "json-array"
+
+    static func trustRecord(of status: FileStatus) -> [UInt8] {
+        Array("1 \(status.inode) \(status.size) \(String(status.modificationTime.bitPattern, radix: 16))".utf8)
     }
 
-    /// Reads a file's bytes at offsets that mostly go down, a chunk at a time.
-    private struct BackwardReader {
-        let file: OpenFile
-        /// The lowest offset ever read.
-        let floor: Int64
-        private var start: Int64 = 0
-        private var buffer: [UInt8] = []
+    /// Whether `file` is as Stowage last left it. Best effort: an attribute that cannot be read
+    /// (none, or no attributes on this file system) means "not trusted", and the file is checked.
+    static func isTrusted(_ file: OpenFile, status: FileStatus) -> Bool {
+        (try? file.attribute(trustAttribute)) == trustRecord(of: status)
+    }
 
-        init(file: OpenFile, floor: Int64) {
-            self.file = file
-            self.floor = floor
-        }
-
-        mutating func byte(at offset: Int64) throws -> UInt8 {
-            if offset < start || offset >= start + Int64(buffer.count) {
-                let end = offset + 1
-                start = max(floor, end - 4096)
-                buffer = [UInt8](repeating: 0, count: Int(end - start))
-                let read = try buffer.withUnsafeMutableBytes { try Sys.preadAll(file.descriptor, $0, at: start) }
-                buffer.removeLast(buffer.count - read)
-                guard offset - start < Int64(buffer.count) else { throw SystemCallError(errno: .ioError, call: "pread") }
-            }
-            return buffer[Int(offset - start)]
-        }
-
-        /// Whether the `"` at `offset` is escaped: an odd number of backslashes right before it.
-        mutating func isEscaped(_ offset: Int64) throws -> Bool {
-            var count = 0
-            var position = offset - 1
-            while position >= floor, try byte(at: position) == UInt8(ascii: "\\") {
-                count += 1
-                position -= 1
-            }
-            return count % 2 == 1
-        }
+    /// Records `file` as Stowage leaves it, after an append. Best effort: a file system without
+    /// extended attributes, or one with no room for it, leaves the file unrecorded, so that the
+    /// next append checks it whole (the append itself has succeeded).
+    static func recordTrust(in file: OpenFile) {
+        guard let status = try? file.status() else { return }
+        try? file.setAttribute(trustAttribute, to: trustRecord(of: status))
     }
 
     /// Blank bytes between JSON tokens.

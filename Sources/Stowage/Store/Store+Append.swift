@@ -20,6 +20,12 @@ extension Store {
     /// first element, so a type that decodes from it (one whose properties are all optional, say)
     /// passes; a file whose elements differ among themselves is not detected.
     ///
+    /// **The array is checked whole, once.** A file Stowage did not last write (or one changed
+    /// since) is read once from start to end, in bounded memory, and refused, unchanged, unless it
+    /// is one JSON array; Stowage then records it as it left it, and later appends trust that
+    /// record and read only the first element and the array's end (see "Appending" in the
+    /// Store article).
+    ///
     /// Appends are safe from many threads and processes at once: each takes an exclusive lock
     /// on the file (`flock`), and a crash mid-append leaves the array as it was before or after
     /// (see "Appends cost what the value costs" in the README).
@@ -30,10 +36,12 @@ extension Store {
     /// ```
     ///
     /// - Throws: ``StowageError/Code/decodingFailed`` when the array's first element does not
-    ///   decode as `Value` (the reason names both; the file is unchanged), or the file holds
-    ///   something that is neither an array nor a `Value`; ``StowageError/Code/encodingFailed``,
-    ///   ``StowageError/Code/noSpace`` (the array is left as it was),
-    ///   ``StowageError/Code/wrongKind`` for a folder, ``StowageError/Code/invalidPath``.
+    ///   decode as `Value` (the reason names both; the file is unchanged), when the file starts
+    ///   and ends like an array but is no JSON array (the reason says what is wrong and at which
+    ///   byte; the file is unchanged), or the file holds something that is neither an array nor
+    ///   a `Value`; ``StowageError/Code/encodingFailed``, ``StowageError/Code/noSpace`` (the
+    ///   array is left as it was), ``StowageError/Code/wrongKind`` for a folder or a special file
+    ///   (FIFO, socket, device: the reason names its kind), ``StowageError/Code/invalidPath``.
     public func append<Value: Codable>(_ value: Value, to path: String, in location: Location,
                                        options: WriteOptions = .default) throws {
         if Value.self == Data.self, let data = value as? Data {
@@ -126,7 +134,7 @@ extension Store {
                         // A device is refused before it is opened (opening one can act: a tape
                         // rewinds); the kind is checked again on the descriptor below.
                         if let present = try folder.statusIfPresent(of: relative.name), present.kind == .other {
-                            throw StowageError(.wrongKind, operation: .append, location: location, path: path, reason: Self.notRegularFile)
+                            throw Self.specialFileError(present, operation: .append, location: location, path: path)
                         }
                         // Without blocking: a FIFO put in the file's place must not hang the open.
                         file = try folder.open(relative.name, flags: Sys.readWrite | Sys.nonBlocking | Sys.noControllingTerminal)
@@ -139,8 +147,9 @@ extension Store {
                         throw StowageError(.invalidPath, operation: .append, location: location, path: path,
                                            reason: "it is a symbolic link; Stowage does not follow links inside a container")
                     }
-                    if try file.status().kind != .file {
-                        throw StowageError(.wrongKind, operation: .append, location: location, path: path, reason: Self.notRegularFile)
+                    let kind = try file.status()
+                    if kind.kind != .file {
+                        throw Self.specialFileError(kind, operation: .append, location: location, path: path)
                     }
                     try file.lock(exclusive: true)
                     defer { file.unlock() }

@@ -157,9 +157,20 @@ extension Store {
     /// How stale a recorded access time may be before a read updates it.
     static let accessRecordingInterval: Double = 60
 
-    /// Why an item that is a FIFO, a device or a socket is refused: reading one would block
-    /// forever or never end (`/dev/zero`), and no value was ever saved as one.
-    static let notRegularFile = "it is not a regular file but a FIFO, a device or a socket; the Store reads and writes files only"
+    /// Why an item that is a FIFO, a socket or a device is refused: reading one would block
+    /// forever or never end (`/dev/zero`), opening one can act (a tape rewinds), and no value was
+    /// ever saved as one. One reason for every special file and every operation (a read, an
+    /// append, a numbered folder's place), naming its kind: `it is a socket, a special file; ...`.
+    static func specialFileReason(_ special: FileStatus.Special?) -> String {
+        (special.map { "it is \($0.rawValue), a special file" } ?? "it is a special file")
+            + "; the Store reads and writes only regular files and folders"
+    }
+
+    /// The error for the special file `status` describes at `path`.
+    static func specialFileError(_ status: FileStatus, operation: StowageError.Operation, location: Location,
+                                 path: String) -> StowageError {
+        StowageError(.wrongKind, operation: operation, location: location, path: path, reason: specialFileReason(status.special))
+    }
 
     /// Opens an existing regular file for reading, with a precise error for links, folders,
     /// FIFOs and devices (opened without blocking, refused before any read).
@@ -173,8 +184,7 @@ extension Store {
                                    reason: "it is a folder, not a file")
             }
             if status.kind != .file {
-                throw StowageError(.wrongKind, operation: operation, location: location, path: path,
-                                   reason: Self.notRegularFile)
+                throw Self.specialFileError(status, operation: operation, location: location, path: path)
             }
             return file
         } catch let error as SystemCallError {
@@ -187,6 +197,11 @@ extension Store {
                 throw StowageError(.wrongKind, operation: operation, location: location, path: path,
                                    errno: error.errno, systemCall: error.call, reason: "it is a folder, not a file")
             default:
+                // A socket cannot be opened at all (ENXIO), nor a device without its driver: the
+                // entry's kind is the cause to report.
+                if let status = try folder.statusIfPresent(of: name), status.kind == .other {
+                    throw Self.specialFileError(status, operation: operation, location: location, path: path)
+                }
                 throw error
             }
         }

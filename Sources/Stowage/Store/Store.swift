@@ -145,6 +145,9 @@ extension Store {
                                 errno: .tooManySymbolicLinkLevels, systemCall: "openat",
                                 reason: "'\(name)' is a symbolic link; Stowage does not follow links inside a container")
         }
+        if let status, status.kind == .other, name == path.name {
+            return specialFileError(status, operation: operation, location: location, path: path.string)
+        }
         return StowageError(.wrongKind, operation: operation, location: location, path: path.string,
                             errno: .notFolder, systemCall: "openat",
                             reason: "'\(name)' is a file, not a folder")

@@ -28,6 +28,9 @@ final class TestProbe: @unchecked Sendable {
         /// A serial walk started (one per `FileTreeWalk.run`: removal walks, audits, the
         /// reclaimable total, disk cache indexes).
         case fileTreeWalk
+        /// A whole array file checked by an append (``JSONArrayCheck``): one per file that Stowage
+        /// did not last write.
+        case arrayCheck
         /// `Sys.syncData`: a file's data made durable (`fdatasync`, `F_FULLFSYNC`).
         case syncData
         /// `Sys.syncFolder`: a folder's entries made durable (`fsync` of the folder).

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Stowage
 
-@Suite("PressureWatcher")
+@Suite("PressureWatcher", .timeLimit(.minutes(5)))  // an await that never ends fails
 struct PressureWatcherTests {
     /// A container on a private tmpfs (nobody else writes there, so its figures are exact),
     /// with files in tmp and Caches: what a check that scanned them would have to read.
@@ -112,5 +112,46 @@ struct PressureWatcherTests {
         }
         #expect(report.neededBytes == 0 && report.steps.isEmpty && report.isSimulated)
         #expect(counter.count(.usageScan) + counter.count(.fileTreeWalk) == 0)
+    }
+
+    @Test("the threshold is the boundary: exactly at it a check is fine, one byte below it relieves (sync, async and relieve)")
+    func thresholdBoundary() async throws {
+        let folder = TestFolder()
+        let (volume, store) = try Self.populatedStore(in: folder)
+        defer { withExtendedLifetime(volume) {} }
+        let threshold: Int64 = 1_000_000
+        let watcher = PressureWatcher(container: store.container, threshold: threshold, interval: .seconds(1))
+        func at(_ available: Int64) -> ByteCount { ByteCount(available) }
+
+        // Exactly at the threshold: "below the threshold" is false, nothing is needed, nothing goes.
+        let fine = try SimulatedCapacity.withFigures(available: at(threshold)) { try watcher.check() }
+        let fineAsync = try await SimulatedCapacity.withFigures(available: at(threshold)) { try await watcher.check() }
+        let none = try SimulatedCapacity.withFigures(available: at(threshold)) { try store.container.relieve(toAvailable: threshold) }
+        #expect(fine.relief == nil && fine.availableBytes == threshold)
+        #expect(fineAsync.relief == nil && fineAsync.availableBytes == threshold)
+        #expect(none.neededBytes == 0 && none.steps.isEmpty && none.isSatisfied && none.freedAllocatedBytes == 0)
+        #expect(try store.exists("t1", in: .temporary))
+
+        // One byte below: one byte is needed; the oldest temporary file goes, and only it.
+        let short = try SimulatedCapacity.withFigures(available: at(threshold - 1)) { try watcher.check() }
+        let relief = try #require(short.relief, "one byte below the threshold relieves")
+        #expect(relief.neededBytes == 1 && relief.isSatisfied && relief.freedAllocatedBytes == 8192)
+        #expect(relief.steps.map(\.location) == ["temporary"])
+        #expect(relief.steps[0].report.removed.map(\.path) == ["t1"])
+        #expect(try !store.exists("t1", in: .temporary))
+        try store.save(Data(count: 8192), to: "t1", in: .temporary)
+        let shortAsync = try await SimulatedCapacity.withFigures(available: at(threshold - 1)) { try await watcher.check() }
+        #expect(shortAsync.relief?.neededBytes == 1 && shortAsync.relief?.steps.map(\.location) == ["temporary"])
+
+        // Freeing exactly what is needed satisfies it, and the relief stops there (Caches untouched);
+        // one byte more and Caches are swept too.
+        try store.save(Data(count: 8192), to: "t1", in: .temporary)
+        let exact = try SimulatedCapacity.withFigures(available: at(threshold - 8192)) { try store.container.relieve(toAvailable: threshold) }
+        #expect(exact.neededBytes == 8192 && exact.freedAllocatedBytes == 8192 && exact.isSatisfied)
+        #expect(exact.steps.map(\.location) == ["temporary"])
+        try store.save(Data(count: 8192), to: "t1", in: .temporary)
+        let more = try SimulatedCapacity.withFigures(available: at(threshold - 8193)) { try store.container.relieve(toAvailable: threshold) }
+        #expect(more.steps.map(\.location) == ["temporary", "caches"] && more.isSatisfied)
+        #expect(more.steps[1].report.removed.count == 1 && more.freedAllocatedBytes == 8192 + 4096)
     }
 }

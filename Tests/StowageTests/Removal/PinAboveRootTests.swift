@@ -1,4 +1,5 @@
 import Foundation
+import StowageTestSupport
 import Testing
 @testable import Stowage
 
@@ -77,5 +78,23 @@ struct PinAboveRootTests {
         try pin(folder.file("container"))
         try store.remove("album", from: .documents)
         #expect(!(try store.exists("album", in: .documents)))
+    }
+
+    @Test("a bind mount of a pinned folder's sub-folder (same file system) is still under the pin; a bind of an unpinned one is swept")
+    func bindMountBelowPin() throws {
+        let folder = TestFolder()
+        try files(folder, ["pinned/sub/a", "pinned/sub/deeper/b", "plain/sub/c"])
+        try pin(folder.file("pinned"))
+        let bound = try ExtraMount(["--bind", folder.path + "/pinned/sub"], at: folder.path + "/bound")
+        let plain = try ExtraMount(["--bind", folder.path + "/plain/sub"], at: folder.path + "/plain-bound")
+        let sweeper = Sweeper(policy: SweepPolicy(maximumAge: 0))
+        for start in [bound.path, bound.path + "/deeper"] {
+            let report = try sweeper.sweep(URL(filePath: start), now: Date().addingTimeInterval(3600))
+            #expect(report.removed.isEmpty, "\(start): \(report.removed.map(\.path))")
+            #expect(report.issues.isEmpty, "\(report.issues)")
+        }
+        #expect(folder.exists("pinned/sub/a") && folder.exists("pinned/sub/deeper/b"))
+        let report = try sweeper.sweep(URL(filePath: plain.path), now: Date().addingTimeInterval(3600))
+        #expect(report.removed.map(\.path) == ["c"], "\(report.issues)")
     }
 }

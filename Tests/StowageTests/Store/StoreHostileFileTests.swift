@@ -7,7 +7,9 @@ import Testing
 @Suite("Store: malformed arrays and special files")
 struct StoreHostileFileTests {
     @Test("an append refuses an array whose end is not well formed, leaving every byte as it was",
-          arguments: ["[1,2]]", "[1] [2]", "[1,[2]", "[,]", "[1 2]", "[1,,]", "[1,{]", "[{\"a\":1]", "[1,\"x]", "[ , 2]", "[1,2}]"])
+          arguments: ["[1,2]]", "[1] [2]", "[1,[2]", "[,]", "[1 2]", "[1,,]", "[1,{]", "[{\"a\":1]", "[1,\"x]", "[ , 2]", "[1,2}]",
+                      // Damage before the last element (issue 30, item 10): the whole file is checked.
+                      "[1,\"x,2]", "[,1,2]", "[1],2]", "[1,[2,3]", "[1,,2,3]", "[1,\u{0}2]", "[01,2]", "[\"\\ud800\",2]"])
     func malformedEnds(content: String) throws {
         let folder = TestFolder()
         try folder.write(content, to: "container/Documents/n.json")
@@ -39,50 +41,33 @@ struct StoreHostileFileTests {
         #expect(after.last as? String == "z")
     }
 
-    /// Runs `body` on a thread of its own and fails the test if it has not returned within ten
-    /// seconds (a read of a FIFO once blocked forever): a hang is a failure, never a stuck suite.
-    func withinTenSeconds(_ what: String, _ body: @escaping @Sendable () -> Void) {
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            body()
-            done.signal()
-        }
-        if done.wait(timeout: .now() + 10) == .timedOut { Issue.record("\(what) did not return within 10 s") }
+    /// The one reason given for every special file, whatever the operation.
+    static func specialFileReason(_ kind: String) -> String {
+        "it is \(kind), a special file; the Store reads and writes only regular files and folders"
     }
 
-    @Test("retrieve and append refuse a FIFO in a value's place at once, with wrongKind naming it")
-    func fifo() throws {
+    @Test("retrieve, append and append(Data) refuse every special file at once, with one message naming the path and its kind",
+          arguments: [("a FIFO", S_IFIFO, 0), ("a socket", S_IFSOCK, 0), ("a character device", S_IFCHR, 1 << 8 | 5),
+                      ("a block device", S_IFBLK, 7 << 8 | 250)] as [(String, mode_t, Int)])
+    func specialFiles(kind: String, type: mode_t, device: Int) throws {
         let folder = TestFolder()
         try FileManager.default.createDirectory(atPath: folder.path + "/container/Documents", withIntermediateDirectories: true)
-        #expect(mkfifo(folder.path + "/container/Documents/pipe.json", 0o644) == 0)
-        let store = folder.store()
-        withinTenSeconds("retrieve of a FIFO") {
-            expectStowageError(.wrongKind) { _ = try store.retrieve([Int].self, from: "pipe.json", in: .documents) }
-            expectStowageError(.wrongKind) { _ = try store.retrieve(Data.self, from: "pipe.json", in: .documents) }
-        }
-        withinTenSeconds("append to a FIFO") {
-            expectStowageError(.wrongKind) { try store.append(1, to: "pipe.json", in: .documents) }
-        }
-        do {
-            _ = try store.retrieve(Data.self, from: "pipe.json", in: .documents)
-        } catch let error as StowageError {
-            #expect(error.description.contains("Documents/pipe.json") && error.description.contains("not a regular file"), "\(error)")
-        }
-    }
-
-    @Test("retrieve and append refuse a character device (a copy of /dev/zero) without reading it")
-    func characterDevice() throws {
-        let folder = TestFolder()
-        try FileManager.default.createDirectory(atPath: folder.path + "/container/Documents", withIntermediateDirectories: true)
-        let path = folder.path + "/container/Documents/zero.bin"
-        guard mknod(path, S_IFCHR | 0o644, dev_t(1 << 8 | 5)) == 0 else {  // major 1, minor 5: what /dev/zero is
-            print("SKIPPED: mknod of a character device was refused (\(String(cString: strerror(errno)))); needs root")
+        guard mknod(folder.path + "/container/Documents/special", type | 0o644, dev_t(device)) == 0 else {
+            print("SKIPPED: mknod of \(kind) was refused (\(String(cString: strerror(errno)))); devices need root")
             try Test.cancel("mknod refused here")
         }
         let store = folder.store()
-        withinTenSeconds("retrieve of a character device") {
-            expectStowageError(.wrongKind) { _ = try store.retrieve(Data.self, from: "zero.bin", in: .documents) }
-            expectStowageError(.wrongKind) { try store.append(1, to: "zero.bin", in: .documents) }
+        expectReturns(within: 10, "the calls on \(kind)") {
+            let errors = [
+                expectStowageError(.wrongKind) { _ = try store.retrieve([Int].self, from: "special", in: .documents) },
+                expectStowageError(.wrongKind) { _ = try store.retrieve(Data.self, from: "special", in: .documents) },
+                expectStowageError(.wrongKind) { try store.append(1, to: "special", in: .documents) },
+                expectStowageError(.wrongKind) { try store.append(Data("x".utf8), to: "special", in: .documents) },
+            ]
+            for error in errors {
+                #expect(error?.reason == Self.specialFileReason(kind), "\(String(describing: error))")
+                #expect(error?.description.contains("Documents/special") == true, "\(String(describing: error))")
+            }
         }
     }
 }

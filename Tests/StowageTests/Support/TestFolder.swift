@@ -162,3 +162,18 @@ func builtProduct(_ name: String) throws -> URL {
     }
     throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: name])
 }
+
+/// Runs `body` on a thread of its own and records an issue if it has not returned within
+/// `seconds` (a read of a FIFO once blocked forever, an append once read a 3 GiB hole): a hang is
+/// a failure, never a stuck suite.
+func expectReturns(within seconds: Int, _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
+                   _ body: @escaping @Sendable () -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        body()
+        done.signal()
+    }
+    if done.wait(timeout: .now() + .seconds(seconds)) == .timedOut {
+        Issue.record("\(what) did not return within \(seconds) s", sourceLocation: sourceLocation)
+    }
+}
