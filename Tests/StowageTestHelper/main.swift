@@ -17,6 +17,9 @@
 //   stowage-test-helper cache-hits FOLDER COUNT             sets one entry, reads it COUNT times from the memory
 //                                                           tier; prints the read system calls made meanwhile
 //                                                           (syscr of /proc/self/io: reading it counts too)
+//   stowage-test-helper cache-read-until FOLDER STOP        sets "hot", prints "ready", reads it (memory hits) until the
+//                                                           file STOP exists, then 100 times more; exit 2 on a wrong
+//                                                           value; prints "reads N"
 //   stowage-test-helper cache-default NAME                  sets "k" in DiskCache(name:) and prints its folder
 //   stowage-test-helper crash-loop ROOT                     the CrashWorkload, forever; prints "ready"
 //                                                           once started, for a parent to kill it
@@ -199,6 +202,19 @@ do {
         outer.remove()
         outer.remove()
         try report()
+    case "cache-read-until":
+        let cache = try DiskCache(folder: folderURL(1))
+        try cache.set(Data("hot".utf8), for: "hot")
+        FileHandle.standardOutput.write(Data("ready\n".utf8))
+        var reads = 0
+        func readOnce() throws {
+            reads += 1
+            if try cache.data(for: "hot") != Data("hot".utf8) { fail("a wrong value for hot", status: 2) }
+            if cache.count < 0 || cache.allocatedBytes < 0 { fail("a negative figure", status: 2) }
+        }
+        while !FileManager.default.fileExists(atPath: argument(2)) { try readOnce() }
+        for _ in 0..<100 { try readOnce() }
+        print("reads \(reads)")
     case "cache-default":
         let cache = try DiskCache(name: argument(1))
         try cache.set(Data("v".utf8), for: "k")
