@@ -20,6 +20,9 @@
 //   stowage-test-helper cache-read-until FOLDER STOP        sets "hot", prints "ready", reads it (memory hits) until the
 //                                                           file STOP exists, then 100 times more; exit 2 on a wrong
 //                                                           value; prints "reads N"
+//   stowage-test-helper cache-model-set FOLDER MAX-BYTES MAX-COUNT KEY VERSION SIZE
+//                                       sets key "k<KEY>" to CacheModelValue (memory tier off); prints
+//                                       "sweeps N" (the evictions it made)
 //   stowage-test-helper cache-default NAME                  sets "k" in DiskCache(name:) and prints its folder
 //   stowage-test-helper crash-loop ROOT                     the CrashWorkload, forever; prints "ready"
 //                                                           once started, for a parent to kill it
@@ -215,6 +218,11 @@ do {
         while !FileManager.default.fileExists(atPath: argument(2)) { try readOnce() }
         for _ in 0..<100 { try readOnce() }
         print("reads \(reads)")
+    case "cache-model-set":
+        let limits = DiskCache.Limits(maximumAllocatedSize: Int64(number(2)), maximumCount: number(3), memoryCapacity: 0)
+        let cache = try DiskCache(folder: folderURL(1), limits: limits)
+        try cache.set(CacheModelValue.data(key: number(4), version: number(5), size: number(6)), for: "k\(number(4))")
+        print("sweeps \(cache.sweepCount)")
     case "cache-default":
         let cache = try DiskCache(name: argument(1))
         try cache.set(Data("v".utf8), for: "k")

@@ -24,7 +24,8 @@ import CStowageShims
 /// thread (`sigsetjmp` without the signal mask, no system call) and a `SIGBUS` handler, installed
 /// once per process, that jumps back when a guarded load faulted and otherwise hands the signal
 /// to the action in place before it (by default: the process ends, as without it). The load then
-/// returns `nil`, and the caller treats the file as damaged. Costs a few nanoseconds per load;
+/// returns `nil`, and the caller treats the file as damaged. Costs about 30 ns per load of the
+/// index's six words (42 ns against 15 ns unguarded, measured at -O2 on a loaded 2-core machine);
 /// the alternatives were worse: an `fstat` before each load costs about 0.5 µs (as much as a
 /// whole memory hit) and still leaves a window between the check and the load; `pread` instead
 /// of a mapping costs as much; a private or anonymous fallback mapping stops seeing the other
