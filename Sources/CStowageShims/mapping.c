@@ -2,11 +2,13 @@
 #include "CStowageShims.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#if defined(__linux__)
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
-#include <stddef.h>
-#include <string.h>
+#endif
 
 // ---- Loads from a shared file mapping that survive the file being cut short. ----
 //
@@ -14,6 +16,12 @@
 // or a cleaning tool) raises SIGBUS on the next load, on Linux and Darwin alike. Checking the
 // file's size first (fstat) costs a system call per load and still leaves a window; a handler
 // that turns the fault into a failed load costs nothing until it happens.
+//
+// Linux only for now: the design is the same on Darwin (the same signal and calls), but the Apple
+// type-check's stand-in headers (DarwinCheck/Surface) have no <setjmp.h> nor <pthread.h> yet, and a
+// hand-written jmp_buf is what that check exists to prevent. Elsewhere the loads are unguarded.
+
+#if defined(__linux__)
 
 /// The action SIGBUS had before ours, passed every fault that is not a guarded load's.
 static struct sigaction previous_action;
@@ -77,3 +85,14 @@ int cstowage_guarded_load_u64(const uint64_t *words, int count, uint64_t *out) {
     armed_jump = NULL;
     return 0;
 }
+
+#else
+
+int cstowage_guard_mapped_loads(void) { return 0; }
+
+int cstowage_guarded_load_u64(const uint64_t *words, int count, uint64_t *out) {
+    for (int index = 0; index < count; index++) out[index] = __atomic_load_n(words + index, __ATOMIC_ACQUIRE);
+    return 0;
+}
+
+#endif

@@ -30,8 +30,10 @@ import CStowageShims
 /// whole memory hit) and still leaves a window between the check and the load; `pread` instead
 /// of a mapping costs as much; a private or anonymous fallback mapping stops seeing the other
 /// processes' words. Bytes past the file's end on its last page read as zeros (no fault).
-/// Portable to Darwin as it is (the same signal, the same calls); a handler installed later that
-/// does not pass `SIGBUS` on, or a debugger stopping on `EXC_BAD_ACCESS`, sees the fault first.
+/// A handler installed later that does not pass `SIGBUS` on, or a debugger stopping on the
+/// fault, sees it first. **Linux only for now**: Darwin raises the same signal and has the same
+/// calls, but the Apple type-check's stand-in headers lack `<setjmp.h>` and `<pthread.h>` (to be
+/// added, verified against Libc); until then a load there is unguarded, as before.
 ///
 /// `@unchecked Sendable`: the address and length never change after `init`, and every access to
 /// the memory is an atomic load (acquire) through the C shim.
