@@ -261,8 +261,6 @@ int64_t cstowage_seek_hole(int fd, int64_t offset) {
 #endif
 }
 
-uint64_t cstowage_atomic_load_u64(const uint64_t *word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
-
 int cstowage_open_beneath(int directory, const char *path, int flags) {
 #if defined(__linux__) && defined(SYS_openat2)
     struct open_how how = {

@@ -17,6 +17,12 @@
 //   stowage-test-helper cache-hits FOLDER COUNT             sets one entry, reads it COUNT times from the memory
 //                                                           tier; prints the read system calls made meanwhile
 //                                                           (syscr of /proc/self/io: reading it counts too)
+//   stowage-test-helper cache-read-until FOLDER STOP        sets "hot", prints "ready", reads it (memory hits) until the
+//                                                           file STOP exists, then 100 times more; exit 2 on a wrong
+//                                                           value; prints "reads N"
+//   stowage-test-helper cache-model-set FOLDER MAX-BYTES MAX-COUNT KEY VERSION SIZE
+//                                       sets key "k<KEY>" to CacheModelValue (memory tier off); prints
+//                                       "sweeps N" (the evictions it made)
 //   stowage-test-helper cache-default NAME                  sets "k" in DiskCache(name:) and prints its folder
 //   stowage-test-helper crash-loop ROOT                     the CrashWorkload, forever; prints "ready"
 //                                                           once started, for a parent to kill it
@@ -214,6 +220,24 @@ do {
         installed.remove()
         try SimulatedCapacity.withFigures(available: 3_000) { try report() }
         try report()
+    case "cache-read-until":
+        let cache = try DiskCache(folder: folderURL(1))
+        try cache.set(Data("hot".utf8), for: "hot")
+        FileHandle.standardOutput.write(Data("ready\n".utf8))
+        var reads = 0
+        func readOnce() throws {
+            reads += 1
+            if try cache.data(for: "hot") != Data("hot".utf8) { fail("a wrong value for hot", status: 2) }
+            if cache.count < 0 || cache.allocatedBytes < 0 { fail("a negative figure", status: 2) }
+        }
+        while !FileManager.default.fileExists(atPath: argument(2)) { try readOnce() }
+        for _ in 0..<100 { try readOnce() }
+        print("reads \(reads)")
+    case "cache-model-set":
+        let limits = DiskCache.Limits(maximumAllocatedSize: Int64(number(2)), maximumCount: number(3), memoryCapacity: 0)
+        let cache = try DiskCache(folder: folderURL(1), limits: limits)
+        try cache.set(CacheModelValue.data(key: number(4), version: number(5), size: number(6)), for: "k\(number(4))")
+        print("sweeps \(cache.sweepCount)")
     case "cache-default":
         let cache = try DiskCache(name: argument(1))
         try cache.set(Data("v".utf8), for: "k")

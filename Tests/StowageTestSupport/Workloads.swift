@@ -51,3 +51,24 @@ public enum CacheWorkload {
         return Data((0..<length).map { pattern[$0 % pattern.count] ^ UInt8(truncatingIfNeeded: $0) })
     }
 }
+
+/// The values of the model-based test of `DiskCache`: each names its key and version, so a read
+/// says which write it came from, and a torn or mixed entry cannot pass for a written one.
+public enum CacheModelValue {
+    /// `size` bytes (at least the prefix) for `key`'s `version`: `k<key>v<version>;` then a byte
+    /// that depends on both, repeated.
+    public static func data(key: Int, version: Int, size: Int) -> Data {
+        var data = Data("k\(key)v\(version);".utf8)
+        let filler = UInt8(truncatingIfNeeded: key &* 31 &+ version &* 7 &+ 1)
+        if data.count < size { data.append(Data(repeating: filler, count: size - data.count)) }
+        return data
+    }
+
+    /// The version `data` holds for `key`, or `nil` when it is no value of that key written whole.
+    public static func version(of data: Data, key: Int) -> Int? {
+        guard let end = data.firstIndex(of: UInt8(ascii: ";")),
+              let text = String(data: data[data.startIndex..<end], encoding: .utf8), text.hasPrefix("k\(key)v"),
+              let version = Int(text.dropFirst("k\(key)v".count)) else { return nil }
+        return self.data(key: key, version: version, size: data.count) == data ? version : nil
+    }
+}

@@ -14,6 +14,7 @@ import Foundation
 /// | 2 | the entries' allocated bytes |
 /// | 3 | the number of entries |
 /// | 4 | the generation: one more after every change, by any instance |
+/// | 5 | the check word of words 1 to 4 |
 ///
 /// **Why the totals stay right.** Every change (a write, a removal, an eviction) runs inside
 /// ``change(in:measure:_:)``, which holds an exclusive `flock` on the index file for the whole
@@ -31,6 +32,27 @@ import Foundation
 /// rebuild once. A read takes no lock:
 /// an atomic load of the generation tells a ``DiskCache`` whether its memory tier is still good.
 ///
+/// **Damage from outside is rebuilt, never fatal.** The file is Stowage's, but a backup restore,
+/// a cleaning tool or a person can cut it short, write over it or put something else at its name
+/// while caches use it:
+/// - *Cut short* (to 0 bytes, say): a load from a mapped page the file no longer reaches would
+///   end the process with `SIGBUS`; every load is guarded instead (``SharedMapping``: a `SIGBUS`
+///   handler and a jump point per thread, about 30 ns a load, where an `fstat` before each
+///   would cost about 0.5 µs and still leave a window), and a faulted load reads as a damaged index
+///   (on Linux; on Darwin the loads are not guarded yet, see ``SharedMapping``).
+///   Bytes past a shorter file's end on its last page read as zeros: damaged too.
+/// - *Written over*: words are taken only when they are an index's (``Words/isValid``: the magic,
+///   the check word, a state of 0 or 1, totals a folder can have), looked at up to three times (a
+///   read torn by a change writing at that moment passes the next time).
+/// - While damaged, ``generation`` is a new random value at each load (no memory tier trusts
+///   anything), ``settledTotals`` rebuilds the index first (so ``DiskCache/count`` and
+///   ``DiskCache/allocatedBytes`` are the folder's, never negative), and the next change measures
+///   the folder and writes the index whole again (a file cut short grows back).
+/// - *Something else at its name*: what holds no data (a link, never followed; a FIFO, never
+///   blocking the open; a socket or device node; an empty folder; a second name of another file)
+///   is removed through ``Removal/removeIfHoldingNoData(_:in:)`` and the index made again; a folder
+///   with entries is refused with ``StowageError/Code/wrongKind`` naming the index's path.
+///
 /// Files added to the folder by anything but a ``DiskCache`` are not counted until the next
 /// rebuild; entries removed behind the caches' backs make the totals high until the next
 /// eviction measures the folder, which errs on the side of the limit.
@@ -41,9 +63,9 @@ import Foundation
 final class CacheIndex: @unchecked Sendable {
     /// The index file's name.
     static let name = RelativePath.reservedPrefix + "cache-index"
-    private static let magic: UInt64 = 0x3130_5844_4943_5753  // "SWCIDX01", little endian
+    static let magic: UInt64 = 0x3230_5844_4943_5753  // "SWCIDX02", little endian
     private static let wordCount = 8
-    private enum Word: Int { case magic = 0, state, allocated, count, generation }
+    private enum Word: Int { case magic = 0, state, allocated, count, generation, check }
 
     /// The totals of the entries.
     struct Totals: Equatable {
@@ -54,6 +76,12 @@ final class CacheIndex: @unchecked Sendable {
     private let lock = NSLock()
     private var file: OpenFile
     private var identity: (device: UInt64, inode: UInt64)
+    /// The cache's folder, as errors name it.
+    private let folderPath: String
+    /// Opens the cache's folder again (made again if removed) and measures its entries: the
+    /// rebuild a damaged index gets when its totals are asked for.
+    private let reopen: @Sendable () throws -> OpenFile
+    private let measure: @Sendable (OpenFile) throws -> Totals
 
     private let mappingLock = NSLock()
     private var currentMapping: SharedMapping
@@ -62,49 +90,132 @@ final class CacheIndex: @unchecked Sendable {
         set { mappingLock.withLock { currentMapping = newValue } }
     }
 
-    /// Opens the index of the folder `root` (making it if missing) and settles it: a missing, damaged
-    /// or unsettled index is rebuilt by `measure` (a process that stopped in the middle of a change).
-    init(in root: OpenFile, measure: () throws -> Totals) throws {
-        (file, currentMapping, identity) = try Self.open(in: root)
+    /// Opens the index of the folder `root` (named `folderPath` in errors; making the index if
+    /// missing, and clearing its name of anything that holds no data) and settles it: a missing,
+    /// damaged or unsettled index is rebuilt by `measure` (a process that stopped in the middle of
+    /// a change). `reopen` opens the folder again, for a rebuild asked for by ``settledTotals``.
+    init(in root: OpenFile, folderPath: String, reopen: @escaping @Sendable () throws -> OpenFile,
+         measure: @escaping @Sendable (OpenFile) throws -> Totals) throws {
+        self.folderPath = folderPath
+        self.reopen = reopen
+        self.measure = measure
+        (file, currentMapping, identity) = try Self.open(in: root, folderPath: folderPath)
         // A settled index is left as it is: opening a cache is no change (the generation stays,
         // and other instances keep their memory tiers).
-        let mapping = self.mapping
-        if mapping.load(Word.magic.rawValue) != Self.magic || mapping.load(Word.state.rawValue) != 0 {
-            try change(in: root, measure: measure) { _ in }
-        }
+        if let words = validWords, words.state == 0 { return }
+        try change(in: root, measure: { try measure(root) }) { _ in }
     }
 
     /// Opens the index file of `root`, making it (or making it long enough) under its lock.
-    private static func open(in root: OpenFile) throws -> (OpenFile, SharedMapping, (device: UInt64, inode: UInt64)) {
-        // O_NOFOLLOW: a link in its place is refused (ELOOP); O_NONBLOCK: a FIFO never blocks the open.
-        let file = try root.open(name, flags: Sys.readWriteCreate | Sys.noFollow | Sys.nonBlocking)
-        var status = try file.status()
-        // Not a regular file, or a hard link to a file elsewhere (whose bytes the index would write): refused.
-        guard status.kind == .file, status.linkCount <= 1 else { throw SystemCallError(errno: .invalidArgument, call: "open") }
-        if status.size < Int64(wordCount * 8) {
-            // Zeros, written (not a sparse `ftruncate`: its blocks are allocated now, where a full
-            // volume is an error): no magic, so the first change rebuilds it. Only ever made
-            // longer: a mapping past the end of a shorter file would fault.
-            try file.lock(exclusive: true)
-            defer { file.unlock() }
-            status = try file.status()
-            if status.size < Int64(wordCount * 8) {
-                try file.writeAll(Data(count: wordCount * 8 - Int(status.size)), at: status.size)
+    ///
+    /// Anything else at its name (a link, a FIFO, a socket, a device node, an empty folder, a
+    /// second name of another file) holds no data of anyone's and is removed through the removal
+    /// walk's rule (``Removal/removeIfHoldingNoData(_:in:)``); a folder with entries is refused
+    /// with ``StowageError/Code/wrongKind`` naming the index's path. The name is opened with
+    /// `O_NOFOLLOW` (a link put there meanwhile is refused, never followed) and `O_NONBLOCK` (a FIFO
+    /// never blocks the open), and looked at again once open.
+    private static func open(in root: OpenFile, folderPath: String) throws -> (OpenFile, SharedMapping, (device: UInt64, inode: UInt64)) {
+        let path = folderPath + "/" + name
+        for _ in 0..<4 {
+            do {
+                if try !Removal.removeIfHoldingNoData(name, in: root), try root.statusIfPresent(of: name)?.kind != .file {
+                    throw StowageError(.wrongKind, operation: .cache, path: path,
+                                       reason: "a folder with entries is where the cache's index belongs; Stowage removes "
+                                           + "only what holds no data there: move it away")
+                }
+            } catch let error as SystemCallError {
+                throw StowageError(error, operation: .cache, path: path)  // what is in the way could not be removed
             }
+            let file: OpenFile
+            do {
+                file = try root.open(name, flags: Sys.readWriteCreate | Sys.noFollow | Sys.nonBlocking)
+            } catch Errno.tooManySymbolicLinkLevels, Errno.isFolder, Errno.noDeviceOrAddress {
+                continue  // something else was put there since it was cleared: clear it again
+            }
+            var status = try file.status()
+            // Not a regular file, or a hard link to a file elsewhere (whose bytes the index would write).
+            guard status.kind == .file, status.linkCount <= 1 else { continue }
+            if status.size < Int64(wordCount * 8) {
+                // Zeros, written (not a sparse `ftruncate`: its blocks are allocated now, where a full
+                // volume is an error): no magic, so the first change rebuilds it.
+                try file.lock(exclusive: true)
+                defer { file.unlock() }
+                status = try file.status()
+                if status.size < Int64(wordCount * 8) {
+                    try file.writeAll(Data(count: wordCount * 8 - Int(status.size)), at: status.size)
+                }
+            }
+            return (file, try SharedMapping(file, words: wordCount), (status.device, status.inode))
         }
-        return (file, try SharedMapping(file, words: wordCount), (status.device, status.inode))
+        // Replaced four times in a row while we cleared it: someone keeps putting things there.
+        throw StowageError(.busy, operation: .cache, path: path,
+                           reason: "something else keeps appearing where the cache's index belongs")
     }
 
-    /// The generation: it changes with every change to the folder made by any instance.
+    /// The index's words as one load saw them.
+    struct Words {
+        var magic, state, allocated, count, generation, check: UInt64
+
+        /// Whether these are an index's words: the magic number, the check word of the four
+        /// after it, a state of 0 or 1, and totals a folder can have (not negative, whole 512-byte
+        /// units as `st_blocks` counts). Anything else (bytes written over the file, a read torn
+        /// by a change writing at that moment) is no index.
+        var isValid: Bool {
+            magic == CacheIndex.magic && check == CacheIndex.check(state, allocated, count, generation) && state <= 1
+                && Int64(bitPattern: allocated) >= 0 && allocated % 512 == 0 && Int64(bitPattern: count) >= 0
+        }
+
+        var totals: Totals { Totals(allocatedBytes: Int64(bitPattern: allocated), count: Int(truncatingIfNeeded: count)) }
+    }
+
+    /// The check word of words 1 to 4: a 64-bit mix (SplitMix64's finaliser), so that random
+    /// bytes pass for an index once in 2⁶⁴, not once in a few thousand as plausibility alone would.
+    private static func check(_ words: UInt64...) -> UInt64 {
+        var mixed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for word in words {
+            mixed = (mixed ^ word) &* 0xBF58_476D_1CE4_E5B9
+            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+            mixed ^= mixed >> 31
+        }
+        return mixed
+    }
+
+    /// The words now, or `nil` when the file was cut short below them (``SharedMapping``).
+    private var words: Words? {
+        mapping.load(6) { words in
+            words.map { Words(magic: $0[0], state: $0[1], allocated: $0[2], count: $0[3], generation: $0[4], check: $0[5]) }
+        }
+    }
+
+    /// Valid words, looked at up to three times (a read torn by a change writing at that moment
+    /// is gone the next time); `nil` for an index cut short or damaged.
+    private var validWords: Words? {
+        for _ in 0..<3 {
+            if let words, words.isValid { return words }
+        }
+        return nil
+    }
+
+    /// The generation: it changes with every change to the folder made by any instance. While
+    /// the index is damaged (cut short, overwritten), a new random value at each call, so that
+    /// no memory tier trusts anything until a change rebuilds it.
     var generation: UInt64 {
-        mapping.load(Word.generation.rawValue)
+        guard let words = validWords else { return UInt64.random(in: .min ... .max) }
+        return words.generation
     }
 
-    /// The totals the last change left (without waiting for a change under way).
+    /// The totals the last change left (without waiting for a change under way); never negative.
+    /// A damaged index (cut short, overwritten) is rebuilt first, as the next change would: one
+    /// walk of the folder. Should that fail too (the folder cannot be read), zeros: best effort,
+    /// for a figure that cannot throw; the next change tries again.
     var settledTotals: Totals {
-        let mapping = self.mapping
-        return Totals(allocatedBytes: Int64(bitPattern: mapping.load(Word.allocated.rawValue)),
-                      count: Int(truncatingIfNeeded: mapping.load(Word.count.rawValue)))
+        if let words = validWords { return words.totals }
+        do {
+            let root = try reopen()
+            return try change(in: root, measure: { try measure(root) }) { $0 }.result
+        } catch {
+            return Totals(allocatedBytes: 0, count: 0)
+        }
     }
 
     /// Whether the folder `root` still holds the index file this instance maps.
@@ -138,34 +249,33 @@ final class CacheIndex: @unchecked Sendable {
         try lock.withLock {
             try lockCurrentFile(in: root)
             defer { file.unlock() }
-            let mapping = self.mapping
-            let hasMagic = mapping.load(Word.magic.rawValue) == Self.magic
-            let settled = hasMagic && mapping.load(Word.state.rawValue) == 0
-            let before = hasMagic ? mapping.load(Word.generation.rawValue) : UInt64.random(in: .min ... .max)
-            var totals = settled ? Totals(allocatedBytes: Int64(bitPattern: mapping.load(Word.allocated.rawValue)),
-                                          count: Int(truncatingIfNeeded: mapping.load(Word.count.rawValue)))
-                                 : Totals(allocatedBytes: 0, count: 0)
+            let words = validWords  // cut short or damaged: rebuilt
+            let settled = words?.state == 0
+            let before = words?.generation ?? UInt64.random(in: .min ... .max)
+            var totals = settled ? words!.totals : Totals(allocatedBytes: 0, count: 0)
             // The state and the first move of the generation at once (words 1 to 4).
-            try write([1, UInt64(bitPattern: totals.allocatedBytes), UInt64(truncatingIfNeeded: totals.count), before &+ 1],
-                      at: .state)
+            try write(magic: false, state: 1, totals, generation: before &+ 1)
             if !settled { totals = try measure() }
             try FaultPoint.cacheChanging.reach()
             let result = try body(&totals)
             let after = before &+ 2
             // One write of the settled index: a process is not stopped in the middle of copying
             // 40 bytes into the page cache, and readers without the lock load the generation only.
-            try write([Self.magic, 0, UInt64(bitPattern: totals.allocatedBytes), UInt64(truncatingIfNeeded: totals.count),
-                       after], at: .magic)
+            try write(magic: true, state: 0, totals, generation: after)
             return (result, before, after)
         }
     }
 
-    /// Writes `words` into the index file from `word` on (little endian, as the words are read
-    /// on every platform Stowage runs on). Called with `lock` held.
-    private func write(_ words: [UInt64], at word: Word) throws {
+    /// Writes words 1 to 5 (the state, the totals, the generation and their check word) into
+    /// the index file in one `pwrite`, and word 0 with them when `magic` (little endian, as the
+    /// words are read on every platform Stowage runs on). Called with `lock` held.
+    private func write(magic: Bool, state: UInt64, _ totals: Totals, generation: UInt64) throws {
+        let (allocated, count) = (UInt64(bitPattern: totals.allocatedBytes), UInt64(truncatingIfNeeded: totals.count))
         var bytes = Data()
-        for value in words { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
-        try file.writeAll(bytes, at: Int64(word.rawValue * 8))
+        for value in (magic ? [Self.magic] : []) + [state, allocated, count, generation, Self.check(state, allocated, count, generation)] {
+            withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+        try file.writeAll(bytes, at: Int64((magic ? Word.magic : Word.state).rawValue * 8))
     }
 
     /// Takes the `flock` of the folder's index file, opening it again first when the folder's
@@ -179,7 +289,7 @@ final class CacheIndex: @unchecked Sendable {
                 return
             }
             file.unlock()
-            (file, mapping, identity) = try Self.open(in: root)
+            (file, mapping, identity) = try Self.open(in: root, folderPath: folderPath)
         }
         // Replaced eight times in a row while we tried: someone keeps removing it.
         throw SystemCallError(errno: .busy, call: "flock")

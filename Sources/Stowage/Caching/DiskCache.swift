@@ -88,7 +88,8 @@ public final class DiskCache: Sendable {
     ///
     /// Like the Store, the cache opens its folder name by name and never through a symbolic
     /// link: should the folder be swapped for a link later, every call is `invalidPath`. A folder
-    /// removed behind its back (Caches cleared, say) is made again by the next call.
+    /// removed behind its back (Caches cleared, say) is made again by the next call, or by a
+    /// set under way when it went.
     ///
     /// - Throws: ``StowageError/Code/invalidPath`` for a name that is not a valid path,
     ///   ``StowageError/Code/invalidArgument`` for limits that cannot be kept (a low watermark
@@ -127,7 +128,8 @@ public final class DiskCache: Sendable {
         memory = MemoryTier(capacity: limits.memoryCapacity)
         index = try Self.run(folder, "") {
             let root = try Self.openRoot(folder, place)  // opening the folder makes it
-            return try CacheIndex(in: root, measure: { try Self.measure(root) })
+            return try CacheIndex(in: root, folderPath: folder.fileSystemPath, reopen: { try Self.openRoot(folder, place) },
+                                  measure: { try Self.measure($0) })
         }
     }
 
@@ -184,11 +186,21 @@ public final class DiskCache: Sendable {
     }
 
     /// Runs `body`, naming the folder (and the key, when there is one) in a system call's error.
+    ///
+    /// A `body` that meets "no such file or directory" runs once more: the folder was removed
+    /// under the call (Caches cleared, a folder removed behind the cache's back) after the call
+    /// opened it, and every call opens it by name, making it again, so the second run works in
+    /// the new folder. Each call's work is whole or nothing (an atomic write, a removal, a change
+    /// of the index under its lock), so running it again repeats nothing twice.
     func run<T>(_ key: String, _ body: () throws -> T) throws -> T { try Self.run(folder, key, body) }
 
     private static func run<T>(_ folder: URL, _ key: String, _ body: () throws -> T) throws -> T {
         do {
-            return try body()
+            do {
+                return try body()
+            } catch Errno.noSuchEntry {
+                return try body()
+            }
         } catch let error as SystemCallError {
             throw StowageError(error, operation: .cache, path: errorPath(folder, key))
         }

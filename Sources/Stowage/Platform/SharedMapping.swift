@@ -15,10 +15,25 @@ import CStowageShims
 ///
 /// Read-only on purpose: a store into a mapped page can need a new block (copy-on-write file
 /// systems such as btrfs and APFS, a sparse file), and on a full volume the kernel can only
-/// answer that with `SIGBUS`; a `pwrite` returns `ENOSPC` instead. The file must be at least
-/// `words * 8` bytes long before it is mapped, and never be made shorter while mapped (a load
-/// past the file's end is `SIGBUS` too, as for SQLite's `-shm` file): only Stowage writes its
-/// bookkeeping files, and it only ever makes them longer.
+/// answer that with `SIGBUS`; a `pwrite` returns `ENOSPC` instead.
+///
+/// **A file cut short is survived.** Stowage only ever makes the file longer, but anyone else
+/// may truncate it (a backup restore, a cleaning tool): a load from a page the file no longer
+/// reaches raises `SIGBUS`, which would end the process (as it does for SQLite's `-shm` file).
+/// So every load goes through ``load(_:)``, a guarded load in the C shim: a jump point armed per
+/// thread (`sigsetjmp` without the signal mask, no system call) and a `SIGBUS` handler, installed
+/// once per process, that jumps back when a guarded load faulted and otherwise hands the signal
+/// to the action in place before it (by default: the process ends, as without it). The load then
+/// returns `nil`, and the caller treats the file as damaged. Costs about 30 ns per load of the
+/// index's six words (42 ns against 15 ns unguarded, measured at -O2 on a loaded 2-core machine);
+/// the alternatives were worse: an `fstat` before each load costs about 0.5 µs (as much as a
+/// whole memory hit) and still leaves a window between the check and the load; `pread` instead
+/// of a mapping costs as much; a private or anonymous fallback mapping stops seeing the other
+/// processes' words. Bytes past the file's end on its last page read as zeros (no fault).
+/// A handler installed later that does not pass `SIGBUS` on, or a debugger stopping on the
+/// fault, sees it first. **Linux only for now**: Darwin raises the same signal and has the same
+/// calls, but the Apple type-check's stand-in headers lack `<setjmp.h>` and `<pthread.h>` (to be
+/// added, verified against Libc); until then a load there is unguarded, as before.
 ///
 /// `@unchecked Sendable`: the address and length never change after `init`, and every access to
 /// the memory is an atomic load (acquire) through the C shim.
@@ -27,8 +42,9 @@ final class SharedMapping: @unchecked Sendable {
     /// The number of words mapped.
     let words: Int
 
-    /// Maps the first `words` 64-bit words of `file`, for reading.
+    /// Maps the first `words` 64-bit words of `file`, for reading (the file may be shorter).
     init(_ file: OpenFile, words: Int) throws {
+        guard cstowage_guard_mapped_loads() == 0 else { throw SystemCallError(errno: Errno.current, call: "sigaction") }
         let length = words * 8
         guard let address = mmap(nil, length, PROT_READ, MAP_SHARED, file.descriptor, 0),
               address != UnsafeMutableRawPointer(bitPattern: -1) else {
@@ -40,9 +56,16 @@ final class SharedMapping: @unchecked Sendable {
 
     deinit { _ = munmap(base, words * 8) }
 
-    /// Word `index`, stored little endian (acquiring: what was written before it is seen too).
-    func load(_ index: Int) -> UInt64 {
-        precondition(index >= 0 && index < words)
-        return UInt64(littleEndian: cstowage_atomic_load_u64(base.assumingMemoryBound(to: UInt64.self) + index))
+    /// The first `count` words (stored little endian), each loaded atomically (acquiring: what
+    /// was written before it is seen too); `nil` when the file no longer reaches them.
+    func load<Result>(_ count: Int, _ body: (UnsafeBufferPointer<UInt64>?) -> Result) -> Result {
+        precondition(count > 0 && count <= words)
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: count) { buffer in
+            guard cstowage_guarded_load_u64(base.assumingMemoryBound(to: UInt64.self), Int32(count), buffer.baseAddress!) == 0 else {
+                return body(nil)
+            }
+            for index in 0..<count { buffer[index] = UInt64(littleEndian: buffer[index]) }
+            return body(UnsafeBufferPointer(buffer))
+        }
     }
 }

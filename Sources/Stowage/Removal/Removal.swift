@@ -151,6 +151,27 @@ enum Removal {
         try folder.removeEntry(name, folder: true)
     }
 
+    /// Removes `name` in `folder` where that loses no data, and only then: a link (the link
+    /// itself, never what it names), a FIFO, a socket or a device node, one name of a file that
+    /// has others (a hard link: the others keep its bytes), or an empty folder (`rmdir`: a folder
+    /// that gained an entry meanwhile stays). The item is looked at (`lstat`) just before it goes.
+    ///
+    /// - Returns: `false` when the item holds data (a file with one name, a folder with
+    ///   entries): nothing was removed.
+    /// - Throws: a `SystemCallError` of the removal (`ENOENT` passes as removed).
+    static func removeIfHoldingNoData(_ name: String, in folder: OpenFile) throws -> Bool {
+        guard let status = try folder.statusIfPresent(of: name) else { return true }
+        if status.kind == .file && status.linkCount <= 1 { return false }
+        do {
+            try folder.removeEntry(name, folder: status.isFolder)
+        } catch Errno.noSuchEntry {
+            return true
+        } catch Errno.notEmpty, Errno.fileExists {  // rmdir of a folder with entries
+            return false
+        }
+        return true
+    }
+
     /// What relief could free in the folder `root` (files and allocated bytes), by the same
     /// selection as ``Selection/free(_:order:purgeableOnly:)`` and without removing anything,
     /// with the issues met. `examined` is told each file met; an error it throws ends the walk.
