@@ -29,9 +29,16 @@ struct RawPath: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// The name at `cName`, a C string from `readdir`.
     init(cString cName: UnsafePointer<CChar>) {
+        let count = Self.length(ofCString: cName)
+        bytes = cName.withMemoryRebound(to: UInt8.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
+    }
+
+    /// The bytes of the C string at `cName` before its NUL (`strlen`, which the Darwin surface
+    /// does not declare).
+    static func length(ofCString cName: UnsafePointer<CChar>) -> Int {
         var count = 0
         while cName[count] != 0 { count += 1 }
-        bytes = cName.withMemoryRebound(to: UInt8.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
+        return count
     }
 
     var isEmpty: Bool { bytes.isEmpty }

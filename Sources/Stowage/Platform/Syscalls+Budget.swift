@@ -140,7 +140,7 @@ extension Sys {
             }
             var lengths: [Int] = []
             try? stream.forEach { name, _ in
-                lengths.append(strlen(name))
+                lengths.append(RawPath.length(ofCString: name))
                 return true
             }
             return lengths

@@ -36,7 +36,7 @@ extension Sys {
     /// `openat(2)` of a name given as a C string (as `readdir` hands it out, uncopied).
     static func openat(_ directory: Int32, cName name: UnsafePointer<CChar>, _ flags: Int32) throws -> Int32 {
         try budgeted(opening: flags, call: "openat", status: { try fstatat(directory, cName: name, followingLinks: false) },
-                     entry: { BudgetEntry(directory: directory, name: Array(UnsafeBufferPointer(start: name, count: strlen(name)).map { UInt8(bitPattern: $0) })) }) {
+                     entry: { BudgetEntry(directory: directory, name: RawPath(cString: name).bytes) }) {
             try retrying("openat") { systemOpenat(directory, name, flags | O_CLOEXEC, 0) }
         }
     }

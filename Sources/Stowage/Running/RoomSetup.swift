@@ -125,7 +125,7 @@ struct RoomSetup {
     /// a real folder the room covers.
     private static func checkKeepFolder(_ path: String, covered: [String]) throws {
         // Where the keep folder really is: its nearest existing folder resolved, the rest as given.
-        var existing = URL(filePath: path).standardized.fileSystemPath
+        var existing = URL(filePath: path).standardizedFileURL.fileSystemPath
         var rest: [String] = []
         while (try? Container.statusIfPresent(atPath: existing)) == nil, existing != "/" {
             rest.insert(URL(filePath: existing).lastPathComponent, at: 0)
