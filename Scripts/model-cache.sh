@@ -8,8 +8,6 @@
 # `swift test` runs a fixed set of seeds in a few seconds.
 #
 #   Scripts/model-cache.sh [SEQUENCES [LENGTH [FIRST-SEED]]]   default 1000 sequences of 60 from seed 1
-#   STOWAGE_MODEL_CHECKS=item4,item5,item6 Scripts/model-cache.sh   also the checks of issue 30's
-#                                                                items 4-6 (off until their fix is merged)
 #
 # Exit status: 0 when every sequence agreed with the model, 1 otherwise.
 set -euo pipefail

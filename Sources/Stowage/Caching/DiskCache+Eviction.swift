@@ -15,8 +15,7 @@ extension DiskCache {
     /// over a limit does, and measures the folder again.
     @discardableResult
     public func sweep() throws -> SweepReport {
-        let policy = SweepPolicy(maximumAllocatedSize: limits.maximumAllocatedSize, maximumCount: limits.maximumCount,
-                                 order: .leastRecentlyUsed, lowWatermark: limits.lowWatermark)
+        let policy = limits.evictionPolicy
         return try run("") {
             let root = try openRoot()
             return try change(root, key: nil) { totals in try evict(root, policy: policy, totals: &totals) }
@@ -31,9 +30,9 @@ extension DiskCache {
     /// for the entries, and a full disk never takes back the room a set evicted for.
     @discardableResult
     func evict(_ root: OpenFile, policy: SweepPolicy, totals: inout CacheIndex.Totals,
-                       measured: Bool = false) throws -> SweepReport {
+               measured: Bool = false, sparing spared: RawPath? = nil) throws -> SweepReport {
         let report = try Removal.run(root: root, path: folder.fileSystemPath,
-                                     .limits(policy, measured: measured ? (totals.count, totals.allocatedBytes) : nil),
+                                     .limits(policy, measured: measured ? (totals.count, totals.allocatedBytes) : nil, sparing: spared),
                                      operation: .cache)
         index.noteSweep()
         // What went from disk goes from memory too (a reader that read it meanwhile, from the

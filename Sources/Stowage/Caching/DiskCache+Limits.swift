@@ -37,5 +37,11 @@ extension DiskCache {
         func areExceeded(by totals: CacheIndex.Totals) -> Bool {
             (maximumAllocatedSize.map { totals.allocatedBytes > $0 } ?? false) || (maximumCount.map { totals.count > $0 } ?? false)
         }
+
+        /// What an eviction for these limits removes: least recently used first, down to the low watermark.
+        var evictionPolicy: SweepPolicy {
+            SweepPolicy(maximumAllocatedSize: maximumAllocatedSize, maximumCount: maximumCount, order: .leastRecentlyUsed,
+                        lowWatermark: lowWatermark)
+        }
     }
 }

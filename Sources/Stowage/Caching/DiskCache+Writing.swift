@@ -25,7 +25,7 @@ extension DiskCache {
             let now = Self.wallClock()
             expiry = now + seconds
             // Expired from its instant on: one that is already due replaces the entry with nothing.
-            guard expiry > now else { return try remove(key) }
+            guard expiry > now else { return try run(key) { try removeEntry(key, in: try openRoot(), keepingLimits: true) } }
         }
         var content = Self.header(key: key, expiry: expiry, dataLength: data.count)
         content.append(data)
@@ -59,11 +59,15 @@ extension DiskCache {
                 }
                 var evicted: Set<String> = []
                 if limits.areExceeded(by: totals) {
-                    let policy = SweepPolicy(maximumAllocatedSize: limits.maximumAllocatedSize, maximumCount: limits.maximumCount,
-                                             order: .leastRecentlyUsed, lowWatermark: limits.lowWatermark)
-                    // From the index's totals (one walk, not two); should files put in the folder
-                    // behind the caches' backs leave it over a limit, once more from the walk's own.
-                    evicted = Self.entryNames(try evict(root, policy: policy, totals: &totals, measured: true))
+                    let policy = limits.evictionPolicy
+                    // From the index's totals (one walk, not two), sparing the entry just written
+                    // (it may tie in the order with entries written within the same tick of the
+                    // file system's clock, or come before entries whose access time was set
+                    // later by hand). Should the limits still be exceeded (the entry alone is
+                    // over one, or files were put in the folder behind the caches' backs), once
+                    // more from the walk's own totals, sparing nothing.
+                    evicted = Self.entryNames(try evict(root, policy: policy, totals: &totals, measured: true,
+                                                        sparing: RawPath(fanOut).appending(RawPath(name))))
                     if limits.areExceeded(by: totals) { evicted.formUnion(Self.entryNames(try evict(root, policy: policy, totals: &totals))) }
                 }
                 return evicted.contains(name)

@@ -24,9 +24,10 @@ import Foundation
 /// ``Limits/maximumCount``: a write that takes the cache over a limit evicts, least recently used
 /// first, down to the low watermark, before it returns (so the next writes do not evict again),
 /// and while it does no other write can begin. Only while a write is under way can the folder
-/// hold one entry more than the limits allow: its own, until its eviction has run. An entry
-/// larger than the low watermark of the size limit is evicted by its own write. The limits count
-/// entries: the fan-out folders' own blocks, the 64-byte index (a block) and the temporary files
+/// hold one entry more than the limits allow: its own, until its eviction has run. A write never
+/// evicts the entry it has just written, whatever the others' access times (entries written
+/// within one tick of the file system's clock tie), unless that entry alone is over the size
+/// limit: then its own write evicts it. The limits count entries: the fan-out folders' own blocks, the 64-byte index (a block) and the temporary files
 /// of sets in progress (each set writes its bytes before its turn, so the folder also holds one
 /// per set waiting) are not entries. A set holds a lock on its temporary file while it lives: the
 /// file of a writer killed before its turn is reclaimed by the next eviction (or sweep) at once. An eviction writes nothing: no sweep record, unlike a sweep

@@ -14,8 +14,11 @@ enum Removal {
     enum Selection {
         /// What the policy's limits (size, count, age) say must go, in its order. With `measured`,
         /// the totals of the files the limits count, known exactly (a ``DiskCache``'s index), the
-        /// walk that totals them is left out.
-        case limits(SweepPolicy, measured: (files: Int, allocatedBytes: Int64)? = nil)
+        /// walk that totals them is left out. `sparing` names a file (below the folder) that is
+        /// counted but never chosen by size or count: the entry a ``DiskCache`` set has just
+        /// written, which ties with others written within the same tick of the file system's
+        /// clock, or an older access time set by hand, and must not be its own victim.
+        case limits(SweepPolicy, measured: (files: Int, allocatedBytes: Int64)? = nil, sparing: RawPath? = nil)
         /// At least this many allocated bytes, in `order`, of any file, or only of files marked
         /// purgeable (locations the system never purges otherwise).
         case free(Int64, order: SweepOrder, purgeableOnly: Bool)
@@ -185,8 +188,8 @@ enum Removal {
     /// The removal walk for `selection`: made here and nowhere else.
     private static func makeEngine(root: OpenFile, path: String, _ selection: Selection, now: Date) -> SweepEngine {
         switch selection {
-        case .limits(let policy, let measured):
-            SweepEngine(rootPath: path, root: root, policy: policy, goal: .limits, now: now, knownTotals: measured)
+        case .limits(let policy, let measured, let spared):
+            SweepEngine(rootPath: path, root: root, policy: policy, goal: .limits, now: now, knownTotals: measured, spared: spared)
         case .free(let bytes, let order, let purgeableOnly):
             SweepEngine(rootPath: path, root: root, policy: SweepPolicy(order: order), goal: .free(bytes, purgeableOnly: purgeableOnly), now: now)
         case .contents:

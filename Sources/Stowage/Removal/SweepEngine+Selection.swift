@@ -86,7 +86,7 @@ extension SweepEngine {
                 forcedCount += 1
                 return
             }
-            guard bytesToFree > 0 || countToFree > 0 else { return }
+            guard bytesToFree > 0 || countToFree > 0, entry.path != spared else { return }
             if heap.isSatisfied(bytes: bytesToFree - forcedAllocated, count: countToFree - forcedCount),
                !heap.deserves(status, over: heap.top) {
                 return

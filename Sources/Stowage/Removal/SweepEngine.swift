@@ -86,18 +86,21 @@ final class SweepEngine: @unchecked Sendable {
     /// The totals of the files a limits walk would count, when the caller knows them exactly (a
     /// ``DiskCache``'s index): the walk that totals them is then left out.
     let knownTotals: (files: Int, allocatedBytes: Int64)?
+    /// A file counted but never chosen by the size or count limits (see ``Removal/Selection/limits(_:measured:sparing:)``).
+    let spared: RawPath?
     var issues: [UsageIssue] = []
     /// Entries per folder, to predict which folders the operation empties.
     var entriesPerFolder: [RawPath: Int] = [:]
 
     init(rootPath: String, root: OpenFile, policy: SweepPolicy, goal: Goal, now: Date,
-         knownTotals: (files: Int, allocatedBytes: Int64)? = nil) {
+         knownTotals: (files: Int, allocatedBytes: Int64)? = nil, spared: RawPath? = nil) {
         self.rootPath = rootPath
         self.root = root
         self.policy = policy
         self.goal = goal
         self.now = now.timeIntervalSince1970
         self.knownTotals = knownTotals
+        self.spared = spared
     }
 
     var removesEverything: Bool {
