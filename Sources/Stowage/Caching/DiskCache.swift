@@ -19,19 +19,20 @@ import Foundation
 /// (the set removes the previous entry and writes nothing), `.infinity` is never, and NaN is
 /// ``StowageError/Code/invalidArgument``.
 ///
-/// **Limits.** After any `set(_:for:expiresAfter:)` returns, the entries' allocated
-/// bytes are at most ``Limits/maximumAllocatedSize`` and their number at most
-/// ``Limits/maximumCount``: a write that takes the cache over a limit evicts, least recently used
-/// first, down to the low watermark, before it returns (so the next writes do not evict again),
-/// and while it does no other write can begin. Only while a write is under way can the folder
-/// hold one entry more than the limits allow: its own, until its eviction has run. A write never
-/// evicts the entry it has just written, whatever the others' access times (entries written
-/// within one tick of the file system's clock tie), unless that entry alone is over the size
-/// limit: then its own write evicts it. The limits count entries: the fan-out folders' own blocks, the 64-byte index (a block) and the temporary files
-/// of sets in progress (each set writes its bytes before its turn, so the folder also holds one
-/// per set waiting) are not entries. A set holds a lock on its temporary file while it lives: the
-/// file of a writer killed before its turn is reclaimed by the next eviction (or sweep) at once. An eviction writes nothing: no sweep record, unlike a sweep
-/// asked for by name (``Sweeper``).
+/// **Limits.** After any `set(_:for:expiresAfter:)` returns, the entries' allocated bytes are at
+/// most ``Limits/maximumAllocatedSize`` and their number at most ``Limits/maximumCount``: a write
+/// that takes the cache over a limit evicts, least recently used first, down to the low watermark,
+/// before it returns (so the next writes do not evict again), and while it does no other write can
+/// begin. Only while a write is under way can the folder hold one entry more than the limits allow:
+/// its own, until its eviction has run. A write never evicts the entry it has just written,
+/// whatever the others' access times (entries written within one tick of the file system's clock
+/// tie), unless that entry alone is over the size limit: then its own write evicts it. The limits
+/// count entries: the fan-out folders' own blocks, the 64-byte index (a block) and the temporary
+/// files of sets in progress (each set writes its bytes before its turn, so the folder also holds
+/// one per set waiting) are not entries. A set holds a lock on its temporary file while it lives:
+/// the file of a writer killed before its turn is reclaimed by the next eviction (or sweep) at
+/// once. An eviction writes nothing: no sweep record, unlike a sweep asked for by name
+/// (``Sweeper``).
 ///
 /// **Many writers.** The totals live in a shared index file in the folder (see "A cache on
 /// disk" in the documentation for the design): every change takes its `flock`, so changes by all
