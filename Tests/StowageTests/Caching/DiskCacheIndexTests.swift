@@ -87,6 +87,24 @@ struct DiskCacheIndexTests {
         #expect(try CacheFolder.entries(in: url).allocatedBytes <= 200_000)
     }
 
+    @Test("an index with its magic, a settled state and plausible totals, but the wrong check word, is not trusted: the figures are the folder's")
+    func plausibleWithoutCheck() throws {
+        // Random bytes almost never pass the other checks (totals not negative, whole 512-byte
+        // units); these do, so only the check word can tell.
+        let folder = TestFolder()
+        let url = folder.file("cache")
+        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(maximumAllocatedSize: 200_000, memoryCapacity: 0))
+        try cache.set(Data(count: 100), for: "k")
+        let words: [UInt64] = [CacheIndex.magic, 0, 40 * 4096, 40, 12_345, 0x0123_4567_89AB_CDEF, 0, 0]
+        var bytes = Data()
+        for word in words { withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) } }
+        let handle = try FileHandle(forWritingTo: url.appending(path: CacheIndex.name))
+        try handle.write(contentsOf: bytes)
+        try handle.close()
+        #expect(cache.count == 1, "count \(cache.count), allocated bytes \(cache.allocatedBytes)")
+        try expectIndexAgrees(cache, url, "a plausible index without its check word")
+    }
+
     /// What can be put at the index's name, and what must be true of it afterwards.
     enum InTheWay: String, CaseIterable, Sendable {
         case fifo, linkToAFile, danglingLink, emptyFolder, hardLink, folderWithEntries
