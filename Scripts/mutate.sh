@@ -131,11 +131,12 @@ for line in "${mutants[@]}"; do
             detail="$what (the whole suite passes too)"
         elif $full; then
             result="caught"
-            detail="only by the whole suite: $(grep -m1 '✘ Test' "$log.full" | sed 's/ recorded an issue.*//; s/^✘ Test //' | cut -c1-110)"
+            detail="only by the whole suite: $(grep -m1 '✘ Test' "$log.full" | sed 's/ recorded an issue.*//; s/^✘ Test //' | cut -c1-110 || true)"
         fi
     else
         result="caught"
-        first=$(grep -m1 -E '✘ Test .* (recorded an issue|failed)' "$log" | sed 's/ recorded an issue.*//; s/ failed after.*//; s/^✘ Test //' | cut -c1-110)
+        # Nothing to quote when the tests crashed (a mutant caught by a signal): the log's last line says so.
+        first=$(grep -m1 -E '✘ Test .* (recorded an issue|failed)' "$log" | sed 's/ recorded an issue.*//; s/ failed after.*//; s/^✘ Test //' | cut -c1-110 || true)
         detail="${first:-$(tail -1 "$log" | cut -c1-110)}"
     fi
     restore
