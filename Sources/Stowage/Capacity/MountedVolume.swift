@@ -95,7 +95,9 @@ extension VolumeCapacity {
     /// - bind mounts of one file system (the same device) are one volume, listed at the first
     ///   mount showing the whole file system (else the first mount), the others in
     ///   ``MountedVolume/otherMountPoints``;
-    /// - tmpfs and the like are listed, as ``MountedVolume/Kind/memory``: they fill up as disks do.
+    /// - tmpfs and the like are listed, as ``MountedVolume/Kind/memory``: they fill up as disks do;
+    /// - a mount that is gone by the time it is measured (unmounted since the table was read: its
+    ///   mount point missing, or on another device) is not listed, and is no issue.
     ///
     /// Each volume is measured with `statvfs` at its mount point (figures as
     /// ``forVolume(containing:)``; simulated figures when ``SimulatedCapacity`` is on).
@@ -116,6 +118,7 @@ extension VolumeCapacity {
         } catch let error as SystemCallError {
             throw StowageError(error, operation: .measureCapacity, path: MountTable.description)
         }
+        try FaultPoint.mountsRead.reach()
         let simulated = try SimulatedCapacity.current()
         var volumes: [MountedVolume] = []
         var issues: [UsageIssue] = []
@@ -124,10 +127,15 @@ extension VolumeCapacity {
             let statistics: VolumeStatistics
             do {
                 statistics = try VolumeStatistics.of(path: mount.mountPoint, mount: mount)
+            } catch Errno.noSuchEntry {
+                continue  // unmounted, and its mount point removed, since the table was read
             } catch {
                 issues.append(UsageIssue(path: mount.mountPoint, error: error))
                 continue
             }
+            // Unmounted since the table was read, its mount point left: what was measured is the
+            // volume below, which is listed on its own.
+            guard statistics.device == mount.device else { continue }
             guard statistics.total > 0 else { continue }
             volumes.append(MountedVolume(
                 mountPoint: mount.mountPoint, otherMountPoints: group.dropFirst().map(\.mountPoint), source: mount.source,

@@ -42,10 +42,12 @@ struct FaultPoint: Hashable, Sendable, CustomStringConvertible {
     /// A `StorageOverview` measured its locations and has not yet measured the volume.
     static let overviewMeasured = FaultPoint("overview.measured")
 
+    /// ``VolumeCapacity/mountedVolumes()`` read the mount table and has measured nothing yet.
+    static let mountsRead = FaultPoint("mounts.read")
     /// Every point, for names given in the environment.
     static let all: [FaultPoint] = [.sweepChosen, .appendJournalWritten, .appendBytesWritten, .atomicWriteBeforeRename,
                                     .atomicWriteRenamed, .fillStepWritten, .fillReleaseChosen, .overviewMeasured,
-                                    .cacheStaged, .cacheChanging, .cacheWritten, .cacheEvicted]
+                                    .cacheStaged, .cacheChanging, .cacheWritten, .cacheEvicted, .mountsRead]
 
     /// The point named `name`, or `nil`.
     init?(named name: String) {

@@ -44,6 +44,29 @@ extension CapacityTests {
             #expect([MountedVolume.Kind.memory, .local, .network].sorted() == [.local, .network, .memory])
         }
 
+        @Test("a volume unmounted after the table was read is not listed and is no issue: its mount point removed, or left on the volume below")
+        func unmountedWhileListing() throws {
+            // What `info --all` met while other tests' volumes came and went: a mount point
+            // missing was an issue (exit 1), and one left behind was listed with the figures of
+            // the volume below it.
+            let folder = TestFolder()
+            let removed = try ScratchVolume.mount(size: "8m", in: folder)
+            let left = try ScratchVolume.mount(size: "8m", in: folder)
+            let probe = TestProbe()
+            probe.on(.mountsRead) { _ in
+                for path in [removed.path, left.path] {
+                    #expect(try runProcess(URL(filePath: "/bin/umount"), [path]).status == 0)
+                }
+                try FileManager.default.removeItem(atPath: removed.path)
+            }
+            let mounted = try TestProbe.$installed.withValue(probe) { try VolumeCapacity.mountedVolumes() }
+            #expect(probe.hits(of: .mountsRead) == 1)
+            #expect(!mounted.volumes.contains { $0.mountPoint == removed.path || $0.mountPoint == left.path },
+                    "\(mounted.volumes.map(\.mountPoint))")
+            #expect(!mounted.issues.contains { $0.path == removed.path || $0.path == left.path }, "\(mounted.issues)")
+            #expect(mounted.volumes.contains { $0.mountPoint == "/" })
+        }
+
         @Test("a tmpfs mounted twice (bind) is listed once with its figures; proc is not listed")
         func listsScratchVolumeOnce() throws {
             let folder = TestFolder()
