@@ -17,9 +17,10 @@
 // file's size first (fstat) costs a system call per load and still leaves a window; a handler
 // that turns the fault into a failed load costs nothing until it happens.
 //
-// Linux only for now: the design is the same on Darwin (the same signal and calls), but the Apple
-// type-check's stand-in headers (DarwinCheck/Surface) have no <setjmp.h> nor <pthread.h> yet, and a
-// hand-written jmp_buf is what that check exists to prevent. Elsewhere the loads are unguarded.
+// Linux only: the Apple type-check's stand-in headers (DarwinCheck/Surface) have no <setjmp.h> nor
+// <pthread.h>, and a hand-written jmp_buf is what that check exists to prevent; Apple platforms
+// read the words with pread instead, which cannot fault (SharedMapping+Darwin.swift). Elsewhere
+// these load unguarded.
 
 #if defined(__linux__)
 

@@ -33,7 +33,8 @@ int cstowage_open_beneath(int directory, const char *path, int flags);
 /// around the loads; the SIGBUS handler jumps back to it when it is armed on the faulting thread,
 /// and otherwise passes the signal on to the action that was in place before it (the default
 /// ends the process as before). Costs about 30 ns, where an `fstat` per load costs ~0.5 µs.
-/// Linux only for now: elsewhere the loads are unguarded and always return 0 (see mapping.c).
+/// Linux only: Apple platforms read the words with pread instead, which cannot fault (see
+/// SharedMapping+Darwin.swift); elsewhere these load unguarded and always return 0.
 int cstowage_guarded_load_u64(const uint64_t *words, int count, uint64_t *out);
 
 /// Installs the SIGBUS handler of `cstowage_guarded_load_u64` (once per process; later calls do

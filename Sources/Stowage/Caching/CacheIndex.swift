@@ -38,8 +38,8 @@ import Foundation
 /// - *Cut short* (to 0 bytes, say): a load from a mapped page the file no longer reaches would
 ///   end the process with `SIGBUS`; every load is guarded instead (``SharedMapping``: a `SIGBUS`
 ///   handler and a jump point per thread, about 30 ns a load, where an `fstat` before each
-///   would cost about 0.5 µs and still leave a window), and a faulted load reads as a damaged index
-///   (on Linux; on Darwin the loads are not guarded yet, see ``SharedMapping``).
+///   would cost about 0.5 µs and still leave a window), and a faulted load reads as a damaged
+///   index. On Apple platforms the index is read with `pread` instead of mapped, which cannot fault.
 ///   Bytes past a shorter file's end on its last page read as zeros: damaged too.
 /// - *Written over*: words are taken only when they are an index's (``Words/isValid``: the magic,
 ///   the check word, a state of 0 or 1, totals a folder can have), looked at up to three times (a

@@ -220,12 +220,18 @@ final class OpenFile {
         return Data(bytesNoCopy: buffer, count: count, deallocator: .free)
     }
 
+    /// Fills `buffer` from `offset` on, with no allocation: returns the bytes read (fewer only at
+    /// the end of the file).
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        try Sys.preadAll(descriptor, buffer, at: offset)
+    }
+
     /// Up to `count` bytes from `offset` (fewer only at the end of the file).
     func read(atMost count: Int, at offset: Int64) throws -> Data {
         guard count > 0 else { return Data() }
         let buffer = malloc(count)!
         do {
-            let read = try Sys.preadAll(descriptor, UnsafeMutableRawBufferPointer(start: buffer, count: count), at: offset)
+            let read = try self.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: count), at: offset)
             return Data(bytesNoCopy: buffer, count: read, deallocator: .free)
         } catch {
             free(buffer)

@@ -1,13 +1,12 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
+#if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+#if canImport(Glibc) || canImport(Musl)
 import CStowageShims
 
-/// The first bytes of an open file mapped into memory, read-only, with `MAP_SHARED`, as 64-bit
+/// The first bytes of an open file (Linux) mapped into memory, read-only, with `MAP_SHARED`, as 64-bit
 /// words: whatever any process writes to the file (`pwrite`) is seen at once (the kernel's page
 /// cache is the one copy, on Linux and Darwin alike). Reading a word is a memory load, not a
 /// system call: what lets a ``DiskCache`` check, on every memory hit, that no other process
@@ -31,9 +30,8 @@ import CStowageShims
 /// of a mapping costs as much; a private or anonymous fallback mapping stops seeing the other
 /// processes' words. Bytes past the file's end on its last page read as zeros (no fault).
 /// A handler installed later that does not pass `SIGBUS` on, or a debugger stopping on the
-/// fault, sees it first. **Linux only for now**: Darwin raises the same signal and has the same
-/// calls, but the Apple type-check's stand-in headers lack `<setjmp.h>` and `<pthread.h>` (to be
-/// added, verified against Libc); until then a load there is unguarded, as before.
+/// fault, sees it first. On Apple platforms the words are read with `pread` instead (see
+/// `SharedMapping+Darwin.swift`).
 ///
 /// `@unchecked Sendable`: the address and length never change after `init`, and every access to
 /// the memory is an atomic load (acquire) through the C shim.
@@ -69,3 +67,4 @@ final class SharedMapping: @unchecked Sendable {
         }
     }
 }
+#endif
