@@ -31,7 +31,7 @@ MANUAL = .build/stowage.1
 .PHONY: build manual tidy-manual install uninstall
 
 build:
-	$(SWIFT) build -c $(CONFIGURATION) --product stowage $(STATIC)
+	$(SWIFT) build -c $(CONFIGURATION) --product stowage
 
 manual: build
 	$(SWIFT) package generate-manual --configuration $(CONFIGURATION)
@@ -40,9 +40,9 @@ manual: build
 tidy-manual:
 	sed 's/^$$/.Pp/' "$(GENERATED_MANUAL)" > "$(MANUAL)"
 
-# The man page's generator builds the command again without $(STATIC) (swift-argument-parser's
-# plugin), so the command is linked once more, as installed, right before it is copied: only the
-# link runs again.
+# The man page's generator (swift-argument-parser's plugin) builds the command without $(STATIC),
+# so build and manual share one build, and the command is built once more with $(STATIC) right
+# before it is copied (SwiftPM compiles every module again for it: the flag is in each compile).
 install: build manual
 	$(SWIFT) build -c $(CONFIGURATION) --product stowage $(STATIC)
 	install -d "$(BINDIR)" "$(MANDIR)" "$(BASHDIR)" "$(ZSHDIR)" "$(FISHDIR)"
