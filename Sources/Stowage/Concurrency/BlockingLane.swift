@@ -28,8 +28,7 @@ final class BlockingLane: @unchecked Sendable {
     static let cache = BlockingLane(name: "Stowage cache",
                                     width: max(4, min(16, ProcessInfo.processInfo.activeProcessorCount)))
 
-    /// The name of the lane's threads, as debuggers, `top -H` and `/proc/<pid>/task/*/comm` show
-    /// it (at most 15 bytes, Linux's limit).
+    /// The name of the lane's threads, as debuggers show it.
     let name: String
     /// The most threads the lane runs.
     let width: Int
@@ -41,7 +40,7 @@ final class BlockingLane: @unchecked Sendable {
     private var idleCount = 0
 
     init(name: String, width: Int) {
-        precondition(width > 0 && name.utf8.count <= 15)
+        precondition(width > 0)
         self.name = name
         self.width = width
     }
@@ -67,10 +66,8 @@ final class BlockingLane: @unchecked Sendable {
             jobs.append(job)
             if jobs.count - head > idleCount && threadCount < width {
                 threadCount += 1
-                let thread = Thread { [self] in
-                    Thread.current.name = name  // named from inside: Linux names only the running thread
-                    serve()
-                }
+                let thread = Thread { [self] in serve() }
+                thread.name = name
                 // The walks recurse once per folder level, and a tree can be as deep as PATH_MAX
                 // allows (about 2,000 levels): 1 MiB crashed at 1,500. Only the pages used are
                 // committed, so a generous reservation costs nothing.
