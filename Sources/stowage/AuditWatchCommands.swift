@@ -28,7 +28,7 @@ struct AuditCommand: AsyncParsableCommand, StowageSubcommand {
         try await output.run {
             let resolved = try container.resolve()
             let report = try await progress.during {
-                try await resolved.audit(minimumSize: minimum, progressInterval: ProgressLine.interval) {
+                try await resolved.audit(minimumBytes: minimum, progressInterval: ProgressLine.interval) {
                     progress.show(ProgressStatus($0, activity: "Auditing"))
                 }
             }
@@ -38,7 +38,7 @@ struct AuditCommand: AsyncParsableCommand, StowageSubcommand {
                 if !report.findings.isEmpty {
                     var table = TextTable(header: ["SIZE", "WHERE", "PATH", "ADVICE"])
                     for finding in report.findings {
-                        table.rows.append([ByteCount(finding.allocatedBytes).formatted(style), DisplayPath.escaped(finding.location),
+                        table.rows.append([ByteCount(finding.allocatedBytes).formatted(style), DisplayPath.escaped(finding.location.identifier),
                                            DisplayPath.escaped(bytes: finding.pathBytes), finding.advice])
                     }
                     text += table.render()
@@ -46,7 +46,7 @@ struct AuditCommand: AsyncParsableCommand, StowageSubcommand {
                 text += "\nUnder storage pressure these would go, in this order:\n"
                 var table = TextTable(header: ["LOCATION", "FILES", "SIZE"])
                 for totals in report.purgeableUnderPressure {
-                    table.rows.append([DisplayPath.escaped(totals.location), String(totals.fileCount), ByteCount(totals.allocatedBytes).formatted(style)])
+                    table.rows.append([DisplayPath.escaped(totals.location.identifier), String(totals.fileCount), ByteCount(totals.allocatedBytes).formatted(style)])
                 }
                 return text + table.render()
             }
@@ -90,7 +90,7 @@ struct WatchCommand: AsyncParsableCommand, StowageSubcommand {
 
     mutating func run() async throws {
         let container = try resolvedContainer()
-        let watcher = PressureWatcher(container: container, threshold: available.bytes,
+        let watcher = PressureWatcher(container: container, thresholdBytes: available.bytes,
                                       interval: Self.checkInterval(interval))
         let output = output
         let lines = output.jsonLines

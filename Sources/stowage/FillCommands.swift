@@ -106,7 +106,7 @@ struct FillCommand: AsyncParsableCommand, StowageSubcommand {
         }
         let plan: FillPlan
         let goal = leave?.goal ?? .consuming(consume?.bytes ?? 0)
-        plan = FillPlan(volume: folder, goal: goal, method: method, chunkSize: chunk?.bytes, isForced: force)
+        plan = FillPlan(volume: folder, goal: goal, method: method, chunkSizeBytes: chunk?.bytes, isForced: force)
         let events = FillEvents(output: output, style: style, folder: DisplayPath.of(plan.volume))
         do {
             if hold {
@@ -192,7 +192,7 @@ struct ReleaseCommand: AsyncParsableCommand, StowageSubcommand {
         try await output.run {
             let folder = try FillPaths.folder(path, container: container, creating: false, operation: .release)
             let report = try await progress.during {
-                try await FillFolder(in: folder).release(amount: amount, progressInterval: ProgressLine.interval) {
+                try await FillFolder(in: folder).release(bytes: amount, progressInterval: ProgressLine.interval) {
                     progress.show(ProgressStatus($0, activity: "Releasing", subject: DisplayPath.of(folder)))
                 }
             }

@@ -215,7 +215,7 @@ struct JSONSchemaCoverageTests {
     static func relief() -> ReliefReport {
         ReliefReport(targetAvailableBytes: 1_000_000, availableBytesBefore: 10, neededBytes: 999_990, freedAllocatedBytes: 8192,
                      isSatisfied: false, isDryRun: true, isSimulated: true,
-                     steps: [ReliefStep(location: Location.temporary.identifier, report: sweep(cancelled: true))],
+                     steps: [ReliefStep(location: .temporary, report: sweep(cancelled: true))],
                      issues: [UsageIssue(pathBytes: Array("/home/u/Library/Caches".utf8), errno: .tooManySymbolicLinkLevels,
                                          message: "it is a link; skipped")])
     }
@@ -223,7 +223,7 @@ struct JSONSchemaCoverageTests {
     static func audit() -> AuditReport {
         AuditReport(findings: [AuditFinding(kind: "largeBackedUpFile", location: .documents, path: RawPath(bytes: latin1Name),
                                             allocatedBytes: 20_000_000, advice: "backed up")],
-                    purgeableUnderPressure: [LocationTotals(location: Location.caches.identifier, fileCount: 4, allocatedBytes: 16_384)],
+                    purgeableUnderPressure: [LocationTotals(location: .caches, fileCount: 4, allocatedBytes: 16_384)],
                     issues: issues())
     }
 

@@ -5,14 +5,18 @@ extension DiskCache {
     ///
     /// - Throws: `CancellationError` when the task is cancelled before the write begins (then
     ///   nothing changed); otherwise as the synchronous form.
-    public func set(_ data: Data, for key: String, expiresAfter: TimeInterval? = nil) async throws {
-        try await offActor { try self.set(data, for: key, expiresAfter: expiresAfter) }
+    public func set(_ data: Data, for key: String, expiresAfter: Duration? = nil) async throws {
+        try await set(data, for: key, expirySeconds: expiresAfter?.inSeconds)
     }
 
     /// Stores an encoded value under `key` on a thread of the caches' lane.
-    public func set<Value: Encodable>(_ value: Value, for key: String, expiresAfter: TimeInterval? = nil) async throws {
-        let data = try encode(value, key)
-        try await offActor { try self.set(data, for: key, expiresAfter: expiresAfter) }
+    public func set<Value: Encodable>(_ value: Value, for key: String, expiresAfter: Duration? = nil) async throws {
+        try await set(try encode(value, key), for: key, expirySeconds: expiresAfter?.inSeconds)
+    }
+
+    /// The async set itself, its expiry in seconds (as the synchronous one).
+    func set(_ data: Data, for key: String, expirySeconds: TimeInterval?) async throws {
+        try await offActor { try self.set(data, for: key, expirySeconds: expirySeconds) }
     }
 
     /// The data stored under `key`, or `nil` on a miss: from memory at once, else read on a

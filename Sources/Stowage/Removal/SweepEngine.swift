@@ -278,7 +278,7 @@ final class SweepEngine: @unchecked Sendable {
             if !wholeTree {
                 if entry.name.hasPrefix(RelativePath.reservedPrefix) {
                     if entry.name.hasPrefix(TemporaryItem.prefix),
-                       now - entry.status.modificationTime >= policy.leftoverGracePeriod || Self.writerIsGone(entry) {
+                       now - entry.status.modificationTime >= policy.leftoverMinimumAgeSeconds || Self.writerIsGone(entry) {
                         try body(entry, .leftover)
                     }
                     return false

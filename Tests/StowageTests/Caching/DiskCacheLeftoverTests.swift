@@ -13,7 +13,7 @@ struct DiskCacheLeftoverTests {
         let folder = TestFolder()
         let helper = try builtProduct("stowage-test-helper")
         let url = folder.file("cache")
-        let limits = DiskCache.Limits(maximumAllocatedSize: 100_000, memoryCapacity: 0)
+        let limits = DiskCache.Limits(maximumAllocatedBytes: 100_000, memoryCapacityBytes: 0)
         let cache = try DiskCache(folder: url, limits: limits)
         var environment = ProcessInfo.processInfo.environment
         environment["STOWAGE_TEST_FAULTS"] = "\(FaultPoint.cacheStaged)@1=kill"

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Testing
 import StowageTestSupport
 @testable import Stowage
@@ -13,7 +10,7 @@ struct BlockingLaneTests {
     @Test("1,000 concurrent async DiskCache sets run on the cache lane's fixed threads, not on 1,000")
     func thousandConcurrentSets() async throws {
         let folder = TestFolder()
-        let cache = try DiskCache(folder: folder.file("cache"), limits: DiskCache.Limits(memoryCapacity: 0))
+        let cache = try DiskCache(folder: folder.file("cache"), limits: DiskCache.Limits(memoryCapacityBytes: 0))
         let lane = BlockingLane.cache
         // Every set that reaches its thread stops once its entry is staged, until all 1,000 are
         // in flight: running on a thread of the lane, or queued for one.
@@ -21,7 +18,7 @@ struct BlockingLaneTests {
         let probe = TestProbe()
         let threads = Recorder()
         probe.on(.cacheStaged) { _ in
-            threads.append(Int(gettid()))  // the kernel's thread that runs this set
+            threads.append(ObjectIdentifier(Thread.current).hashValue)  // the thread that runs this set
             gate.wait()
         }
         let threadsBefore = ProcessThreads.count()

@@ -88,7 +88,7 @@ struct ConcurrencyReliabilityTests {
             #expect(result.output.isEmpty, "a sweeper met issues: \(result.output)")
         }
 
-        let final = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: Int64(limit), lowWatermark: 1)).sweep(cache)
+        let final = try Sweeper(policy: SweepPolicy(maximumAllocatedBytes: Int64(limit), lowWatermark: 1)).sweep(cache)
         #expect(final.issues.isEmpty, "\(final.issues)")
         #expect(final.keptAllocatedBytes <= Int64(limit), "within the limit after a final sweep")
         #expect(folder.leftoverTemporaryItems(prefixes: [TemporaryItem.prefix, ".stowage-append-"]).isEmpty, "no stray temporary files")

@@ -66,7 +66,7 @@ struct CrashReliabilityTests {
         #expect(folder.leftoverTemporaryItems(prefixes: [".stowage-append-"]).isEmpty, "reads settled every journal")
 
         // Leftover temporary files are reclaimed by a sweep once older than the grace period
-        // (SweepPolicy.leftoverGracePeriod, an hour): younger ones may be writes in progress.
+        // (SweepPolicy.leftoverMinimumAge, an hour): younger ones may be writes in progress.
         let leftovers = folder.leftoverTemporaryItems(in: "container/Documents", prefixes: [TemporaryItem.prefix])
         let crashFolder = folder.file("container/Documents/" + CrashWorkload.folder)
         let early = try Sweeper(policy: SweepPolicy()).sweep(crashFolder)

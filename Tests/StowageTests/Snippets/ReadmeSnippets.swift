@@ -55,10 +55,10 @@ struct ReadmeSnippets {
 
     static func sweep(store: Store, thumbnailsFolder: URL) throws -> (SweepReport, ReliefReport) {
         // snippet README/sweep
-        let sweeper = Sweeper(policy: SweepPolicy(maximumAllocatedSize: 200_000_000, maximumAge: 30 * 24 * 3600))
+        let sweeper = Sweeper(policy: SweepPolicy(maximumAllocatedBytes: 200_000_000, maximumFileAge: .seconds(30 * 24 * 3600)))
         let swept = try sweeper.sweep(thumbnailsFolder)          // dryRun: true to preview
         try store.mark("avatar.png", in: .caches, .pinned)       // never swept, never cleared
-        let relief = try store.container.relieve(toAvailable: 2_000_000_000)   // tmp, then Caches, ...
+        let relief = try store.container.relieve(toAvailableBytes: 2_000_000_000)   // tmp, then Caches, ...
         print(swept.removed.count, relief.isSatisfied)
         // end snippet
         return (swept, relief)
@@ -89,10 +89,10 @@ struct ReadmeSnippets {
     static func cache(pngData: Data, url: URL, meta: [String: String], id: Int) async throws -> Data? {
         // snippet README/cache
         let thumbnails = try DiskCache(name: "thumbnails",      // Caches of this app's default container
-                                       limits: DiskCache.Limits(maximumAllocatedSize: 50_000_000))
+                                       limits: DiskCache.Limits(maximumAllocatedBytes: 50_000_000))
         try await thumbnails.set(pngData, for: url.absoluteString)
         let cached = try await thumbnails.data(for: url.absoluteString)       // nil on a miss
-        try await thumbnails.set(meta, for: "meta:\(id)", expiresAfter: 86_400) // Codable, expiring
+        try await thumbnails.set(meta, for: "meta:\(id)", expiresAfter: .seconds(86_400)) // Codable, expiring
         try await thumbnails.removeAll()                                      // "Clear cache"
         // end snippet
         return cached
@@ -151,7 +151,7 @@ struct ReadmeSnippets {
             try Self.sweep(store: store, thumbnailsFolder: folder.file("thumbnails"))
         }
         #expect(swept.removed.isEmpty, "one small, fresh file is within both limits")
-        #expect(relief.steps.first?.location == "temporary")
+        #expect(relief.steps.first?.location == .temporary)
         #expect(try !store.exists("scratch", in: .temporary) && store.exists("avatar.png", in: .caches))
     }
 
