@@ -154,24 +154,10 @@ public struct FillProgress: Sendable, Hashable, Codable {
     public var targetAvailableBytes: Int64
     /// Bytes filled per second so far.
     public var bytesPerSecond: Double
-    /// Seconds until the goal at the current rate, when there is a rate.
-    public var remainingSeconds: Double?
+    /// Seconds until the goal at the current rate, when there is a rate (`null` in JSON until then).
+    @NullWhenAbsent public var remainingSeconds: Double?
     /// Seconds since filling began.
     public var elapsedSeconds: Double
-}
-
-extension FillProgress {
-    /// Encodes every property under its own name, `remainingSeconds` as `null` while there is
-    /// no rate yet.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(filledBytes, forKey: .filledBytes)
-        try container.encode(availableBytes, forKey: .availableBytes)
-        try container.encode(targetAvailableBytes, forKey: .targetAvailableBytes)
-        try container.encode(bytesPerSecond, forKey: .bytesPerSecond)
-        try container.encode(remainingSeconds, forKey: .remainingSeconds)
-        try container.encode(elapsedSeconds, forKey: .elapsedSeconds)
-    }
 }
 
 extension FillProgress {

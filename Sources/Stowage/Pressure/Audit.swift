@@ -32,8 +32,8 @@ public struct AuditFinding: Sendable, Hashable, Codable {
     public var location: Location
     /// The path below the location, as text (see ``pathBytes`` for the exact bytes).
     public var path: String
-    /// The path below the location, byte for byte.
-    public var pathBytes: [UInt8]
+    /// The path below the location, byte for byte (`pathBase64` in JSON, only when it is not UTF-8).
+    @Base64WhenNotUTF8 public var pathBytes: [UInt8]
     /// Its allocated size.
     public var allocatedBytes: Int64
     /// What to do about it.
@@ -50,28 +50,9 @@ public struct AuditFinding: Sendable, Hashable, Codable {
 
     /// The JSON names: the properties' own, ``pathBytes`` written as `pathBase64` (see ``ReportedPath``).
     private enum CodingKeys: String, CodingKey {
-        case kind, location, path, pathBase64, allocatedBytes, advice
+        case kind, location, path, pathBytes = "pathBase64", allocatedBytes, advice
     }
 
-    /// Encodes every property under its own name, and `pathBase64` only when the path is not UTF-8.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(location, forKey: .location)
-        try ReportedPath.encode(text: path, bytes: pathBytes, path: .path, base64: .pathBase64, into: &container)
-        try container.encode(allocatedBytes, forKey: .allocatedBytes)
-        try container.encode(advice, forKey: .advice)
-    }
-
-    /// Decodes what ``encode(to:)`` wrote.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        kind = try container.decode(String.self, forKey: .kind)
-        location = try container.decode(Location.self, forKey: .location)
-        (path, pathBytes) = try ReportedPath.decode(path: .path, base64: .pathBase64, from: container)
-        allocatedBytes = try container.decode(Int64.self, forKey: .allocatedBytes)
-        advice = try container.decode(String.self, forKey: .advice)
-    }
 }
 
 /// Totals of a location.

@@ -54,7 +54,7 @@ extension Store {
     ///
     /// As for saving, `Data` and `[Data]` keep their own forms whatever their static type: in
     /// generic code where `Value` is `Data`, the file's bytes are returned, and where it is
-    /// `[Data]`, the files of the folder (as `retrieve([Data].self, from:in:)`).
+    /// `[Data]`, the files of the folder (as ``retrieveFolder(from:in:)``).
     ///
     /// ```swift
     /// let settings = try store.retrieve(Settings.self, from: "settings.json", in: .applicationSupport)
