@@ -150,7 +150,7 @@ struct CrashReliabilityTests {
         }
         // The numbered folder: files 0, 1, ..., each holding its own number.
         if folder.exists(documents + CrashWorkload.frames) {
-            let frames = try store.retrieve([Data].self, from: CrashWorkload.frames, in: .documents)
+            let frames = try store.retrieveFolder(from: CrashWorkload.frames, in: .documents)
             #expect(frames == (0..<frames.count).map { Data("\($0)".utf8) }, "\(label): frames \(frames.count)")
             #expect(frames.count >= progress.frames, "\(label): appended files were lost")
             progress.frames = frames.count

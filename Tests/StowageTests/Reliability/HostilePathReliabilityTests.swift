@@ -249,7 +249,7 @@ struct HostilePathReliabilityTests {
 
         expectStowageError(.invalidPath) { try store.save(Data("evil".utf8), to: "escape/x", in: .documents) }
         expectStowageError(.invalidPath) { try store.retrieve(Data.self, from: "file-link", in: .documents) }
-        expectStowageError(.invalidPath) { try store.append(Data("evil".utf8), to: "escape", in: .documents) }
+        expectStowageError(.invalidPath) { try store.appendToFolder(Data("evil".utf8), to: "escape", in: .documents) }
         expectStowageError(.invalidPath) { try DiskCache(name: "escape", in: folder.container()) }
         #expect(try folder.snapshot("outside") == before)
         // Then every operation; on the links themselves some succeed (saving over a link
