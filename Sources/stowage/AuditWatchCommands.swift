@@ -105,7 +105,7 @@ struct WatchCommand: AsyncParsableCommand, StowageSubcommand {
         let stopping = Cancellation()
         let stop = try SignalTrap(signals: [Signal.interrupt, .terminate]) { stopping.cancel() }
         if lines {
-            output.emit("started", WatchStartedJSON(folder: folder, targetAvailableBytes: available.bytes, intervalSeconds: interval.seconds))
+            output.emit(.started, WatchStartedJSON(folder: folder, targetAvailableBytes: available.bytes, intervalSeconds: interval.seconds))
         } else {
             log("watching \(DisplayPath.escaped(folder)): keeping \(ByteCount(available.bytes).formatted(style)) available")
         }
@@ -113,7 +113,7 @@ struct WatchCommand: AsyncParsableCommand, StowageSubcommand {
             await watcher.run(onEvent: { event in
                 guard let relief = event.relief else { return }
                 if lines {
-                    output.emit("relief", WatchReliefJSON(relief))
+                    output.emit(.relief, WatchReliefJSON(relief))
                 } else {
                     log(DisplayPath.escaped(event.formatted(style)))
                 }
@@ -128,7 +128,7 @@ struct WatchCommand: AsyncParsableCommand, StowageSubcommand {
         stopping.attach(task)
         await task.value
         stop.cancel()
-        if lines { output.emit("stopped") } else { log("stopped") }
+        if lines { output.emit(.stopped) } else { log("stopped") }
     }
 
     /// The interval as a `Duration`; within ``intervalRange`` (which `validate()` ensures),

@@ -260,13 +260,13 @@ final class FillEvents: @unchecked Sendable {
         }
         guard due else { return }
         line.clear()  // standard output may be the same terminal: the next figures redraw the line
-        output.emit("progress", progress)
+        output.emit(.progress, progress)
     }
 
     func filled(_ report: FillReport, holding: Bool) throws {
         clearProgress()
         if output.jsonLines {
-            output.emit(holding ? "holding" : "filled", report)
+            output.emit(holding ? .holding : .filled, report)
         } else if output.json {
             do {
                 print(try JSONOutput.encode(report))
@@ -282,7 +282,7 @@ final class FillEvents: @unchecked Sendable {
 
     func released(availableAfter: Int64) {
         if output.jsonLines {
-            output.emit("released", ReleasedJSON(availableBytes: availableAfter))
+            output.emit(.released, ReleasedJSON(availableBytes: availableAfter))
         } else {
             print("Released: \(ByteCount(availableAfter).formatted(style)) available now.")
         }

@@ -51,7 +51,7 @@ enum JSONOutput {
 
 /// One line of `--json-lines`: the event's name and time, then the payload's own keys.
 struct EventLine<Payload: Encodable>: Encodable {
-    var event: String
+    var event: EventName
     var date: Date
     var payload: Payload
 
