@@ -66,7 +66,7 @@ struct StowageCommand: AsyncParsableCommand {
                                                   errno: nil, message: message(for: error)))
                 // Best effort: the usage message goes to standard error below in any case.
                 if arguments.contains("--json-lines") {
-                    if let text = try? JSONOutput.line(EventLine(event: "error", date: Date(), payload: body)) { print(text) }
+                    if let text = try? JSONOutput.line(EventLine(event: .error, date: Date(), payload: body)) { print(text) }
                 } else if let text = try? JSONOutput.encode(body) {
                     print(text)
                 }

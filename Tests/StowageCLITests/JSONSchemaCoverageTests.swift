@@ -65,8 +65,10 @@ struct JSONSchemaCoverageTests {
         for (name, report) in reports {
             // Exactly two properties have another form in JSON: `pathBytes` (`pathBase64`, only for
             // a name that is not UTF-8) and `wasCancelled` (only when true, or never); and one
-            // figure is derived: `VolumeCapacity.usedBytes`.
-            let properties = Set(Mirror(reflecting: report).children.compactMap(\.label)).subtracting(["pathBytes", "wasCancelled"])
+            // figure is derived: `VolumeCapacity.usedBytes`. A property under a property wrapper
+            // (`@NullWhenAbsent`, ...) is stored as `_name`: its name is `name`.
+            let properties = Set(Mirror(reflecting: report).children.compactMap(\.label).map { $0.hasPrefix("_") ? String($0.dropFirst()) : $0 })
+                .subtracting(["pathBytes", "wasCancelled"])
             let object = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(report)) as? [String: Any])
             let keys = Set(object.keys).subtracting(["pathBase64", "wasCancelled", "usedBytes"])
             #expect(keys == properties, "\(name): JSON \(keys.subtracting(properties).sorted()), Swift \(properties.subtracting(keys).sorted())")
@@ -101,7 +103,7 @@ struct JSONSchemaCoverageTests {
         }
         func event(_ name: String, _ schema: String, _ payload: some Encodable = EmptyPayload()) throws {
             documents.append(Document(name: "\(schema) \(name)", schema: schema,
-                                      text: try JSONOutput.line(EventLine(event: name, date: Self.date, payload: payload))))
+                                      text: try JSONOutput.line(EventLine(event: EventName(rawValue: name), date: Self.date, payload: payload))))
         }
         try document("overview", "overview.json", OverviewJSON(container: xdg, capacity: capacity, locations: locations))
         try document("locations", "locations.json", LocationsJSON(container: rooted, locations: locations))
@@ -215,7 +217,7 @@ struct JSONSchemaCoverageTests {
     static func relief() -> ReliefReport {
         ReliefReport(targetAvailableBytes: 1_000_000, availableBytesBefore: 10, neededBytes: 999_990, freedAllocatedBytes: 8192,
                      isSatisfied: false, isDryRun: true, isSimulated: true,
-                     steps: [ReliefStep(location: Location.temporary.identifier, report: sweep(cancelled: true))],
+                     steps: [ReliefStep(location: .temporary, report: sweep(cancelled: true))],
                      issues: [UsageIssue(pathBytes: Array("/home/u/Library/Caches".utf8), errno: .tooManySymbolicLinkLevels,
                                          message: "it is a link; skipped")])
     }
@@ -223,7 +225,7 @@ struct JSONSchemaCoverageTests {
     static func audit() -> AuditReport {
         AuditReport(findings: [AuditFinding(kind: "largeBackedUpFile", location: .documents, path: RawPath(bytes: latin1Name),
                                             allocatedBytes: 20_000_000, advice: "backed up")],
-                    purgeableUnderPressure: [LocationTotals(location: Location.caches.identifier, fileCount: 4, allocatedBytes: 16_384)],
+                    purgeableUnderPressure: [LocationTotals(location: .caches, fileCount: 4, allocatedBytes: 16_384)],
                     issues: issues())
     }
 

@@ -287,7 +287,7 @@ final class SweepEngine: @unchecked Sendable {
                 if entry.name.hasPrefix(RelativePath.reservedPrefix)
                     && !(entry.status.kind == .folder && entry.name.equals(TemporaryItem.stagingFolder)) {
                     if entry.name.hasPrefix(TemporaryItem.prefix),
-                       now - entry.status.modificationTime >= policy.leftoverGracePeriod || Self.writerIsGone(entry) {
+                       now - entry.status.modificationTime >= policy.leftoverMinimumAgeSeconds || Self.writerIsGone(entry) {
                         try body(entry, .leftover)
                     }
                     return false

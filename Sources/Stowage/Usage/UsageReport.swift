@@ -31,7 +31,7 @@ public struct UsageReport: Sendable, Hashable, Codable {
     /// ```
     ///
     /// Encoded only when `true` (as `wasCancelled`), so a complete report's JSON is unchanged.
-    public var wasCancelled = false
+    @OmittedWhenFalse public var wasCancelled = false
 
     /// The logical bytes of all roots.
     public var logicalBytes: Int64 { totals.logicalBytes }
@@ -39,41 +39,11 @@ public struct UsageReport: Sendable, Hashable, Codable {
     public var allocatedBytes: Int64 { totals.allocatedBytes }
 }
 
-extension UsageReport {
-    /// The JSON names: the properties' own.
-    private enum CodingKeys: String, CodingKey {
-        case roots, totals, skippedHardLinkCount, largestFiles, breakdown, issues, wasCancelled
-    }
-
-    /// Decodes what ``encode(to:)`` wrote; `wasCancelled` is `false` when absent.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        roots = try container.decode([UsageTotals].self, forKey: .roots)
-        totals = try container.decode(UsageTotals.self, forKey: .totals)
-        skippedHardLinkCount = try container.decode(Int.self, forKey: .skippedHardLinkCount)
-        largestFiles = try container.decode([UsageItem].self, forKey: .largestFiles)
-        breakdown = try container.decode([UsageItem].self, forKey: .breakdown)
-        issues = try container.decode([UsageIssue].self, forKey: .issues)
-        wasCancelled = try container.decodeFlag(forKey: .wasCancelled)
-    }
-
-    /// Encodes every property under its own name, and `wasCancelled` only when it is `true`.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(roots, forKey: .roots)
-        try container.encode(totals, forKey: .totals)
-        try container.encode(skippedHardLinkCount, forKey: .skippedHardLinkCount)
-        try container.encode(largestFiles, forKey: .largestFiles)
-        try container.encode(breakdown, forKey: .breakdown)
-        try container.encode(issues, forKey: .issues)
-        try container.encodeIfTrue(wasCancelled, forKey: .wasCancelled)
-    }
-}
 
 /// Sizes and counts of a tree.
 public struct UsageTotals: Sendable, Hashable, Codable {
-    /// The root's path, or `nil` for a sum over several roots.
-    public var path: String?
+    /// The root's path, or `nil` for a sum over several roots (`null` in JSON).
+    @NullWhenAbsent public var path: String?
     /// Sum of `st_size`.
     public var logicalBytes: Int64 = 0
     /// Sum of `st_blocks * 512`.
@@ -95,24 +65,10 @@ public struct UsageTotals: Sendable, Hashable, Codable {
     /// let report = UsageScanner().scan([photos, photos.appending(path: "2024")])
     /// report.roots[1].alreadyCountedIn  // photos' path: 2024 is counted once, under photos
     /// ```
-    public var alreadyCountedIn: String?
+    @NullWhenAbsent public var alreadyCountedIn: String?
 
     /// Empty totals for `path`.
     public init(path: String? = nil) { self.path = path }
-
-    /// Encodes every property under its own name; `path` is `null` for a sum over several
-    /// roots, `alreadyCountedIn` `null` unless an earlier root counted this one.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(path, forKey: .path)
-        try container.encode(logicalBytes, forKey: .logicalBytes)
-        try container.encode(allocatedBytes, forKey: .allocatedBytes)
-        try container.encode(fileCount, forKey: .fileCount)
-        try container.encode(folderCount, forKey: .folderCount)
-        try container.encode(symbolicLinkCount, forKey: .symbolicLinkCount)
-        try container.encode(otherCount, forKey: .otherCount)
-        try container.encode(alreadyCountedIn, forKey: .alreadyCountedIn)
-    }
 
     mutating func add(_ status: FileStatus) {
         logicalBytes += status.size
@@ -143,8 +99,8 @@ public struct UsageTotals: Sendable, Hashable, Codable {
 public struct UsageItem: Sendable, Hashable, Codable {
     /// The full path, as text (see ``pathBytes`` for the exact bytes).
     public var path: String
-    /// The full path, byte for byte.
-    public var pathBytes: [UInt8]
+    /// The full path, byte for byte (`pathBase64` in JSON, only when it is not UTF-8).
+    @Base64WhenNotUTF8 public var pathBytes: [UInt8]
     /// How many levels below its root it is (1 for a root's direct children).
     public var depth: Int
     /// Whether it is a folder (with totals of its contents) or a single item.
@@ -175,30 +131,9 @@ public struct UsageItem: Sendable, Hashable, Codable {
 
     /// The JSON names: the properties' own, ``pathBytes`` written as `pathBase64` (see ``ReportedPath``).
     private enum CodingKeys: String, CodingKey {
-        case path, pathBase64, depth, isFolder, logicalBytes, allocatedBytes, fileCount
+        case path, pathBytes = "pathBase64", depth, isFolder, logicalBytes, allocatedBytes, fileCount
     }
 
-    /// Encodes every property under its own name, and `pathBase64` only when the path is not UTF-8.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try ReportedPath.encode(text: path, bytes: pathBytes, path: .path, base64: .pathBase64, into: &container)
-        try container.encode(depth, forKey: .depth)
-        try container.encode(isFolder, forKey: .isFolder)
-        try container.encode(logicalBytes, forKey: .logicalBytes)
-        try container.encode(allocatedBytes, forKey: .allocatedBytes)
-        try container.encode(fileCount, forKey: .fileCount)
-    }
-
-    /// Decodes what ``encode(to:)`` wrote.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        (path, pathBytes) = try ReportedPath.decode(path: .path, base64: .pathBase64, from: container)
-        depth = try container.decode(Int.self, forKey: .depth)
-        isFolder = try container.decode(Bool.self, forKey: .isFolder)
-        logicalBytes = try container.decode(Int64.self, forKey: .logicalBytes)
-        allocatedBytes = try container.decode(Int64.self, forKey: .allocatedBytes)
-        fileCount = try container.decode(Int.self, forKey: .fileCount)
-    }
 }
 
 /// A problem met during a scan: the path and the system's error.
@@ -233,14 +168,15 @@ public struct UsageIssue: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case path, pathBase64, errno, message
+        case path, pathBytes = "pathBase64", errno, message
     }
 
     /// Encodes every property under its own name (`errno` as its number, `null` when there is
     /// none), and `pathBase64` only when the path is not UTF-8.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try ReportedPath.encode(text: path, bytes: pathBytes, path: .path, base64: .pathBase64, into: &container)
+        try container.encode(path, forKey: .path)
+        try container.encode(Base64WhenNotUTF8(wrappedValue: pathBytes), forKey: .pathBytes)
         try container.encode(errno?.rawValue, forKey: .errno)
         try container.encode(message, forKey: .message)
     }
@@ -248,7 +184,8 @@ public struct UsageIssue: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Decodes what ``encode(to:)`` wrote (and an `errno` of 0, as earlier versions wrote "none").
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        (path, pathBytes) = try ReportedPath.decode(path: .path, base64: .pathBase64, from: container)
+        path = try container.decode(String.self, forKey: .path)
+        pathBytes = try container.decode(Base64WhenNotUTF8.self, forKey: .pathBytes).wrappedValue
         errno = try container.decodeIfPresent(Int32.self, forKey: .errno).flatMap { $0 == 0 ? nil : Errno(rawValue: $0) }
         message = try container.decode(String.self, forKey: .message)
     }
