@@ -269,7 +269,8 @@ final class ScanEngine: @unchecked Sendable {
                 if childDepth <= options.breakdownDepth {
                     childItems.append(register(UsageItem(pathBytes: childPath.bytes, depth: childDepth, isFolder: status.kind == .folder,
                                                          logicalBytes: status.size, allocatedBytes: status.allocatedSize,
-                                                         fileCount: status.kind == .file ? 1 : 0)))
+                                                         fileCount: status.kind == .file ? 1 : 0,
+                                                         modificationTime: Date(timeIntervalSince1970: status.modificationTime))))
                 }
                 if status.kind == .file {
                     accumulator.largest.offer(path: childPath, status: status)
