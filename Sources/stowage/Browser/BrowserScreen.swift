@@ -20,7 +20,11 @@ struct BrowserScreen {
     /// highlighted, the list scrolled to `offset`; the status bar says `status`, or the totals.
     func folder(_ tree: BrowserTree, _ folder: Int, rows children: [Int], selected: Int, offset: Int,
                 order: BrowserOrder, status: String?, title: String) -> [String] {
-        var lines = [style.bar(fit(" \(title)  \(display(tree, folder))", columns))]
+        // The end of a long path says more than its start: cut on the left.
+        let path = display(tree, folder)
+        let room = max(1, columns - title.unicodeScalars.count - 3)
+        let shown = path.unicodeScalars.count > room ? "~" + String(String.UnicodeScalarView(path.unicodeScalars.suffix(room - 1))) : path
+        var lines = [style.bar(fit(" \(title)  \(shown)", columns))]
         let total = order.size(tree[folder])
         let nameWidth = max(8, columns - 40 - (order.key == .modificationTime ? 17 : 0))
         for position in offset..<min(children.count, offset + listRows) {

@@ -57,12 +57,25 @@ final class BrowserTerminal {
 
     /// The bytes typed since the last read, waiting at most a tenth of a second.
     ///
-    /// - Throws: a `SystemCallError` once the terminal is gone (`EIO`).
+    /// - Throws: once the terminal is gone: a `SystemCallError` (`EIO`) from the read, or
+    ///   ``Gone`` when a read that should have waited returned nothing at once (a terminal hung
+    ///   up reads as an endless end of file) and a write to it fails.
     func read() throws -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: 256)
+        let started = ContinuousClock.now
         let count = try TerminalDevice.readInput(Self.input, into: &buffer)
+        if count == 0, ContinuousClock.now - started < .milliseconds(20) {
+            do {
+                try FileHandle.standardOutput.write(contentsOf: Data("\u{1B}[0m".utf8))  // changes nothing on a terminal
+            } catch {
+                throw Gone()
+            }
+        }
         return Array(buffer.prefix(count))
     }
+
+    /// The terminal went away (hung up, closed).
+    struct Gone: Error {}
 
     /// Draws `lines`, one a row from the top: only the rows that changed since the last drawing,
     /// or all of them after ``invalidate()``.
