@@ -156,14 +156,14 @@ struct BrowserCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: root).count == 5)  // Documents, big, home, medium, small
         // A folder with a pinned file: the rest goes, the pin stays, the folder with it.
         terminal.type("gd")
-        screen = terminal.waitFor(text: "Delete the folder 'Documents' and all in it: 2 files, ")
+        screen = terminal.waitFor(text: "Delete folder 'Documents' (2 files, ")
         terminal.type("y")
         screen = terminal.waitFor(text: "From Documents: removed 1 file, 4.1 kB freed; kept 1 pinned")
         #expect(FileManager.default.fileExists(atPath: pinned))
         #expect(!FileManager.default.fileExists(atPath: root + "/Documents/loose"))
         // The home folder is refused, as sweep refuses it.
         terminal.type("gjjd")
-        terminal.waitFor(text: "Delete the folder 'home'")
+        terminal.waitFor(text: "Delete folder 'home'")
         terminal.type("y")
         screen = terminal.waitFor(text: "Refused:")
         #expect(screen.contains("it is the home folder"))
@@ -189,7 +189,7 @@ struct BrowserCommandTests {
         let process = try terminal.start(runner, ["usage", "--interactive", root])
         terminal.waitFor(text: "mounted/")
         terminal.type("d")
-        terminal.waitFor(text: "Delete the folder 'mounted'")
+        terminal.waitFor(text: "Delete folder 'mounted'")
         terminal.type("y")
         let screen = terminal.waitFor(text: "Refused:")
         #expect(screen.contains("mount point"))

@@ -247,17 +247,22 @@ final class Browser {
         guard let tree, rows.indices.contains(selected) else { return }
         let node = rows[selected]
         let item = tree[node]
-        let name = "'\(DisplayPath.escaped(bytes: item.isRoot ? tree.path(of: node) : item.name))'"
         let size = ByteCount(item.allocatedBytes).formatted(units)
-        let question: String
+        let before: String, after: String
         if let location = location(of: node) {
-            question = "Clear \(location.displayName) \(name): \(Noun.file.counted(item.fileCount)), \(size)"
-                + (location.policy.isBackedUp ? " of backed-up user data" : "") + "? Pinned items stay. [y/N]"
+            before = "Clear \(location.displayName)\(location.policy.isBackedUp ? ", backed-up user data," : "") '"
+            after = "' (\(Noun.file.counted(item.fileCount)), \(size); pinned items stay)? [y/N]"
         } else if item.isFolder {
-            question = "Delete the folder \(name) and all in it: \(Noun.file.counted(item.fileCount)), \(size)? Pinned items stay. [y/N]"
+            before = "Delete folder '"
+            after = "' (\(Noun.file.counted(item.fileCount)), \(size); pinned items stay)? [y/N]"
         } else {
-            question = "Delete \(name), \(size)? [y/N]"
+            before = "Delete '"
+            after = "', \(size)? [y/N]"
         }
+        // The name gives way (cut, ending in ~) so that the question and its [y/N] always show.
+        let name = DisplayPath.escaped(bytes: item.isRoot ? tree.path(of: node) : item.name)
+        let room = terminal.size.columns - 2 - before.unicodeScalars.count - after.unicodeScalars.count
+        let question = before + fit(name, max(8, room)) + after
         mode = .confirming(node: node, question: question)
     }
 

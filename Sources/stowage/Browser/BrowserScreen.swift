@@ -33,7 +33,7 @@ struct BrowserScreen {
             let share = total > 0 ? Double(size) / Double(total) : 0
             let filled = Int((share * 10).rounded())
             var name = DisplayPath.escaped(bytes: node.name) + (node.isFolder ? "/" : "")
-            if let note = node.note { name += "  (\(note))" }
+            if let note = node.note { name = note + "  " + name }  // an app's location: what it is, then where
             let time = order.key == .modificationTime ? " " + Self.time(node.modificationTime) : ""
             let plain = pad(ByteCount(size).formatted(units), 10, right: true) + " "
                 + pad(String(format: "%5.1f%%", share * 100), 6, right: true) + " "
