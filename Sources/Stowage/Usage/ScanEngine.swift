@@ -270,7 +270,7 @@ final class ScanEngine: @unchecked Sendable {
                     childItems.append(register(UsageItem(pathBytes: childPath.bytes, depth: childDepth, isFolder: status.kind == .folder,
                                                          logicalBytes: status.size, allocatedBytes: status.allocatedSize,
                                                          fileCount: status.kind == .file ? 1 : 0,
-                                                         modificationTime: Date(timeIntervalSince1970: status.modificationTime))))
+                                                         modificationDate: Date(timeIntervalSince1970: status.modificationTime))))
                 }
                 if status.kind == .file {
                     accumulator.largest.offer(path: childPath, status: status)

@@ -161,11 +161,11 @@ public struct UsageItem: Sendable, Hashable, Codable {
     /// was last added, removed or renamed in it, not the newest time inside), for the items of
     /// the breakdown; `nil` for a root's and the largest files' items, and in JSON written
     /// before it was recorded. In JSON only when known.
-    public var modificationTime: Date?
+    public var modificationDate: Date?
 
     /// An item at the path spelled by the bytes `pathBytes`.
     init(pathBytes: [UInt8], depth: Int, isFolder: Bool, logicalBytes: Int64, allocatedBytes: Int64, fileCount: Int,
-         modificationTime: Date? = nil) {
+         modificationDate: Date? = nil) {
         path = ReportedPath.text(pathBytes)
         self.pathBytes = pathBytes
         self.depth = depth
@@ -173,7 +173,7 @@ public struct UsageItem: Sendable, Hashable, Codable {
         self.logicalBytes = logicalBytes
         self.allocatedBytes = allocatedBytes
         self.fileCount = fileCount
-        self.modificationTime = modificationTime
+        self.modificationDate = modificationDate
     }
 
     /// An item at `path` (its UTF-8 bytes).
@@ -184,11 +184,11 @@ public struct UsageItem: Sendable, Hashable, Codable {
 
     /// The JSON names: the properties' own, ``pathBytes`` written as `pathBase64` (see ``ReportedPath``).
     private enum CodingKeys: String, CodingKey {
-        case path, pathBase64, depth, isFolder, logicalBytes, allocatedBytes, fileCount, modificationTime
+        case path, pathBase64, depth, isFolder, logicalBytes, allocatedBytes, fileCount, modificationDate
     }
 
     /// Encodes every property under its own name, `pathBase64` only when the path is not UTF-8
-    /// and `modificationTime` only when it is known.
+    /// and `modificationDate` only when it is known.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try ReportedPath.encode(text: path, bytes: pathBytes, path: .path, base64: .pathBase64, into: &container)
@@ -197,7 +197,7 @@ public struct UsageItem: Sendable, Hashable, Codable {
         try container.encode(logicalBytes, forKey: .logicalBytes)
         try container.encode(allocatedBytes, forKey: .allocatedBytes)
         try container.encode(fileCount, forKey: .fileCount)
-        try container.encodeIfPresent(modificationTime, forKey: .modificationTime)
+        try container.encodeIfPresent(modificationDate, forKey: .modificationDate)
     }
 
     /// Decodes what ``encode(to:)`` wrote.
@@ -209,7 +209,7 @@ public struct UsageItem: Sendable, Hashable, Codable {
         logicalBytes = try container.decode(Int64.self, forKey: .logicalBytes)
         allocatedBytes = try container.decode(Int64.self, forKey: .allocatedBytes)
         fileCount = try container.decode(Int.self, forKey: .fileCount)
-        modificationTime = try container.decodeIfPresent(Date.self, forKey: .modificationTime)
+        modificationDate = try container.decodeIfPresent(Date.self, forKey: .modificationDate)
     }
 }
 

@@ -78,7 +78,7 @@ struct BrowserTree {
     private mutating func append(_ item: UsageItem, name: [UInt8], parent: Int?, note: String?) -> Int {
         nodes.append(Node(name: name, parent: parent, isFolder: item.isFolder, logicalBytes: item.logicalBytes,
                           allocatedBytes: item.allocatedBytes, fileCount: item.fileCount,
-                          modificationTime: item.modificationTime?.timeIntervalSince1970, note: note))
+                          modificationTime: item.modificationDate?.timeIntervalSince1970, note: note))
         return nodes.count - 1
     }
 

@@ -93,21 +93,21 @@ struct UsageNodeTests {
         var options = UsageOptions()
         options.breakdownDepth = .max
         let report = UsageScanner(options: options).scan([URL(filePath: root)])
-        let times = Dictionary(uniqueKeysWithValues: report.breakdown.map { ($0.path, $0.modificationTime) })
+        let times = Dictionary(uniqueKeysWithValues: report.breakdown.map { ($0.path, $0.modificationDate) })
         #expect(times[root + "/old"] == old)
         #expect(times[root + "/sub"] == new)
         #expect(times[root + "/sub/new"] != nil)
-        #expect(report.largestFiles.allSatisfy { $0.modificationTime == nil })
-        #expect(report.breakdownTree()[0].item.modificationTime == nil)
+        #expect(report.largestFiles.allSatisfy { $0.modificationDate == nil })
+        #expect(report.breakdownTree()[0].item.modificationDate == nil)
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         let item = try #require(report.breakdown.first { $0.path == root + "/old" })
         let text = String(decoding: try encoder.encode(item), as: UTF8.self)
-        #expect(text.contains("\"modificationTime\":1000000000"))
+        #expect(text.contains("\"modificationDate\":1000000000"))
         #expect(try decoder.decode(UsageItem.self, from: Data(text.utf8)) == item)
         let largest = try #require(report.largestFiles.first)
-        #expect(!String(decoding: try encoder.encode(largest), as: UTF8.self).contains("modificationTime"))
+        #expect(!String(decoding: try encoder.encode(largest), as: UTF8.self).contains("modificationDate"))
     }
 }
