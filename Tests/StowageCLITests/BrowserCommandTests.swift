@@ -255,6 +255,28 @@ struct BrowserCommandTests {
         try Self.quit(terminal, process, modes: modes)
     }
 
+    @Test("r scans the folder shown again: what changed outside the browser appears, the folders above follow")
+    func rescans() throws {
+        let runner = try CommandRunner()
+        let root = try Self.makeTree(in: runner)
+        let terminal = try InteractiveTerminal(columns: 200, rows: 14)
+        let modes = terminal.modes
+        let process = try terminal.start(runner, ["usage", "--interactive", root])
+        terminal.waitFor(text: "big/")
+        terminal.type("\r")
+        terminal.waitFor(text: root + "/big")
+        try Data(repeating: 9, count: 200 * 1024).write(to: URL(filePath: root + "/big/new"))
+        terminal.type("r")
+        var screen = terminal.waitFor(text: "Scanned again")
+        #expect(Self.names(screen) == ["new", "a", "b", "inner/"])
+        terminal.type(Self.left)
+        screen = terminal.waitFor(text: "Total")
+        let check = try runner.run("usage", "--json", root)
+        let total = try #require(try check.json()["allocatedBytes"] as? Int)
+        #expect(screen.contains("Total \(ByteCount(Int64(total)).formatted(.decimal)) allocated, 7 files"))
+        try Self.quit(terminal, process, modes: modes)
+    }
+
     @Test("? shows the keys; any key closes the help")
     func help() throws {
         let runner = try CommandRunner()
