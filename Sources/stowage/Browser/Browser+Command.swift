@@ -27,7 +27,9 @@ extension Browser: @unchecked Sendable {
             throw StowageError(.ioFailure, operation: operation, reason: "the terminal's modes could not be set (\(error))")
         }
         let ending = await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: browser.run()) }
+            let thread = Thread { continuation.resume(returning: browser.run()) }
+            thread.name = "stowage usage browser"
+            thread.start()
         }
         return ending.status
     }

@@ -102,14 +102,10 @@ struct BrowserScreen {
         files >= 1_000_000 ? "\(files / 1_000_000)M" : files >= 10_000 ? "\(files / 1000)k" : "\(files)"
     }
 
-    /// `2026-11-28 16:03` in UTC, or dashes when the time is not known.
+    /// `2026-11-28 16:03` in UTC (ISO 8601's date and minutes), or dashes when the time is not known.
     static func time(_ seconds: Double?) -> String {
         guard let seconds else { return "----------------" }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: Date(timeIntervalSince1970: seconds))
+        return String(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: seconds)).prefix(16)).replacing("T", with: " ")
     }
 }
 
