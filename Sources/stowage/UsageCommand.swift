@@ -68,11 +68,17 @@ struct UsageCommand: AsyncParsableCommand, StowageSubcommand {
     @Option(help: "Worker threads (default: one per core, at least two; on a cold cache more pay off).")
     var threads: Int?
 
+    @Flag(help: ArgumentHelp(
+        "Browse the scan full-screen: walk, sort, delete (through the removal walk, asking first) and rescan; ? lists the keys.",
+        discussion: "Needs a terminal on standard input and output; scripts use --json."))
+    var interactive = false
+
     @OptionGroup var units: UnitOptions
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
         try refuseRootOptionsNotTaken()
+        if interactive && output.json { throw ValidationError("--interactive and --json: choose one (--json is for scripts).") }
         if top < 0 { throw ValidationError("--top must be 0 or more.") }
         if depth < 0 { throw ValidationError("--depth must be 0 or more.") }
         if let threads, threads < 1 || threads > 256 { throw ValidationError("--threads must be from 1 to 256.") }
@@ -89,6 +95,15 @@ struct UsageCommand: AsyncParsableCommand, StowageSubcommand {
         options.ranksByLogicalSize = apparent
         options.threads = threads
         let urls = (paths.isEmpty ? [try PathArgument(parsing: ".")] : paths).map { $0.url().standardizedFileURL }
+        if interactive {
+            // Every level and every file: the browser walks the whole tree.
+            options.breakdownDepth = .max
+            options.largestFileCount = 0
+            let source = BrowserSource(title: "stowage usage", roots: urls, topName: urls.count == 1 ? nil : "\(urls.count) paths",
+                                       options: options)
+            try await Browser.runCommand(source, units: units.style, operation: .measureUsage, output: output)
+            return
+        }
         let progress = ProgressLine(style: units.style)
         let subject = DisplayPath.of(urls[0]) + (urls.count > 1 ? " and \(urls.count - 1) more" : "")
         let report = try await progress.during {

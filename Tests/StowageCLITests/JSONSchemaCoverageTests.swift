@@ -176,7 +176,8 @@ struct JSONSchemaCoverageTests {
     }
 
     static func items() -> [UsageItem] {
-        [UsageItem(pathBytes: Array("/r/a".utf8), depth: 1, isFolder: true, logicalBytes: 10, allocatedBytes: 8192, fileCount: 2),
+        [UsageItem(pathBytes: Array("/r/a".utf8), depth: 1, isFolder: true, logicalBytes: 10, allocatedBytes: 8192, fileCount: 2,
+                   modificationDate: Date(timeIntervalSince1970: 1_700_000_000)),
          UsageItem(pathBytes: Array("/r/a/".utf8) + latin1Name, depth: 2, isFolder: false, logicalBytes: 5, allocatedBytes: 4096,
                    fileCount: 1)]
     }

@@ -14,11 +14,11 @@ struct SignalTrapBackend {
     /// How long the sources may take to register before the trap gives up.
     static let registrationLimit = 10.0
 
-    init(signals: [Int32], handler: @escaping @Sendable () -> Void) throws {
+    init(signals: [Int32], handler: @escaping @Sendable (Int32) -> Void) throws {
         let registered = DispatchSemaphore(value: 0)
         let sources = signals.map { number in
             let source = DispatchSource.makeSignalSource(signal: number)
-            source.setEventHandler(handler: handler)
+            source.setEventHandler { handler(number) }
             source.setRegistrationHandler(handler: { registered.signal() })
             source.activate()
             return source

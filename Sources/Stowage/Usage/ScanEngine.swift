@@ -307,7 +307,8 @@ final class ScanEngine: @unchecked Sendable {
                 if listsChildren {
                     childItems.append(register(UsageItem(pathBytes: childPath.bytes, depth: childDepth, isFolder: status.kind == .folder,
                                                          logicalBytes: status.size, allocatedBytes: status.allocatedSize,
-                                                         fileCount: status.kind == .file ? 1 : 0)))
+                                                         fileCount: status.kind == .file ? 1 : 0,
+                                                         modificationDate: Date(timeIntervalSince1970: status.modificationTime))))
                 }
                 if status.kind == .file {
                     accumulator.largest.offer(path: childPath, status: status)

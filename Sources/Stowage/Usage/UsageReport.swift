@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a usage scan found: sizes, counts, the largest files, a breakdown, and the problems met.
 ///
 /// Sizes come from `lstat`: ``logicalBytes`` sums `st_size` (what `du -b` prints) and
@@ -111,9 +113,15 @@ public struct UsageItem: Sendable, Hashable, Codable {
     public var allocatedBytes: Int64
     /// Files inside (1 for a file).
     public var fileCount: Int
+    /// When the file or folder itself was last modified (`st_mtime`; for a folder, when an entry
+    /// was last added, removed or renamed in it, not the newest time inside), for the items of
+    /// the breakdown; `nil` for a root's and the largest files' items, and in JSON written
+    /// before it was recorded. In JSON only when known.
+    public var modificationDate: Date?
 
     /// An item at the path spelled by the bytes `pathBytes`.
-    init(pathBytes: [UInt8], depth: Int, isFolder: Bool, logicalBytes: Int64, allocatedBytes: Int64, fileCount: Int) {
+    init(pathBytes: [UInt8], depth: Int, isFolder: Bool, logicalBytes: Int64, allocatedBytes: Int64, fileCount: Int,
+         modificationDate: Date? = nil) {
         path = ReportedPath.text(pathBytes)
         self.pathBytes = pathBytes
         self.depth = depth
@@ -121,6 +129,7 @@ public struct UsageItem: Sendable, Hashable, Codable {
         self.logicalBytes = logicalBytes
         self.allocatedBytes = allocatedBytes
         self.fileCount = fileCount
+        self.modificationDate = modificationDate
     }
 
     /// An item at `path` (its UTF-8 bytes).
@@ -131,9 +140,8 @@ public struct UsageItem: Sendable, Hashable, Codable {
 
     /// The JSON names: the properties' own, ``pathBytes`` written as `pathBase64` (see ``ReportedPath``).
     private enum CodingKeys: String, CodingKey {
-        case path, pathBytes = "pathBase64", depth, isFolder, logicalBytes, allocatedBytes, fileCount
+        case path, pathBytes = "pathBase64", depth, isFolder, logicalBytes, allocatedBytes, fileCount, modificationDate
     }
-
 }
 
 /// A problem met during a scan: the path and the system's error.
