@@ -269,7 +269,7 @@ final class ScanEngine: @unchecked Sendable {
                 if childDepth <= options.breakdownDepth {
                     childItems.append(register(UsageItem(pathBytes: childPath.bytes, depth: childDepth, isFolder: status.kind == .folder,
                                                          logicalBytes: status.size, allocatedBytes: status.allocatedSize,
-                                                         fileCount: status.kind == .file ? 1 : 0)))
+                                                         fileCount: status.kind == .file ? 1 : 0, hardLink: UsageHardLink(status))))
                 }
                 if status.kind == .file {
                     accumulator.largest.offer(path: childPath, status: status)
@@ -361,7 +361,7 @@ struct LargestFiles {
         insert((path, status.size, status.allocatedSize))
     }
 
-    private mutating func insert(_ entry: Entry) {
+    mutating func insert(_ entry: Entry) {
         guard limit > 0 else { return }
         if entries.count < limit {
             entries.append(entry)

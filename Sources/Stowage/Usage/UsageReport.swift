@@ -155,9 +155,15 @@ public struct UsageItem: Sendable, Hashable, Codable {
     public var allocatedBytes: Int64
     /// Files inside (1 for a file).
     public var fileCount: Int
+    /// For a file with several hard links (`st_nlink` above 1): its identity and link count,
+    /// which a saved scan carries (ncdu's `dev`, `ino`, `nlink` and `hlnkc`) so that a reader
+    /// counts the file once; `nil` for everything else. In JSON only when set.
+    public var hardLink: UsageHardLink?
 
     /// An item at the path spelled by the bytes `pathBytes`.
-    init(pathBytes: [UInt8], depth: Int, isFolder: Bool, logicalBytes: Int64, allocatedBytes: Int64, fileCount: Int) {
+    init(pathBytes: [UInt8], depth: Int, isFolder: Bool, logicalBytes: Int64, allocatedBytes: Int64, fileCount: Int,
+         hardLink: UsageHardLink? = nil) {
+        self.hardLink = hardLink
         path = ReportedPath.text(pathBytes)
         self.pathBytes = pathBytes
         self.depth = depth
@@ -175,10 +181,11 @@ public struct UsageItem: Sendable, Hashable, Codable {
 
     /// The JSON names: the properties' own, ``pathBytes`` written as `pathBase64` (see ``ReportedPath``).
     private enum CodingKeys: String, CodingKey {
-        case path, pathBase64, depth, isFolder, logicalBytes, allocatedBytes, fileCount
+        case path, pathBase64, depth, isFolder, logicalBytes, allocatedBytes, fileCount, hardLink
     }
 
-    /// Encodes every property under its own name, and `pathBase64` only when the path is not UTF-8.
+    /// Encodes every property under its own name, `pathBase64` only when the path is not UTF-8,
+    /// and `hardLink` only when set.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try ReportedPath.encode(text: path, bytes: pathBytes, path: .path, base64: .pathBase64, into: &container)
@@ -187,6 +194,7 @@ public struct UsageItem: Sendable, Hashable, Codable {
         try container.encode(logicalBytes, forKey: .logicalBytes)
         try container.encode(allocatedBytes, forKey: .allocatedBytes)
         try container.encode(fileCount, forKey: .fileCount)
+        try container.encodeIfPresent(hardLink, forKey: .hardLink)
     }
 
     /// Decodes what ``encode(to:)`` wrote.
@@ -198,6 +206,25 @@ public struct UsageItem: Sendable, Hashable, Codable {
         logicalBytes = try container.decode(Int64.self, forKey: .logicalBytes)
         allocatedBytes = try container.decode(Int64.self, forKey: .allocatedBytes)
         fileCount = try container.decode(Int.self, forKey: .fileCount)
+        hardLink = try container.decodeIfPresent(UsageHardLink.self, forKey: .hardLink)
+    }
+}
+
+/// The identity of a file with several hard links: what tells two of its names apart from two
+/// files (see ``UsageItem/hardLink``).
+public struct UsageHardLink: Sendable, Hashable, Codable {
+    /// The device it is on (`st_dev`).
+    public var device: UInt64
+    /// Its inode number (`st_ino`).
+    public var inode: UInt64
+    /// Its names (`st_nlink`), when the scan made knows; `nil` when a saved scan did not say.
+    public var linkCount: UInt64?
+
+    /// The identity `device` and `inode`, with `linkCount` names.
+    public init(device: UInt64, inode: UInt64, linkCount: UInt64?) {
+        self.device = device
+        self.inode = inode
+        self.linkCount = linkCount
     }
 }
 
@@ -268,5 +295,13 @@ extension UsageIssue {
         } else {
             self.init(pathBytes: pathBytes, errno: nil, message: String(describing: error))
         }
+    }
+}
+
+extension UsageHardLink {
+    /// The identity of the file of `status` when it has several hard links; `nil` otherwise.
+    init?(_ status: FileStatus) {
+        guard status.kind == .file, status.linkCount > 1 else { return nil }
+        self.init(device: status.device, inode: status.inode, linkCount: status.linkCount)
     }
 }
