@@ -28,7 +28,7 @@ extension UsageReport {
     ///
     /// Save a report scanned with ``UsageOptions/breakdownDepth`` `.max` to keep every folder
     /// and file; with a smaller depth the folders at the last level keep the bytes of what is
-    /// inside them as their own, and the totals are still exact.
+    /// inside them as their own: the bytes are still exact, the counts are of what is listed.
     ///
     /// - Parameter timestamp: The time the file says it was made (ncdu shows it).
     /// - Returns: The file's bytes (not all UTF-8 when a name is not).
