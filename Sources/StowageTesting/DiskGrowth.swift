@@ -34,9 +34,9 @@ public struct DiskGrowth: Sendable, Hashable, CustomStringConvertible {
         func signed(_ value: Int64) -> String { (value > 0 ? "+" : "") + value.formatted() }
         var lines = ["\(signed(allocatedBytes)) bytes allocated (\(signed(logicalBytes)) logical), \(signed(Int64(inodeCount))) inodes"]
         let leaves = changes.roots.flatMap(\.allChanges).filter { $0.depth > 0 && $0.children.isEmpty }
-            .sorted { abs($0.allocatedBytesChange) > abs($1.allocatedBytesChange) }
+            .sorted { abs($0.changeInAllocatedBytes) > abs($1.changeInAllocatedBytes) }
         for change in leaves.prefix(Self.changesDescribed) {
-            lines.append("\(change.kind) \(change.path) \(signed(change.allocatedBytesChange)) bytes")
+            lines.append("\(change.kind) \(change.path) \(signed(change.changeInAllocatedBytes)) bytes")
         }
         if leaves.count > Self.changesDescribed { lines.append("and \(leaves.count - Self.changesDescribed) more changes") }
         return lines.joined(separator: "\n")

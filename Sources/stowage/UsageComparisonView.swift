@@ -10,7 +10,7 @@ struct UsageComparisonView {
     /// The most item rows shown, or `nil` for all.
     var rows: Int?
 
-    func change(_ change: UsageChange) -> Int64 { apparent ? change.logicalBytesChange : change.allocatedBytesChange }
+    func change(_ change: UsageChange) -> Int64 { apparent ? change.changeInLogicalBytes : change.changeInAllocatedBytes }
 
     func signed(_ bytes: Int64) -> String {
         bytes == 0 ? "0 B" : (bytes > 0 ? "+" : "-") + ByteCount(bytes.magnitude > UInt64(Int64.max) ? Int64.max : abs(bytes)).formatted(style)
@@ -43,12 +43,12 @@ struct UsageComparisonView {
             guard !below.isEmpty || kept.contains(Key(path: node.pathBytes, depth: node.depth)) else { return [] }
             shown += 1
             let name = node.pathBytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).last.map(Array.init) ?? node.pathBytes
-            let files = node.fileCountChange == 0 ? "" : (node.fileCountChange > 0 ? "+" : "") + "\(node.fileCountChange)"
+            let files = node.changeInFileCount == 0 ? "" : (node.changeInFileCount > 0 ? "+" : "") + "\(node.changeInFileCount)"
             return [[signed(change(node)), files, size(node.before), size(node.after), node.kind.rawValue,
                      lead + DisplayPath.escaped(bytes: name) + (node.isFolder ? "/" : "")]] + below
         }
         for root in difference.roots {
-            let files = root.fileCountChange
+            let files = root.changeInFileCount
             lines.append("\(DisplayPath.escaped(bytes: root.pathBytes)): \(signed(change(root))) \(apparent ? "logical" : "allocated") "
                          + "(\(size(root.before)) to \(size(root.after))), \(files >= 0 ? "+" : "")\(Noun.file.counted(files))")
             table.rows += root.children.flatMap { tableRows(of: $0, lead: "") }

@@ -5,7 +5,7 @@
 /// let lastWeek = try UsageReport(ncduExport: Data(contentsOf: snapshotURL), options: everything)
 /// let now = UsageScanner(options: everything).scan([containerURL])
 /// for change in now.difference(from: lastWeek).roots[0].children.prefix(5) {
-///     print(change.kind, change.path, ByteCount(change.allocatedBytesChange).formatted())
+///     print(change.kind, change.path, ByteCount(change.changeInAllocatedBytes).formatted())
 /// }
 /// ```
 public struct UsageDifference: Sendable, Hashable, Codable {
@@ -63,11 +63,11 @@ public struct UsageChange: Sendable, Hashable, Codable {
     /// Its figures after; `nil` when it was removed.
     public var after: UsageFigures?
     /// Allocated bytes after less before (negative when it shrank).
-    public var allocatedBytesChange: Int64
+    public var changeInAllocatedBytes: Int64
     /// Logical bytes after less before.
-    public var logicalBytesChange: Int64
+    public var changeInLogicalBytes: Int64
     /// Files after less before.
-    public var fileCountChange: Int
+    public var changeInFileCount: Int
     /// The changed items directly inside it, the largest change first.
     public var children: [UsageChange]
 
@@ -75,7 +75,7 @@ public struct UsageChange: Sendable, Hashable, Codable {
     public var allChanges: [UsageChange] { [self] + children.flatMap(\.allChanges) }
 
     private enum CodingKeys: String, CodingKey {
-        case path, pathBase64, depth, isFolder, kind, before, after, allocatedBytesChange, logicalBytesChange, fileCountChange, children
+        case path, pathBase64, depth, isFolder, kind, before, after, changeInAllocatedBytes, changeInLogicalBytes, changeInFileCount, children
     }
 
     /// Encodes every property under its own name (`before` and `after` `null` when absent), and
@@ -88,9 +88,9 @@ public struct UsageChange: Sendable, Hashable, Codable {
         try container.encode(kind, forKey: .kind)
         try container.encode(before, forKey: .before)
         try container.encode(after, forKey: .after)
-        try container.encode(allocatedBytesChange, forKey: .allocatedBytesChange)
-        try container.encode(logicalBytesChange, forKey: .logicalBytesChange)
-        try container.encode(fileCountChange, forKey: .fileCountChange)
+        try container.encode(changeInAllocatedBytes, forKey: .changeInAllocatedBytes)
+        try container.encode(changeInLogicalBytes, forKey: .changeInLogicalBytes)
+        try container.encode(changeInFileCount, forKey: .changeInFileCount)
         try container.encode(children, forKey: .children)
     }
 
@@ -103,9 +103,9 @@ public struct UsageChange: Sendable, Hashable, Codable {
         kind = try container.decode(Kind.self, forKey: .kind)
         before = try container.decodeIfPresent(UsageFigures.self, forKey: .before)
         after = try container.decodeIfPresent(UsageFigures.self, forKey: .after)
-        allocatedBytesChange = try container.decode(Int64.self, forKey: .allocatedBytesChange)
-        logicalBytesChange = try container.decode(Int64.self, forKey: .logicalBytesChange)
-        fileCountChange = try container.decode(Int.self, forKey: .fileCountChange)
+        changeInAllocatedBytes = try container.decode(Int64.self, forKey: .changeInAllocatedBytes)
+        changeInLogicalBytes = try container.decode(Int64.self, forKey: .changeInLogicalBytes)
+        changeInFileCount = try container.decode(Int.self, forKey: .changeInFileCount)
         children = try container.decode([UsageChange].self, forKey: .children)
     }
 
@@ -118,11 +118,11 @@ public struct UsageChange: Sendable, Hashable, Codable {
         self.before = before
         self.after = after
         let old = before ?? UsageFigures(), new = after ?? UsageFigures()
-        allocatedBytesChange = new.allocatedBytes - old.allocatedBytes
-        logicalBytesChange = new.logicalBytes - old.logicalBytes
-        fileCountChange = new.fileCount - old.fileCount
+        changeInAllocatedBytes = new.allocatedBytes - old.allocatedBytes
+        changeInLogicalBytes = new.logicalBytes - old.logicalBytes
+        changeInFileCount = new.fileCount - old.fileCount
         self.children = children
-        let growth = [allocatedBytesChange, logicalBytesChange, Int64(fileCountChange)].first { $0 != 0 }
+        let growth = [changeInAllocatedBytes, changeInLogicalBytes, Int64(changeInFileCount)].first { $0 != 0 }
         kind = before == nil ? .added : after == nil ? .removed
             : growth.map { $0 > 0 ? .grown : .shrunk } ?? (children.isEmpty ? .unchanged : .rearranged)
     }
@@ -193,11 +193,11 @@ extension UsageReport {
         let beforeFigures = old.map { UsageFigures($0.item) }, afterFigures = new.map { UsageFigures($0.item) }
         guard always || beforeFigures != afterFigures || !children.isEmpty else { return nil }
         func size(_ change: UsageChange) -> Int64 {
-            abs(rankedByLogicalSize ? change.logicalBytesChange : change.allocatedBytesChange)
+            abs(rankedByLogicalSize ? change.changeInLogicalBytes : change.changeInAllocatedBytes)
         }
         children.sort {
             if size($0) != size($1) { return size($0) > size($1) }
-            if abs($0.fileCountChange) != abs($1.fileCountChange) { return abs($0.fileCountChange) > abs($1.fileCountChange) }
+            if abs($0.changeInFileCount) != abs($1.changeInFileCount) { return abs($0.changeInFileCount) > abs($1.changeInFileCount) }
             return RawPath(bytes: $0.pathBytes) < RawPath(bytes: $1.pathBytes)
         }
         return UsageChange(item: (new ?? old)!.item, before: beforeFigures, after: afterFigures, children: children)

@@ -34,7 +34,7 @@ struct SavedScansSnippets {
         // snippet SavedScans/compare
         let now = UsageScanner(options: everything).scan([caches])
         for change in now.difference(from: lastWeek).roots[0].children.prefix(5) {
-            print(change.kind, change.path, ByteCount(change.allocatedBytesChange).formatted())
+            print(change.kind, change.path, ByteCount(change.changeInAllocatedBytes).formatted())
         }
         // end snippet
         // snippet README/what-grew

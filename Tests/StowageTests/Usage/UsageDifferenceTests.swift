@@ -22,8 +22,8 @@ struct UsageDifferenceTests {
 
     static func seen(_ difference: UsageDifference, root: String) -> Set<Seen> {
         Set(difference.roots[0].children.flatMap(\.allChanges).map {
-            Seen(path: String($0.path.dropFirst(root.count + 1)), kind: $0.kind, allocated: $0.allocatedBytesChange,
-                 logical: $0.logicalBytesChange, files: $0.fileCountChange)
+            Seen(path: String($0.path.dropFirst(root.count + 1)), kind: $0.kind, allocated: $0.changeInAllocatedBytes,
+                 logical: $0.changeInLogicalBytes, files: $0.changeInFileCount)
         })
     }
 
@@ -77,8 +77,8 @@ struct UsageDifferenceTests {
         #expect(expected.allSatisfy { $0.kind == .rearranged || $0.allocated != 0 }, "each change is a real one")
         let top = difference.roots[0]
         #expect(top.kind == .grown && top.before.map(\.allocatedBytes) == before.allocatedBytes && top.after.map(\.allocatedBytes) == after.allocatedBytes)
-        #expect(top.allocatedBytesChange == after.allocatedBytes - before.allocatedBytes)
-        let order = top.children.map { abs($0.allocatedBytesChange) }
+        #expect(top.changeInAllocatedBytes == after.allocatedBytes - before.allocatedBytes)
+        let order = top.children.map { abs($0.changeInAllocatedBytes) }
         #expect(order == order.sorted(by: >), "the largest change first")
         #expect(after.difference(from: after).roots.map(\.kind) == [.unchanged] && after.difference(from: after).roots[0].children.isEmpty)
     }
