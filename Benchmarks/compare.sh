@@ -54,7 +54,7 @@ printf '  ncdu -f old -o: %s entries %s, %s allocated %s, %s logical %s\n' "$(sa
     "$(same "$ncdu_allocated" "$old_allocated")" "$ncdu_allocated" "$(same "$ncdu_logical" "$old_logical")" "$ncdu_logical"
 
 "$stowage" usage --compare "$old" "$new" --json >"$scratch/compare.json"
-change=$(jq '.roots[0].allocatedBytesChange' "$scratch/compare.json")
+change=$(jq '.roots[0].changeInAllocatedBytes' "$scratch/compare.json")
 changes=$(jq '[.roots[0] | recurse(.children[])] | length - 1' "$scratch/compare.json")
 printf '  compare: %s changes, %s bytes allocated: %s new less old\n' "$changes" "$change" \
     "$(same "$change" "$((new_allocated - old_allocated))")"

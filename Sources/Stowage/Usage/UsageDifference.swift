@@ -148,6 +148,15 @@ public struct UsageFigures: Sendable, Hashable, Codable {
     }
 }
 
+/// An item's name in its folder, as bytes, hashed at once (not byte by byte).
+private struct Name: Hashable {
+    var bytes: [UInt8]
+
+    init(_ node: UsageNode) { bytes = NcduExportWriter.lastName(of: node.item.pathBytes) }
+
+    func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
+}
+
 extension UsageReport {
     /// What changed since `earlier`, a report of the same tree (a saved scan of it, say): per
     /// folder and file listed in either, what was added, removed, grew or shrank, as a tree per
@@ -176,10 +185,10 @@ extension UsageReport {
     /// the change is not to be listed `always`.
     private static func change(from old: UsageNode?, to new: UsageNode?, rankedByLogicalSize: Bool, always: Bool = false) -> UsageChange? {
         var children: [UsageChange] = []
-        var earlier: [[UInt8]: UsageNode] = [:]
-        for child in old?.children ?? [] { earlier[NcduExportWriter.lastName(of: child.item.pathBytes)] = child }
+        var earlier: [Name: UsageNode] = [:]
+        for child in old?.children ?? [] { earlier[Name(child)] = child }
         for child in new?.children ?? [] {
-            let name = NcduExportWriter.lastName(of: child.item.pathBytes)
+            let name = Name(child)
             var match = earlier.removeValue(forKey: name)
             if let previous = match, previous.item.isFolder != child.item.isFolder {
                 children.append(change(from: previous, to: nil, rankedByLogicalSize: rankedByLogicalSize)!)
@@ -187,7 +196,7 @@ extension UsageReport {
             }
             if let change = change(from: match, to: child, rankedByLogicalSize: rankedByLogicalSize) { children.append(change) }
         }
-        for child in old?.children ?? [] where earlier[NcduExportWriter.lastName(of: child.item.pathBytes)] != nil {
+        for child in old?.children ?? [] where earlier[Name(child)] != nil {
             children.append(change(from: child, to: nil, rankedByLogicalSize: rankedByLogicalSize)!)
         }
         let beforeFigures = old.map { UsageFigures($0.item) }, afterFigures = new.map { UsageFigures($0.item) }
