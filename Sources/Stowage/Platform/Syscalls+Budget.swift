@@ -134,14 +134,18 @@ extension Sys {
         guard let folder = try? fstatat(entry.directory, parent, followingLinks: true), folder.kind == .folder else { return nil }
         let key = StorageBudget.FolderKey(device: folder.device, inode: folder.inode)
         let charge = budget.addEntry(nameLength: nameLength, to: key) {
-            // The folder as the budget first meets it: the names in it now.
+            // The folder as the budget first meets it: the names in it now (`nil`: not readable).
             guard let fd = try? openat(entry.directory, parent, folderReadOnly), let stream = try? DirectoryStream(adopting: fd) else {
-                return []
+                return nil
             }
             var lengths: [Int] = []
-            try? stream.forEach { name, _ in
-                lengths.append(RawPath.length(ofCString: name))
-                return true
+            do {
+                try stream.forEach { name, _ in
+                    lengths.append(RawPath.length(ofCString: name))
+                    return true
+                }
+            } catch {
+                return nil
             }
             return lengths
         }
