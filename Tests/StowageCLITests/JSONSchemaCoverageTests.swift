@@ -53,7 +53,8 @@ struct JSONSchemaCoverageTests {
                               removedPaths: [], skippedPaths: [], notCopied: [])
         let reports: [(String, any Encodable)] = [
             ("VolumeCapacity", capacity), ("UsageReport", Self.usageReport()), ("UsageTotals", Self.usageReport().roots[0]),
-            ("UsageItem", Self.items()[0]), ("UsageIssue", Self.issues()[0]), ("SweepReport", Self.sweep(cancelled: true)),
+            ("UsageItem", Self.items()[1]), ("UsageDifference", Self.difference()), ("UsageChange", Self.difference().roots[0].children[0]),
+            ("UsageFigures", UsageFigures(Self.items()[0])), ("UsageHardLink", Self.items()[1].hardLink!), ("UsageIssue", Self.issues()[0]), ("SweepReport", Self.sweep(cancelled: true)),
             ("SweptFile", Self.sweep(cancelled: false).removed[0]),
             ("SweepRecord", SweepRecord(date: Self.date, removedFileCount: 1, freedAllocatedBytes: 4096)),
             ("ReliefReport", Self.relief()), ("ReliefStep", Self.relief().steps[0]), ("AuditReport", Self.audit()),
@@ -111,6 +112,7 @@ struct JSONSchemaCoverageTests {
         try document("info --all", "info-all.json", [MountedVolumeJSON(mounted)])
         let report = Self.usageReport()
         try document("usage", "usage.json", UsageJSON(report, breakdown: report.breakdownTree()[0].children))
+        try document("usage --compare", "usage-compare.json", Self.difference())
         try document("sweep", "sweep.json", Self.sweep(cancelled: false))
         try document("sweep, cancelled", "sweep.json", Self.sweep(cancelled: true))
         try document("relieve", "relieve.json", Self.relief())
@@ -179,12 +181,25 @@ struct JSONSchemaCoverageTests {
         [UsageItem(pathBytes: Array("/r/a".utf8), depth: 1, isFolder: true, logicalBytes: 10, allocatedBytes: 8192, fileCount: 2,
                    modificationDate: Date(timeIntervalSince1970: 1_700_000_000)),
          UsageItem(pathBytes: Array("/r/a/".utf8) + latin1Name, depth: 2, isFolder: false, logicalBytes: 5, allocatedBytes: 4096,
-                   fileCount: 1)]
+                   fileCount: 1, hardLink: UsageHardLink(device: 2049, inode: 12, linkCount: 2))]
     }
 
     static func issues() -> [UsageIssue] {
         [UsageIssue(pathBytes: Array("/r/".utf8) + latin1Name, errno: .permissionDenied, message: "permission denied; its contents were skipped"),
          UsageIssue(pathBytes: Array("/r/b".utf8), errno: nil, message: "changed while it was read")]
+    }
+
+    /// A difference with every kind of change: the file that is not UTF-8 grew, a folder came
+    /// (with a file), and the report's second root is not in the newer one.
+    static func difference() -> UsageDifference {
+        let before = usageReport()
+        var after = before
+        after.roots.removeLast()
+        after.breakdown[1].allocatedBytes += 4096
+        after.breakdown[0].allocatedBytes += 4096
+        after.roots[0].allocatedBytes += 8192
+        after.breakdown.append(UsageItem(pathBytes: Array("/r/new".utf8), depth: 1, isFolder: true, logicalBytes: 0, allocatedBytes: 4096, fileCount: 0))
+        return after.difference(from: before)
     }
 
     static func usageReport() -> UsageReport {

@@ -118,10 +118,15 @@ public struct UsageItem: Sendable, Hashable, Codable {
     /// the breakdown; `nil` for a root's and the largest files' items, and in JSON written
     /// before it was recorded. In JSON only when known.
     public var modificationDate: Date?
+    /// For a file with several hard links (`st_nlink` above 1): its identity and link count,
+    /// which a saved scan carries (ncdu's `dev`, `ino`, `nlink` and `hlnkc`) so that a reader
+    /// counts the file once; `nil` for everything else. In JSON only when set.
+    public var hardLink: UsageHardLink?
 
     /// An item at the path spelled by the bytes `pathBytes`.
     init(pathBytes: [UInt8], depth: Int, isFolder: Bool, logicalBytes: Int64, allocatedBytes: Int64, fileCount: Int,
-         modificationDate: Date? = nil) {
+         modificationDate: Date? = nil, hardLink: UsageHardLink? = nil) {
+        self.hardLink = hardLink
         path = ReportedPath.text(pathBytes)
         self.pathBytes = pathBytes
         self.depth = depth
@@ -140,7 +145,25 @@ public struct UsageItem: Sendable, Hashable, Codable {
 
     /// The JSON names: the properties' own, ``pathBytes`` written as `pathBase64` (see ``ReportedPath``).
     private enum CodingKeys: String, CodingKey {
-        case path, pathBytes = "pathBase64", depth, isFolder, logicalBytes, allocatedBytes, fileCount, modificationDate
+        case path, pathBytes = "pathBase64", depth, isFolder, logicalBytes, allocatedBytes, fileCount, modificationDate, hardLink
+    }
+}
+
+/// The identity of a file with several hard links: what tells two of its names apart from two
+/// files (see ``UsageItem/hardLink``).
+public struct UsageHardLink: Sendable, Hashable, Codable {
+    /// The device it is on (`st_dev`).
+    public var device: UInt64
+    /// Its inode number (`st_ino`).
+    public var inode: UInt64
+    /// Its names (`st_nlink`), when the scan made knows; `nil` when a saved scan did not say.
+    public var linkCount: UInt64?
+
+    /// The identity `device` and `inode`, with `linkCount` names.
+    public init(device: UInt64, inode: UInt64, linkCount: UInt64?) {
+        self.device = device
+        self.inode = inode
+        self.linkCount = linkCount
     }
 }
 
@@ -213,5 +236,13 @@ extension UsageIssue {
         } else {
             self.init(pathBytes: pathBytes, errno: nil, message: String(describing: error))
         }
+    }
+}
+
+extension UsageHardLink {
+    /// The identity of the file of `status` when it has several hard links; `nil` otherwise.
+    init?(_ status: FileStatus) {
+        guard status.kind == .file, status.linkCount > 1 else { return nil }
+        self.init(device: status.device, inode: status.inode, linkCount: status.linkCount)
     }
 }
