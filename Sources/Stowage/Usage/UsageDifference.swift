@@ -50,18 +50,18 @@ public struct UsageChange: Sendable, Hashable, Codable {
 
     /// The path, as text: the newer report's (the older one's for a removed item).
     public var path: String
-    /// The path, byte for byte.
-    public var pathBytes: [UInt8]
+    /// The path, byte for byte (`pathBase64` in JSON, only when it is not UTF-8).
+    @Base64WhenNotUTF8 public var pathBytes: [UInt8]
     /// Levels below its root (0 for the root).
     public var depth: Int
     /// Whether it is a folder (the newer report's kind, the older one's for a removed item).
     public var isFolder: Bool
     /// How it changed.
     public var kind: Kind
-    /// Its figures before; `nil` when it was added.
-    public var before: UsageFigures?
-    /// Its figures after; `nil` when it was removed.
-    public var after: UsageFigures?
+    /// Its figures before; `nil` (`null` in JSON) when it was added.
+    @NullWhenAbsent public var before: UsageFigures?
+    /// Its figures after; `nil` (`null` in JSON) when it was removed.
+    @NullWhenAbsent public var after: UsageFigures?
     /// Allocated bytes after less before (negative when it shrank).
     public var changeInAllocatedBytes: Int64
     /// Logical bytes after less before.
@@ -74,39 +74,10 @@ public struct UsageChange: Sendable, Hashable, Codable {
     /// Every change of the tree, this one first, each followed by its children (depth first).
     public var allChanges: [UsageChange] { [self] + children.flatMap(\.allChanges) }
 
+    /// The JSON names: the properties' own, ``pathBytes`` written as `pathBase64` (see ``ReportedPath``).
     private enum CodingKeys: String, CodingKey {
-        case path, pathBase64, depth, isFolder, kind, before, after, changeInAllocatedBytes, changeInLogicalBytes, changeInFileCount, children
-    }
-
-    /// Encodes every property under its own name (`before` and `after` `null` when absent), and
-    /// `pathBase64` only when the path is not UTF-8.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try ReportedPath.encode(text: path, bytes: pathBytes, path: .path, base64: .pathBase64, into: &container)
-        try container.encode(depth, forKey: .depth)
-        try container.encode(isFolder, forKey: .isFolder)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(before, forKey: .before)
-        try container.encode(after, forKey: .after)
-        try container.encode(changeInAllocatedBytes, forKey: .changeInAllocatedBytes)
-        try container.encode(changeInLogicalBytes, forKey: .changeInLogicalBytes)
-        try container.encode(changeInFileCount, forKey: .changeInFileCount)
-        try container.encode(children, forKey: .children)
-    }
-
-    /// Decodes what ``encode(to:)`` wrote.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        (path, pathBytes) = try ReportedPath.decode(path: .path, base64: .pathBase64, from: container)
-        depth = try container.decode(Int.self, forKey: .depth)
-        isFolder = try container.decode(Bool.self, forKey: .isFolder)
-        kind = try container.decode(Kind.self, forKey: .kind)
-        before = try container.decodeIfPresent(UsageFigures.self, forKey: .before)
-        after = try container.decodeIfPresent(UsageFigures.self, forKey: .after)
-        changeInAllocatedBytes = try container.decode(Int64.self, forKey: .changeInAllocatedBytes)
-        changeInLogicalBytes = try container.decode(Int64.self, forKey: .changeInLogicalBytes)
-        changeInFileCount = try container.decode(Int.self, forKey: .changeInFileCount)
-        children = try container.decode([UsageChange].self, forKey: .children)
+        case path, pathBytes = "pathBase64", depth, isFolder, kind, before, after, changeInAllocatedBytes, changeInLogicalBytes,
+             changeInFileCount, children
     }
 
     /// The change from `before` to `after` at the item `item` (whichever is there), with `children`.
