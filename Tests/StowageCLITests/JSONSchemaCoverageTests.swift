@@ -181,7 +181,8 @@ struct JSONSchemaCoverageTests {
         [UsageItem(pathBytes: Array("/r/a".utf8), depth: 1, isFolder: true, logicalBytes: 10, allocatedBytes: 8192, fileCount: 2,
                    modificationDate: Date(timeIntervalSince1970: 1_700_000_000)),
          UsageItem(pathBytes: Array("/r/a/".utf8) + latin1Name, depth: 2, isFolder: false, logicalBytes: 5, allocatedBytes: 4096,
-                   fileCount: 1, hardLink: UsageHardLink(device: 2049, inode: 12, linkCount: 2))]
+                   fileCount: 1, modificationDate: Date(timeIntervalSince1970: 1_700_000_001),
+                   hardLink: UsageHardLink(device: 2049, inode: 12, linkCount: 2))]
     }
 
     static func issues() -> [UsageIssue] {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads an ncdu JSON export (``UsageReport/init(ncduExport:path:options:)``) byte by byte:
 /// names are bytes (ncdu writes a name that is not UTF-8 as it is, which a JSON decoder for
 /// text refuses), and the tree is read with a stack of its own, so any depth reads.
@@ -21,6 +23,7 @@ struct NcduExportReader {
         var device: UInt64?
         var inode: UInt64?
         var linkCount: UInt64?
+        var modification: UInt64?
         var isHardLink = false
         var readError = false
         var notRegular = false
@@ -97,6 +100,7 @@ struct NcduExportReader {
                 let link = entry.inode.map { UsageHardLink(device: device, inode: $0, linkCount: entry.linkCount) }
                 items.append(UsageItem(pathBytes: path, depth: depth, isFolder: isFolder, logicalBytes: entry.logical,
                                        allocatedBytes: entry.allocated, fileCount: isFile ? 1 : 0,
+                                       modificationDate: entry.modification.map { Date(timeIntervalSince1970: Double($0)) },
                                        hardLink: isFile && (entry.isHardLink || (entry.linkCount ?? 1) > 1) ? link : nil))
                 listed = items.count - 1
             }
@@ -160,6 +164,7 @@ struct NcduExportReader {
     private enum Key {
         static let name = Array("name".utf8), asize = Array("asize".utf8), dsize = Array("dsize".utf8)
         static let dev = Array("dev".utf8), ino = Array("ino".utf8), nlink = Array("nlink".utf8), hlnkc = Array("hlnkc".utf8)
+        static let mtime = Array("mtime".utf8)
         static let readError = Array("read_error".utf8), notreg = Array("notreg".utf8), excluded = Array("excluded".utf8)
     }
 
@@ -184,6 +189,7 @@ struct NcduExportReader {
             case Key.ino: entry.inode = try unsignedNumber()
             case Key.nlink: entry.linkCount = try unsignedNumber()
             case Key.hlnkc: entry.isHardLink = try boolean()
+            case Key.mtime: entry.modification = try unsignedNumber()
             case Key.readError: entry.readError = try boolean()
             case Key.notreg: entry.notRegular = try boolean()
             case Key.excluded:

@@ -146,6 +146,10 @@ struct NcduExportWriter {
             append(",\"hlnkc\":true")
             if let count = link.linkCount { number("nlink", count) }
         }
+        // ncdu's extended information (`ncdu -e`): the modification time, whole seconds since 1970.
+        if let date = item.modificationDate, date.timeIntervalSince1970 >= 0 {
+            number("mtime", UInt64(date.timeIntervalSince1970.rounded(.down)))
+        }
         if !item.isFolder && item.fileCount == 0 { append(",\"notreg\":true") }
         if item.isFolder && issuePaths.contains(item.pathBytes) { append(",\"read_error\":true") }
         append("}")

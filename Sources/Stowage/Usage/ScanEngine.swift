@@ -308,7 +308,7 @@ final class ScanEngine: @unchecked Sendable {
                     childItems.append(register(UsageItem(pathBytes: childPath.bytes, depth: childDepth, isFolder: status.kind == .folder,
                                                          logicalBytes: status.size, allocatedBytes: status.allocatedSize,
                                                          fileCount: status.kind == .file ? 1 : 0,
-                                                         modificationDate: Date(timeIntervalSince1970: status.modificationTime),
+                                                         modificationDate: Date(timeIntervalSince1970: status.modificationTime.rounded(.down)),
                                                          hardLink: UsageHardLink(status))))
                 }
                 if status.kind == .file {

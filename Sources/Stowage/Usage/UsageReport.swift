@@ -113,7 +113,7 @@ public struct UsageItem: Sendable, Hashable, Codable {
     public var allocatedBytes: Int64
     /// Files inside (1 for a file).
     public var fileCount: Int
-    /// When the file or folder itself was last modified (`st_mtime`; for a folder, when an entry
+    /// When the file or folder itself was last modified, in whole seconds (`st_mtime`; for a folder, when an entry
     /// was last added, removed or renamed in it, not the newest time inside), for the items of
     /// the breakdown; `nil` for a root's and the largest files' items, and in JSON written
     /// before it was recorded. In JSON only when known.

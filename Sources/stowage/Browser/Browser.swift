@@ -294,6 +294,10 @@ final class Browser {
             self.tree = tree
             status = Self.outcome(of: report, name: name, gone: gone, units: units)
             arrange(keeping: gone ? nil : node)
+        } catch let error as StowageError where error.reason != nil && error.underlying == nil && error.errno == nil {
+            // The cause first, and the item by its name: a status line is one row, and a long
+            // path would push the cause off it.
+            status = "Refused: \(name): \(DisplayPath.escaped(error.reason!))"
         } catch let error as StowageError {
             status = "Refused: \(DisplayPath.escaped(error))"
         } catch {
