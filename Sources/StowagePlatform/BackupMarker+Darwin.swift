@@ -5,8 +5,8 @@ import Foundation
 ///
 /// Foundation's errors are turned into ``SystemCallError`` (see `foundationCall`), so that a
 /// failure is a ``StowageError`` naming the operation and path, never a bare `CocoaError`.
-enum BackupMarker {
-    static func setExcluded(_ excluded: Bool, item: OpenFile, url: URL) throws {
+package enum BackupMarker {
+    package static func setExcluded(_ excluded: Bool, item: OpenFile, url: URL) throws {
         var values = URLResourceValues()
         values.isExcludedFromBackup = excluded
         var target = url
@@ -14,7 +14,7 @@ enum BackupMarker {
     }
 
     /// Whether the item at an absolute path is excluded.
-    static func isExcluded(atPath path: String) throws -> Bool {
+    package static func isExcluded(atPath path: String) throws -> Bool {
         try isExcluded(url: URL(filePath: path))
     }
 
@@ -23,7 +23,7 @@ enum BackupMarker {
     /// vanished is not. APFS and HFS+ hold only UTF-8 names, so the path is exact there; a name
     /// that is not UTF-8 (a FAT or SMB volume) cannot be spelled by a URL made from text, and
     /// reads as not excluded.
-    static func isExcluded(entry name: RawPath, inFolder folder: Int32) throws -> Bool {
+    package static func isExcluded(entry name: RawPath, inFolder folder: Int32) throws -> Bool {
         let path = String(decoding: try pathBytes(of: folder) + [UInt8(ascii: "/")] + name.bytes, as: UTF8.self)
         do {
             return try isExcluded(atPath: path)
@@ -32,7 +32,7 @@ enum BackupMarker {
         }
     }
 
-    static func isExcluded(item: OpenFile, url: URL) throws -> Bool {
+    package static func isExcluded(item: OpenFile, url: URL) throws -> Bool {
         try isExcluded(url: url)
     }
 
@@ -43,12 +43,12 @@ enum BackupMarker {
     }
 
     /// The resource value is not an attribute Stowage copies by name (see `KeptMarkers`).
-    static func isBackupAttribute(_ name: String) -> Bool { false }
+    package static func isBackupAttribute(_ name: String) -> Bool { false }
 
     /// Whether the entry `name` in `folder` is excluded, read through its path (`F_GETPATH` of
     /// the folder), since resource values take URLs.
     /// A missing entry (a new file, or one removed meanwhile) is not excluded.
-    static func isExcludedOutsideAttributes(entry name: String, in folder: OpenFile) throws -> Bool {
+    package static func isExcludedOutsideAttributes(entry name: String, in folder: OpenFile) throws -> Bool {
         guard try folder.statusIfPresent(of: name)?.isFile == true else { return false }
         do {
             return try isExcluded(atPath: try path(of: folder.descriptor) + "/" + name)
@@ -58,7 +58,7 @@ enum BackupMarker {
     }
 
     /// Excludes the open `file` (a new temporary file) through its path (`F_GETPATH`).
-    static func setExcludedOutsideAttributes(on file: OpenFile) throws {
+    package static func setExcludedOutsideAttributes(on file: OpenFile) throws {
         try setExcluded(true, item: file, url: URL(filePath: try path(of: file.descriptor)))
     }
 

@@ -4,12 +4,12 @@ extension Errno {
     /// protection" (`cp_vnode_setclass`; APFS's source is not published). Such volumes are those
     /// of a Mac that an iOS build can run on: the Simulator's, Mac Catalyst's and an iPad app's on
     /// an Intel Mac, and external volumes.
-    static let protectionClassesUnsupported: [Errno] = [.notSupported]
+    package static let protectionClassesUnsupported: [Errno] = [.notSupported]
 }
 
 extension Sys {
     /// The level of class D, `FileProtection.none` (`PROTECTION_CLASS_D` in `<sys/fcntl.h>`).
-    static let noProtectionClass = 4
+    package static let noProtectionClass = 4
 
     /// Whether `fcntl(F_SETPROTECTIONCLASS, level)` failing with `errno` means "this volume does
     /// not have that class", so the file keeps the volume's own protection and the write goes on.
@@ -24,7 +24,7 @@ extension Sys {
     ///
     /// Anything else (`EPERM`: the class's key is not available now, the device being locked;
     /// `EBADF`; `EROFS`) is a failed write.
-    static func isProtectionClassRefusal(_ errno: Errno, level: Int) -> Bool {
+    package static func isProtectionClassRefusal(_ errno: Errno, level: Int) -> Bool {
         Errno.protectionClassesUnsupported.contains(errno) || (level == noProtectionClass && errno == .invalidArgument)
     }
 
@@ -34,7 +34,7 @@ extension Sys {
     /// it. The rule is shared so that it is tested everywhere.
     ///
     /// - Throws: the `SystemCallError` of any other failure.
-    static func setProtectionClass(_ level: Int, _ setClass: () -> Int32) throws {
+    package static func setProtectionClass(_ level: Int, _ setClass: () -> Int32) throws {
         do {
             _ = try retrying("fcntl(F_SETPROTECTIONCLASS)", setClass)
         } catch let error as SystemCallError where isProtectionClassRefusal(error.errno, level: level) {

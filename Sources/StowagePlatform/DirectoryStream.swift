@@ -2,13 +2,13 @@
 import Darwin
 /// What `fdopendir` returns. Apple's `DIR` is a complete struct (Libc's include/dirent.h), which
 /// Swift imports as a typed pointer; glibc's and musl's are opaque.
-typealias DirectoryStreamHandle = UnsafeMutablePointer<DIR>
+package typealias DirectoryStreamHandle = UnsafeMutablePointer<DIR>
 #elseif canImport(Glibc)
 import Glibc
-typealias DirectoryStreamHandle = OpaquePointer
+package typealias DirectoryStreamHandle = OpaquePointer
 #elseif canImport(Musl)
 import Musl
-typealias DirectoryStreamHandle = OpaquePointer
+package typealias DirectoryStreamHandle = OpaquePointer
 #else
 #error("Stowage's Platform layer supports Darwin, Glibc and Musl systems")
 #endif
@@ -22,19 +22,19 @@ typealias DirectoryStreamHandle = OpaquePointer
 /// removal walks and the Store's listings (through `OpenFile.forEachEntry`) all read here.
 ///
 /// Owns its descriptor: the stream closes it.
-final class DirectoryStream {
+package final class DirectoryStream {
     private let stream: DirectoryStreamHandle
     /// The folder's descriptor, for `fstatat` and `openat` of its entries.
-    let descriptor: Int32
+    package let descriptor: Int32
 
     /// Opens the folder at `path` (bytes, which need not be UTF-8), never through a final
     /// symbolic link unless `followingLinks`.
-    convenience init(path: RawPath, followingLinks: Bool) throws {
+    package convenience init(path: RawPath, followingLinks: Bool) throws {
         try self.init(adopting: try Sys.openat(AT_FDCWD, path, Sys.folderReadOnly | (followingLinks ? 0 : O_NOFOLLOW)))
     }
 
     /// Reads the folder open as `fd`, which the stream then owns.
-    init(adopting fd: Int32) throws {
+    package init(adopting fd: Int32) throws {
         guard let stream = fdopendir(fd) else {
             let code = Errno.current
             try? Sys.close(fd)  // best effort: the stream failed, its descriptor is useless
@@ -48,7 +48,7 @@ final class DirectoryStream {
 
     /// Calls `body` with each entry's name (valid only during the call) and the type `readdir`
     /// reports, skipping `.` and `..`. Stops early when `body` returns `false`.
-    func forEach(_ body: (UnsafePointer<CChar>, FileStatus.Kind?) throws -> Bool) throws {
+    package func forEach(_ body: (UnsafePointer<CChar>, FileStatus.Kind?) throws -> Bool) throws {
         while true {
             resetErrno()
             guard let entry = readdir(stream) else {
@@ -78,15 +78,15 @@ final class DirectoryStream {
     /// Opens the sub-folder `name` with `openat` (no path walk from the root, unlike opening by
     /// path); `nil` when it cannot be opened now (the caller opens it by path later, and reports
     /// the error then).
-    func openFolder(_ name: UnsafePointer<CChar>, followingLinks: Bool) -> Int32? {
+    package func openFolder(_ name: UnsafePointer<CChar>, followingLinks: Bool) -> Int32? {
         try? Sys.openat(descriptor, cName: name, Sys.folderReadOnly | (followingLinks ? 0 : O_NOFOLLOW))
     }
 
     /// Closes a descriptor from ``openFolder(_:followingLinks:)`` that will not be read.
-    static func discard(_ fd: Int32) { try? Sys.close(fd) }  // best effort: nothing was read from it
+    package static func discard(_ fd: Int32) { try? Sys.close(fd) }  // best effort: nothing was read from it
 
     /// `fstatat` of an entry by its C name; `nil` when it vanished meanwhile.
-    func status(of name: UnsafePointer<CChar>, followingLinks: Bool) throws -> FileStatus? {
+    package func status(of name: UnsafePointer<CChar>, followingLinks: Bool) throws -> FileStatus? {
         do {
             return try Sys.fstatat(descriptor, cName: name, followingLinks: followingLinks)
         } catch Errno.noSuchEntry {
@@ -96,9 +96,9 @@ final class DirectoryStream {
 }
 
 /// Shell-style name patterns (`*.log`, `cache-?`, `[a-c]*`), as `fnmatch(3)` matches them.
-enum NamePattern {
+package enum NamePattern {
     /// Whether `name` matches `pattern`; with `path` set, `*` does not match `/`.
-    static func matches(_ pattern: String, _ name: UnsafePointer<CChar>, path: Bool = false) -> Bool {
+    package static func matches(_ pattern: String, _ name: UnsafePointer<CChar>, path: Bool = false) -> Bool {
         pattern.withCString { fnmatch($0, name, path ? FNM_PATHNAME : 0) == 0 }
     }
 }

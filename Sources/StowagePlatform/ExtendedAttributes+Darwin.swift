@@ -4,7 +4,7 @@ import Darwin
 extension ExtendedAttributes {
     /// `fgetxattr(2)` twice: once for the size, once for the value (asked again if the value
     /// grew in between).
-    static func platformValue(_ name: String, of fd: Int32) throws -> [UInt8]? {
+    package static func platformValue(_ name: String, of fd: Int32) throws -> [UInt8]? {
         do {
             while true {
                 let size = try Sys.retrying("fgetxattr") { name.withCString { fgetxattr(fd, $0, nil, 0, 0, 0) } }
@@ -24,9 +24,9 @@ extension ExtendedAttributes {
     }
 
     /// Stowage's own attributes, in reverse-DNS style as Darwin attributes are named.
-    static let stowagePrefix = "org.stowage."
+    package static let stowagePrefix = "org.stowage."
 
-    static func platformHas(_ name: String, value: [UInt8], atPath path: UnsafePointer<CChar>) throws -> Bool {
+    package static func platformHas(_ name: String, value: [UInt8], atPath path: UnsafePointer<CChar>) throws -> Bool {
         var buffer = [UInt8](repeating: 0, count: 16)
         do {
             let count = try Sys.retrying("getxattr") {
@@ -40,13 +40,13 @@ extension ExtendedAttributes {
         }
     }
 
-    static func platformSet(_ name: String, to value: [UInt8], on fd: Int32) throws {
+    package static func platformSet(_ name: String, to value: [UInt8], on fd: Int32) throws {
         _ = try Sys.retrying("fsetxattr") {
             value.withUnsafeBytes { raw in name.withCString { fsetxattr(fd, $0, raw.baseAddress, raw.count, 0, 0) } }
         }
     }
 
-    static func platformRemove(_ name: String, from fd: Int32) throws {
+    package static func platformRemove(_ name: String, from fd: Int32) throws {
         do {
             _ = try Sys.retrying("fremovexattr") { name.withCString { fremovexattr(fd, $0, 0) } }
         } catch Errno.noAttribute {

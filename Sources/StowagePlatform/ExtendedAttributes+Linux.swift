@@ -7,7 +7,7 @@ import Musl
 import CStowageShims
 
 extension ExtendedAttributes {
-    static func platformValue(_ name: String, of fd: Int32) throws -> [UInt8]? {
+    package static func platformValue(_ name: String, of fd: Int32) throws -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 256)
         while true {
             do {
@@ -24,9 +24,9 @@ extension ExtendedAttributes {
     }
 
     /// Stowage's own attributes live in the `user.` namespace on Linux.
-    static let stowagePrefix = "user.stowage."
+    package static let stowagePrefix = "user.stowage."
 
-    static func platformHas(_ name: String, value: [UInt8], atPath path: UnsafePointer<CChar>) throws -> Bool {
+    package static func platformHas(_ name: String, value: [UInt8], atPath path: UnsafePointer<CChar>) throws -> Bool {
         var buffer = [UInt8](repeating: 0, count: 16)
         do {
             let count = try Sys.retrying("lgetxattr") {
@@ -38,13 +38,13 @@ extension ExtendedAttributes {
         }
     }
 
-    static func platformSet(_ name: String, to value: [UInt8], on fd: Int32) throws {
+    package static func platformSet(_ name: String, to value: [UInt8], on fd: Int32) throws {
         _ = try Sys.retrying("fsetxattr") {
             value.withUnsafeBytes { raw in name.withCString { cstowage_fsetxattr(fd, $0, raw.baseAddress, raw.count, 0) } }
         }
     }
 
-    static func platformRemove(_ name: String, from fd: Int32) throws {
+    package static func platformRemove(_ name: String, from fd: Int32) throws {
         do {
             _ = try Sys.retrying("fremovexattr") { name.withCString { cstowage_fremovexattr(fd, $0) } }
         } catch Errno.noAttribute {

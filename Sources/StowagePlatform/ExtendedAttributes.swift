@@ -13,32 +13,32 @@ import CStowageShims
 ///
 /// A file system without extended attributes makes these throw `ENOTSUP`/`EOPNOTSUPP`;
 /// callers turn that into ``StowageError/Code/unsupported``, never a silent no-op.
-enum ExtendedAttributes {
+package enum ExtendedAttributes {
     /// The attribute's value, or `nil` when the file does not have it.
-    static func value(_ name: String, of fd: Int32) throws -> [UInt8]? {
+    package static func value(_ name: String, of fd: Int32) throws -> [UInt8]? {
         try platformValue(name, of: fd)
     }
 
     /// Sets the attribute.
-    static func set(_ name: String, to value: [UInt8], on fd: Int32) throws {
+    package static func set(_ name: String, to value: [UInt8], on fd: Int32) throws {
         try platformSet(name, to: value, on: fd)
     }
 
     /// Whether the item at `path` (not following a final link) has the attribute with `value`.
     /// A file system without attributes has none: `false`, not an error, since this only reads.
-    static func has(_ name: String, value: [UInt8], atPath path: String) throws -> Bool {
+    package static func has(_ name: String, value: [UInt8], atPath path: String) throws -> Bool {
         try path.withCString { try platformHas(name, value: value, atPath: $0) }
     }
 
     /// ``has(_:value:atPath:)`` of a path given as a C string (bytes, which need not be UTF-8).
-    static func has(_ name: String, value: [UInt8], atCPath path: UnsafePointer<CChar>) throws -> Bool {
+    package static func has(_ name: String, value: [UInt8], atCPath path: UnsafePointer<CChar>) throws -> Bool {
         try platformHas(name, value: value, atPath: path)
     }
 
     /// Whether the entry `name` in the folder `directory` (not following a final link) has the
     /// attribute with `value`, without opening it (see `cstowage_getxattr_at`). An entry that
     /// vanished, or a file system without attributes, has none: `false`, not an error.
-    static func has(_ attribute: String, value: [UInt8], entry name: RawPath, inFolder directory: Int32) throws -> Bool {
+    package static func has(_ attribute: String, value: [UInt8], entry name: RawPath, inFolder directory: Int32) throws -> Bool {
         var buffer = [UInt8](repeating: 0, count: 16)
         do {
             let count = try Sys.retrying("getxattr") {
@@ -55,7 +55,7 @@ enum ExtendedAttributes {
     /// The value of the attribute of the entry `name` in the folder `directory` (not following a
     /// final link), without opening it; `nil` when the entry or the attribute is absent, or the
     /// file system keeps none.
-    static func value(_ attribute: String, entry name: String, inFolder directory: Int32) throws -> [UInt8]? {
+    package static func value(_ attribute: String, entry name: String, inFolder directory: Int32) throws -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 256)
         while true {
             do {
@@ -76,7 +76,7 @@ enum ExtendedAttributes {
     /// The names of the attributes of the entry `name` in the folder `directory` (not following a
     /// final link), without opening it: one `llistxattr(2)`. Empty when the entry is absent or
     /// the file system keeps no attributes.
-    static func names(entry name: String, inFolder directory: Int32) throws -> [String] {
+    package static func names(entry name: String, inFolder directory: Int32) throws -> [String] {
         var buffer = [UInt8](repeating: 0, count: 1024)
         while true {
             do {
@@ -95,7 +95,7 @@ enum ExtendedAttributes {
     }
 
     /// Removes the attribute; removing one that is absent is not an error.
-    static func remove(_ name: String, from fd: Int32) throws {
+    package static func remove(_ name: String, from fd: Int32) throws {
         try platformRemove(name, from: fd)
     }
 }

@@ -2,7 +2,7 @@
 import Darwin
 
 extension FileStatus {
-    init(_ status: stat) {
+    package init(_ status: stat) {
         (kind, special) = Self.kind(ofMode: status.st_mode)
         size = Int64(status.st_size)
         allocatedSize = Int64(status.st_blocks) * 512
@@ -22,14 +22,14 @@ extension Sys {
     /// (Apple's fsync(2): a plain `fsync` only reaches the drive, which may reorder or lose the
     /// writes on power loss). A file system that does not implement it
     /// (``Errno/fullSyncUnsupported``) gets a plain `fsync`; any other failure is thrown.
-    static func platformSyncData(_ fd: Int32) throws {
+    package static func platformSyncData(_ fd: Int32) throws {
         try syncFully({ fcntl(fd, F_FULLFSYNC) }, orElse: { _ = try retrying("fsync") { fsync(fd) } })
     }
 
     /// A folder's entries (the rename that completes an atomic write) get the same
     /// `F_FULLFSYNC` as a file's data: on Darwin a plain `fsync` of the folder leaves the rename in
     /// the drive's cache.
-    static func platformSyncFolder(_ fd: Int32) throws {
+    package static func platformSyncFolder(_ fd: Int32) throws {
         try platformSyncData(fd)
     }
 }
@@ -42,7 +42,7 @@ extension Sys {
     /// owner-only permissions for protected levels everywhere. A volume without data protection
     /// (``Errno/protectionClassesUnsupported``) leaves the file in the volume's own protection:
     /// see ``isProtectionClassRefusal(_:level:)``.
-    static func applyProtection(level: Int, ownerOnly: Bool, to fd: Int32) throws {
+    package static func applyProtection(level: Int, ownerOnly: Bool, to fd: Int32) throws {
         #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
         try setProtectionClass(level) { fcntl(fd, F_SETPROTECTIONCLASS, Int32(level)) }
         #endif

@@ -6,7 +6,7 @@ import Musl
 #endif
 
 extension FileStatus {
-    init(_ status: stat) {
+    package init(_ status: stat) {
         let type = status.st_mode & S_IFMT
         (kind, special) = Self.kind(ofMode: status.st_mode)
         size = Int64(status.st_size)
@@ -24,12 +24,12 @@ extension FileStatus {
 }
 
 extension Sys {
-    static func platformSyncData(_ fd: Int32) throws {
+    package static func platformSyncData(_ fd: Int32) throws {
         _ = try retrying("fdatasync") { fdatasync(fd) }
     }
 
     /// `fsync(2)` of the folder: on Linux it writes the folder's entries to stable storage.
-    static func platformSyncFolder(_ fd: Int32) throws {
+    package static func platformSyncFolder(_ fd: Int32) throws {
         _ = try retrying("fsync") { fsync(fd) }
     }
 }
@@ -38,7 +38,7 @@ extension Sys {
 #if canImport(Glibc) || canImport(Musl)
 extension Sys {
     /// Linux has no data-protection classes: protected levels mean owner-only permissions.
-    static func applyProtection(level: Int, ownerOnly: Bool, to fd: Int32) throws {
+    package static func applyProtection(level: Int, ownerOnly: Bool, to fd: Int32) throws {
         if ownerOnly { try fchmod(fd, .ownerOnlyFile) }
     }
 }

@@ -8,7 +8,7 @@ import Foundation
 /// The `errno` is the POSIX error's own, or the one a Cocoa file error stands for (no such file:
 /// `ENOENT`; no permission: `EACCES`; read-only volume: `EROFS`; out of space: `ENOSPC`;
 /// unsupported: `ENOTSUP`), else `EIO`.
-func foundationCall<T>(_ call: String, _ body: () throws -> T) throws -> T {
+package func foundationCall<T>(_ call: String, _ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as SystemCallError {

@@ -10,7 +10,7 @@ import Musl
 
 extension Errno {
     /// `ENOTTY`: the file or its file system has no such control operation.
-    static let inappropriateControl = Errno(rawValue: ENOTTY)
+    package static let inappropriateControl = Errno(rawValue: ENOTTY)
 
     /// What `fcntl(F_FULLFSYNC)` fails with where the file system does not implement it: `ENOTTY`,
     /// `ENOTSUP` and `EINVAL`. These are the three errors xnu itself reads as "this file system has
@@ -18,7 +18,7 @@ extension Errno {
     /// (`bsd/kern/kern_descrip.c`, xnu-11417.101.15); a file system without the call answers
     /// `ENOTTY`, the default for an unknown control. Anything else (`EIO`, `ENOSPC`, `EROFS`) is a
     /// failure of the sync itself.
-    static let fullSyncUnsupported: [Errno] = [.inappropriateControl, .notSupported, .invalidArgument]
+    package static let fullSyncUnsupported: [Errno] = [.inappropriateControl, .notSupported, .invalidArgument]
 }
 
 extension Sys {
@@ -29,7 +29,7 @@ extension Sys {
     ///
     /// - Throws: the `SystemCallError` of `fullSync` for any other `errno` (an I/O error is never
     ///   hidden behind a plain `fsync` that may succeed), or what `fallback` throws.
-    static func syncFully(_ fullSync: () -> Int32, orElse fallback: () throws -> Void) throws {
+    package static func syncFully(_ fullSync: () -> Int32, orElse fallback: () throws -> Void) throws {
         do {
             _ = try retrying("fcntl(F_FULLFSYNC)", fullSync)
         } catch Errno.fullSyncUnsupported {

@@ -13,7 +13,7 @@ extension MountTable {
     /// server and triggers autofs mounts.
     ///
     /// - Throws: a `SystemCallError` when the call fails (it returns 0 and sets `errno`).
-    static func entries() throws -> [Entry] {
+    package static func entries() throws -> [Entry] {
         var table: UnsafeMutablePointer<statfs>?
         let count = getmntinfo_r_np(&table, MNT_NOWAIT)
         defer { free(table) }  // the caller owns the buffer of the `_r_np` variant
@@ -27,7 +27,7 @@ extension MountTable {
     }
 
     /// What errors name when the table cannot be read.
-    static let description = "the mount table (getmntinfo)"
+    package static let description = "the mount table (getmntinfo)"
 
     /// A NUL-terminated name in a fixed-size field of `statfs`.
     private static func name<Field>(of field: inout Field) -> String {

@@ -11,18 +11,18 @@ extension MountTable {
     /// order the kernel lists it (a mount made on top of another comes after it).
     ///
     /// - Throws: a `SystemCallError` when the file cannot be read (no `/proc`).
-    static func entries() throws -> [Entry] {
+    package static func entries() throws -> [Entry] {
         let table = try OpenFile(adopting: Sys.open(description, O_RDONLY)).readAll()
         return String(decoding: table, as: UTF8.self).split(separator: "\n").compactMap { parse(String($0)) }
     }
 
     /// Where Linux tells this process its mounts (the path errors name).
-    static let description = "/proc/self/mountinfo"
+    package static let description = "/proc/self/mountinfo"
 
     /// One line of mountinfo (proc(5)):
     /// `id parent major:minor root mount-point options [optional fields...] - type source super-options`;
     /// `nil` for a line that does not have that shape.
-    static func parse(_ line: String) -> Entry? {
+    package static func parse(_ line: String) -> Entry? {
         let fields = line.split(separator: " ", omittingEmptySubsequences: false)
         guard fields.count >= 7, let separator = fields[6...].firstIndex(of: "-"), separator + 2 < fields.count else {
             return nil
@@ -34,12 +34,12 @@ extension MountTable {
     }
 
     /// The device number glibc's `makedev` makes of `major` and `minor` (what `st_dev` holds).
-    static func device(major: UInt64, minor: UInt64) -> UInt64 {
+    package static func device(major: UInt64, minor: UInt64) -> UInt64 {
         ((major & 0xffff_f000) << 32) | ((major & 0xfff) << 8) | ((minor & 0xffff_ff00) << 12) | (minor & 0xff)
     }
 
     /// mountinfo escapes space, tab, newline and backslash as three octal digits (`\040`).
-    static func unescape(_ field: Substring) -> String {
+    package static func unescape(_ field: Substring) -> String {
         var bytes: [UInt8] = []
         var rest = Array(field.utf8)[...]
         while let byte = rest.popFirst() {

@@ -1,28 +1,37 @@
 /// The system's table of mounted file systems, as the Platform layer reads it: on Linux
 /// `/proc/self/mountinfo` (this process's mount namespace), on Apple platforms `getmntinfo(3)`.
-enum MountTable {
+package enum MountTable {
     /// One mounted file system.
-    struct Entry: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
         /// The device its files report (`st_dev`): bind mounts of one file system share it.
-        var device: UInt64
+        package var device: UInt64
         /// The folder of the file system mounted here (`/` unless only part of it is, as in a
         /// bind mount of a sub-folder); `/` where the system does not tell.
-        var root: String
+        package var root: String
         /// Where it is mounted.
-        var mountPoint: String
+        package var mountPoint: String
         /// The file system type (`ext4`, `tmpfs`, `apfs`, ...).
-        var type: String
+        package var type: String
         /// What is mounted: a device (`/dev/sda1`), a server's export, or a name (`tmpfs`).
-        var source: String
+        package var source: String
         /// The mount's identity (mountinfo's first field, `statx`'s `stx_mnt_id`); `nil` where
         /// the system does not tell.
-        var mountID: UInt64? = nil
+        package var mountID: UInt64? = nil
+
+        package init(device: UInt64, root: String, mountPoint: String, type: String, source: String, mountID: UInt64? = nil) {
+            self.device = device
+            self.root = root
+            self.mountPoint = mountPoint
+            self.type = type
+            self.source = source
+            self.mountID = mountID
+        }
     }
 
     /// The mount of `device` whose mount point is the longest prefix of `path` (itself resolved
     /// with `realpath`); failing that, the mount covering `path`. Best effort: `nil` when the
     /// table cannot be read (mount point and type are informative extras).
-    static func mount(containing path: String, device: UInt64) -> Entry? {
+    package static func mount(containing path: String, device: UInt64) -> Entry? {
         guard let entries = try? entries() else { return nil }
         let path = Sys.canonicalPath(path)
         var onDevice: Entry?
@@ -43,7 +52,7 @@ enum MountTable {
     /// comes first. Empty when the mount shows its file system from its root, no other mount
     /// shows it, or the table cannot be read (best effort). A path is built from the table's text:
     /// the caller opens it and checks that it is the same folder (device and inode) before use.
-    static func fullerViews(ofMount mountID: UInt64) -> [String] {
+    package static func fullerViews(ofMount mountID: UInt64) -> [String] {
         guard let entries = try? entries(), let mine = entries.first(where: { $0.mountID == mountID }), mine.root != "/" else {
             return []
         }

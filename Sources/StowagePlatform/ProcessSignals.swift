@@ -8,16 +8,16 @@ import Musl
 
 extension Sys {
     /// `SIGTERM`: asks a process to stop, as `kill` does by default.
-    static let terminationSignal: Int32 = SIGTERM
+    package static let terminationSignal: Int32 = SIGTERM
 }
 
 #if DEBUG
 /// Signals to this process, for ``TestProbe``'s fault points in child processes (debug builds).
 extension Sys {
     /// `SIGKILL`: stops the process at once, as a crash or a power loss would.
-    static let killSignal: Int32 = SIGKILL
+    package static let killSignal: Int32 = SIGKILL
     /// `kill(2)` of this process with `signal` (process-directed, so whichever thread handles it does).
-    static func signalProcess(_ signal: Int32) {
+    package static func signalProcess(_ signal: Int32) {
         _ = kill(getpid(), signal)
     }
 }

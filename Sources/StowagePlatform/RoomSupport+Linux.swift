@@ -8,12 +8,12 @@ import Musl
 extension Sys {
     /// Why a room cannot be made on this platform, or `nil` (Linux: the kernel decides, and the
     /// child reports what it refused).
-    static let roomUnsupportedReason: String? = nil
+    package static let roomUnsupportedReason: String? = nil
 
     /// This process's environment as `NAME=value` entries, byte for byte (`environ`), for a
     /// room's command: `ProcessInfo.environment` would turn a value that is not UTF-8 into
     /// another value.
-    static func inheritedEnvironment() throws -> [[UInt8]] {
+    package static func inheritedEnvironment() throws -> [[UInt8]] {
         var entries: [[UInt8]] = []
         guard var entry = Optional(environ) else { return entries }
         while let text = entry.pointee {

@@ -15,21 +15,21 @@ import Darwin
 ///
 /// `@unchecked Sendable`: `file` and `words` never change after `init`; `pread` takes no
 /// position, so concurrent loads do not disturb each other.
-final class SharedMapping: @unchecked Sendable {
+package final class SharedMapping: @unchecked Sendable {
     /// The file, held open for as long as this value lives.
     private let file: OpenFile
     /// The number of words read at most.
-    let words: Int
+    package let words: Int
 
     /// Reads the first `words` 64-bit words of `file` on each load (the file may be shorter).
-    init(_ file: OpenFile, words: Int) throws {
+    package init(_ file: OpenFile, words: Int) throws {
         self.file = file
         self.words = words
     }
 
     /// The first `count` words (stored little endian); `nil` when the file no longer holds them,
     /// or cannot be read now (the caller then measures again, as for a damaged file).
-    func load<Result>(_ count: Int, _ body: (UnsafeBufferPointer<UInt64>?) -> Result) -> Result {
+    package func load<Result>(_ count: Int, _ body: (UnsafeBufferPointer<UInt64>?) -> Result) -> Result {
         precondition(count > 0 && count <= words)
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: count) { buffer in
             // An error reads as a damaged file: the index is then measured again, never trusted.

@@ -35,13 +35,13 @@ import CStowageShims
 ///
 /// `@unchecked Sendable`: the address and length never change after `init`, and every access to
 /// the memory is an atomic load (acquire) through the C shim.
-final class SharedMapping: @unchecked Sendable {
+package final class SharedMapping: @unchecked Sendable {
     private let base: UnsafeMutableRawPointer
     /// The number of words mapped.
-    let words: Int
+    package let words: Int
 
     /// Maps the first `words` 64-bit words of `file`, for reading (the file may be shorter).
-    init(_ file: OpenFile, words: Int) throws {
+    package init(_ file: OpenFile, words: Int) throws {
         guard cstowage_guard_mapped_loads() == 0 else { throw SystemCallError(errno: Errno.current, call: "sigaction") }
         let length = words * 8
         guard let address = mmap(nil, length, PROT_READ, MAP_SHARED, file.descriptor, 0),
@@ -56,7 +56,7 @@ final class SharedMapping: @unchecked Sendable {
 
     /// The first `count` words (stored little endian), each loaded atomically (acquiring: what
     /// was written before it is seen too); `nil` when the file no longer reaches them.
-    func load<Result>(_ count: Int, _ body: (UnsafeBufferPointer<UInt64>?) -> Result) -> Result {
+    package func load<Result>(_ count: Int, _ body: (UnsafeBufferPointer<UInt64>?) -> Result) -> Result {
         precondition(count > 0 && count <= words)
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: count) { buffer in
             guard cstowage_guarded_load_u64(base.assumingMemoryBound(to: UInt64.self), Int32(count), buffer.baseAddress!) == 0 else {

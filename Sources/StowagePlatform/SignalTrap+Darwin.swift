@@ -8,13 +8,13 @@ import Dispatch
 /// (Apple), so the signals are then set to be ignored, once the sources are registered: until
 /// then a signal has its earlier action (it ends the process), so none is lost unseen. The
 /// earlier actions are saved and restored with `sigaction` (flags and mask included).
-struct SignalTrapBackend {
+package struct SignalTrapBackend {
     private let sources: [any DispatchSourceSignal]
 
     /// How long the sources may take to register before the trap gives up.
-    static let registrationLimit = 10.0
+    package static let registrationLimit = 10.0
 
-    init(signals: [Int32], handler: @escaping @Sendable () -> Void) throws {
+    package init(signals: [Int32], handler: @escaping @Sendable () -> Void) throws {
         let registered = DispatchSemaphore(value: 0)
         let sources = signals.map { number in
             let source = DispatchSource.makeSignalSource(signal: number)
@@ -39,12 +39,12 @@ struct SignalTrapBackend {
     }
 
     /// Gives the signals their earlier actions back, then ends the sources.
-    func stop() {
+    package func stop() {
         _ = cstowage_ignore_signals(nil, 0)  // restoring saved actions: nothing to fail
         sources.forEach { $0.cancel() }
     }
 
     /// Dispatch runs the handlers on its queues; a handler already under way may still finish.
-    func waitForHandlers() {}
+    package func waitForHandlers() {}
 }
 #endif

@@ -12,12 +12,12 @@ import Foundation
 /// (Dispatch's signal sources lose a signal that arrives before they are registered, which
 /// happens later on another thread: seen as a `watch` that ignored a SIGTERM sent as soon as it
 /// printed its first line.)
-struct SignalTrapBackend {
+package struct SignalTrapBackend {
     /// Set by the reader when it has read the end of the trap (a 0 byte) or the pipe failed.
     private let finished = DispatchSemaphore(value: 0)
     private let reader: Thread
 
-    init(signals: [Int32], handler: @escaping @Sendable () -> Void) throws {
+    package init(signals: [Int32], handler: @escaping @Sendable () -> Void) throws {
         var ends: [Int32] = [-1, -1]
         _ = try Sys.retrying("pipe2") { cstowage_pipe(&ends) }
         do {
@@ -43,13 +43,13 @@ struct SignalTrapBackend {
     }
 
     /// Gives the signals their earlier actions back; what was caught before is still handled.
-    func stop() {
+    package func stop() {
         _ = cstowage_notify_signals(nil, 0, -1)  // joins a thread and restores saved actions: nothing to fail
     }
 
     /// Returns when the handler has run for every signal caught before ``stop()`` (at once on the
     /// reader's own thread, which would wait for itself).
-    func waitForHandlers() {
+    package func waitForHandlers() {
         guard Thread.current !== reader else { return }
         finished.wait()
     }

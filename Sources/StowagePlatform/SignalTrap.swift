@@ -52,8 +52,8 @@ package final class SignalTrap: @unchecked Sendable {
 
 /// Serialises the process's signal handling (``SignalTrap`` and `stowage run`'s forwarding,
 /// which share one relay on Linux).
-enum SignalRelay {
-    static let lock = NSLock()
+package enum SignalRelay {
+    package static let lock = NSLock()
     /// Whether a ``SignalTrap`` holds signals (guarded by ``lock``).
     nonisolated(unsafe) static var isTrapped = false
 }

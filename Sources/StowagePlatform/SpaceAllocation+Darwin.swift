@@ -5,14 +5,14 @@ extension Sys {
     /// `fstatfs(2)`: `f_bsize`, `f_blocks * f_bsize`, `f_bavail * f_bsize`. Not `fstatvfs`:
     /// Darwin's emulates it from `fstatfs` and cuts the block counts to 32 bits (`fsblkcnt_t`),
     /// wrong on a volume of more than 16 TiB of 4 KiB blocks.
-    static func platformSpaceFigures(_ fd: Int32) throws -> SpaceFigures {
+    package static func platformSpaceFigures(_ fd: Int32) throws -> SpaceFigures {
         var figures = statfs()
         _ = try retrying("fstatfs") { fstatfs(fd, &figures) }
         return SpaceFigures(figures)
     }
 
     /// `statfs(2)` of `path`.
-    static func platformSpaceFigures(atPath path: String) throws -> SpaceFigures {
+    package static func platformSpaceFigures(atPath path: String) throws -> SpaceFigures {
         var figures = statfs()
         _ = try retrying("statfs") { path.withCString { statfs($0, &figures) } }
         return SpaceFigures(figures)
@@ -33,7 +33,7 @@ extension Sys {
     /// costs: `length` bytes reach the device (as they would with a byte in every block, since a
     /// block is written whole), in `ceil(length / 1 MiB)` calls: 1,024 for the 1 GiB chunk of a
     /// `.allocate` fill, not the 262,144 one byte per 4 KiB block took.
-    static func platformAllocate(_ fd: Int32, offset: Int64, length: Int64) throws {
+    package static func platformAllocate(_ fd: Int32, offset: Int64, length: Int64) throws {
         guard length > 0 else { return }
         let end = offset + length
         let before = try fstat(fd)
@@ -67,7 +67,7 @@ extension Sys {
 }
 
 extension Sys.SpaceFigures {
-    init(_ figures: statfs) {
+    package init(_ figures: statfs) {
         let unit = Int64(figures.f_bsize)
         self.init(blockSize: max(1, unit), total: Int64(figures.f_blocks) * unit,
                   available: Int64(figures.f_bavail) * unit, free: Int64(figures.f_bfree) * unit,

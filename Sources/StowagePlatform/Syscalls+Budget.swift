@@ -8,10 +8,47 @@ import Musl
 #error("Stowage's Platform layer supports Darwin, Glibc and Musl systems")
 #endif
 
-/// The one seam of ``StorageBudget``: the system-call wrappers that take space or an inode, or
-/// give them back, ask the budget of the current task here, before the call. A call that does
-/// not fit throws `ENOSPC` (``SystemCallError`` naming the call) without running, as the kernel
-/// would on a full volume; after the call the budget is settled with what the system did.
+/// What the system-call wrappers ask of a storage budget: the library's `StorageBudget`, the one
+/// kind there is (the platform names nothing of the library, so it sees the budget through this).
+/// Figures are in blocks of the budget's block size and in inodes.
+package protocol BudgetAccounting: AnyObject, Sendable {
+    /// The blocks a file of `size` bytes takes.
+    func blocks(forSize size: Int64) -> Int64
+    /// Takes `blocks` and `inodes`, all or none: `false` when either is short.
+    func take(blocks: Int64, inodes: Int64) -> Bool
+    /// Gives `blocks` and `inodes` back (negative figures take them).
+    func giveBack(blocks: Int64, inodes: Int64)
+    /// What removing the last name of an item of `status` gives back.
+    func credit(forRemoving status: FileStatus) -> (blocks: Int64, inodes: Int64)
+    /// Notes the unnamed file open as `descriptor`, whose space comes back when it is closed.
+    func noteUnnamedFile(_ descriptor: Int32, device: UInt64, inode: UInt64)
+    /// Whether any unnamed file is open.
+    var hasUnnamedFiles: Bool { get }
+    /// Forgets the unnamed file open as `descriptor`, returning what it was, or `nil`.
+    func forgetUnnamedFile(_ descriptor: Int32) -> (device: UInt64, inode: UInt64)?
+    /// The figures `statvfs`/`statfs` report while the budget is in force.
+    var spaceFigures: Sys.SpaceFigures { get }
+    /// Notes a folder the budget's task has just made (it takes one block).
+    func noteNewFolder(device: UInt64, inode: UInt64)
+    /// Puts an entry of a name of `nameLength` bytes into the folder at `device`/`inode`, taking
+    /// the blocks by which the folder grows; `existingNames` gives the lengths of the names in it
+    /// when the budget meets the folder first. Returns what undoes it, or `nil` when the blocks
+    /// are not available.
+    func addEntry(nameLength: Int, toFolder device: UInt64, inode: UInt64, existingNames: () -> [Int]) -> (() -> Void)?
+}
+
+/// The storage budget in force for the current task (a task-local value): the one seam through
+/// which a budget sees Stowage's system calls.
+package enum BudgetSeam {
+    /// The budget in force for the current task and its child tasks, if any.
+    @TaskLocal package static var current: (any BudgetAccounting)?
+}
+
+/// The one seam of the storage budget: the system-call wrappers that take space or an inode, or
+/// give them back, ask the budget of the current task here (``BudgetSeam``), before the call. A
+/// call that does not fit throws `ENOSPC` (``SystemCallError`` naming the call) without running,
+/// as the kernel would on a full volume; after the call the budget is settled with what the
+/// system did.
 ///
 /// With no budget in force, each helper is one task-local read and a call of `body`.
 extension Sys {
@@ -20,13 +57,13 @@ extension Sys {
     /// afterwards the budget is settled with the file's length then (what a failed or short
     /// call did not write is given back; a shorter file gives blocks back).
     @inline(__always)
-    static func budgeted<T>(resizing fd: Int32, call: String, to newSize: (Int64) throws -> Int64,
+    package static func budgeted<T>(resizing fd: Int32, call: String, to newSize: (Int64) throws -> Int64,
                             _ body: () throws -> T) throws -> T {
-        guard let budget = StorageBudget.current else { return try body() }
+        guard let budget = BudgetSeam.current else { return try body() }
         return try resize(fd, in: budget, call: call, to: newSize, body)
     }
 
-    private static func resize<T>(_ fd: Int32, in budget: StorageBudget, call: String, to newSize: (Int64) throws -> Int64,
+    private static func resize<T>(_ fd: Int32, in budget: any BudgetAccounting, call: String, to newSize: (Int64) throws -> Int64,
                                   _ body: () throws -> T) throws -> T {
         guard let before = try? fstat(fd), before.kind == .file else { return try body() }
         let target = try newSize(before.size)
@@ -51,20 +88,20 @@ extension Sys {
     /// gives its blocks back. An item that exists takes nothing: the kernel answers `EEXIST`
     /// (with `O_EXCL`) or opens it, however full the volume.
     @inline(__always)
-    static func budgeted<T>(opening flags: Int32, call: String, status: () throws -> FileStatus, entry: () -> BudgetEntry,
+    package static func budgeted<T>(opening flags: Int32, call: String, status: () throws -> FileStatus, entry: () -> BudgetEntry,
                             _ body: () throws -> T) throws -> T {
-        guard flags & (O_CREAT | O_TRUNC) != 0, let budget = StorageBudget.current else { return try body() }
+        guard flags & (O_CREAT | O_TRUNC) != 0, let budget = BudgetSeam.current else { return try body() }
         return try openCharged(flags, in: budget, call: call, status: status, entry: entry, body)
     }
 
-    private static func openCharged<T>(_ flags: Int32, in budget: StorageBudget, call: String, status: () throws -> FileStatus,
+    private static func openCharged<T>(_ flags: Int32, in budget: any BudgetAccounting, call: String, status: () throws -> FileStatus,
                                        entry: () -> BudgetEntry, _ body: () throws -> T) throws -> T {
         let existing = try? status()
         let creates: Int64 = flags & O_CREAT != 0 && existing == nil ? 1 : 0
         guard budget.take(blocks: 0, inodes: creates) else { throw SystemCallError(errno: .noSpace, call: call) }
-        let charge: StorageBudget.EntryCharge?
+        let undo: (() -> Void)?
         do {
-            charge = creates == 1 ? try chargeEntry(entry(), in: budget, call: call) : nil
+            undo = creates == 1 ? try chargeEntry(entry(), in: budget, call: call) : nil
         } catch {
             budget.giveBack(blocks: 0, inodes: creates)
             throw error
@@ -73,7 +110,7 @@ extension Sys {
         do {
             result = try body()
         } catch {
-            if let charge { budget.undo(charge) }
+            undo?()
             budget.giveBack(blocks: 0, inodes: creates)
             throw error
         }
@@ -89,14 +126,14 @@ extension Sys {
     /// is taken: the kernel answers `EEXIST` however full the volume (Stowage makes folders by
     /// trying, and takes `EEXIST` as "there already").
     @inline(__always)
-    static func budgeted<T>(creating item: FileStatus.Kind, call: String, status: () throws -> FileStatus, entry: () -> BudgetEntry,
+    package static func budgeted<T>(creating item: FileStatus.Kind, call: String, status: () throws -> FileStatus, entry: () -> BudgetEntry,
                             _ body: () throws -> T) throws -> T {
-        guard let budget = StorageBudget.current, (try? status()) == nil else { return try body() }
+        guard let budget = BudgetSeam.current, (try? status()) == nil else { return try body() }
         let blocks: Int64 = item == .folder ? 1 : 0
         guard budget.take(blocks: blocks, inodes: 1) else { throw SystemCallError(errno: .noSpace, call: call) }
-        let charge: StorageBudget.EntryCharge?
+        let undo: (() -> Void)?
         do {
-            charge = try chargeEntry(entry(), in: budget, call: call)
+            undo = try chargeEntry(entry(), in: budget, call: call)
         } catch {
             budget.giveBack(blocks: blocks, inodes: 1)
             throw error
@@ -104,11 +141,11 @@ extension Sys {
         do {
             let result = try body()
             if item == .folder, let made = try? status() {
-                budget.noteNewFolder(StorageBudget.FolderKey(device: made.device, inode: made.inode))
+                budget.noteNewFolder(device: made.device, inode: made.inode)
             }
             return result
         } catch {
-            if let charge { budget.undo(charge) }
+            undo?()
             budget.giveBack(blocks: blocks, inodes: 1)
             throw error
         }
@@ -116,15 +153,20 @@ extension Sys {
 
     /// A name about to be put in a folder: the folder's descriptor (or `AT_FDCWD`) and the
     /// name's bytes relative to it, as the call has them.
-    struct BudgetEntry {
-        var directory: Int32
-        var name: [UInt8]
+    package struct BudgetEntry {
+        package var directory: Int32
+        package var name: [UInt8]
+
+        package init(directory: Int32, name: [UInt8]) {
+            self.directory = directory
+            self.name = name
+        }
     }
 
     /// Takes the blocks by which putting `entry` in its folder grows the folder (see
-    /// ``FolderGrowth``); `ENOSPC` when they are not available. `nil` when the folder cannot be
+    /// the library's model of folder growth); `ENOSPC` when they are not available. `nil` when the folder cannot be
     /// found (the call then fails on its own).
-    private static func chargeEntry(_ entry: BudgetEntry, in budget: StorageBudget, call: String) throws -> StorageBudget.EntryCharge? {
+    private static func chargeEntry(_ entry: BudgetEntry, in budget: any BudgetAccounting, call: String) throws -> (() -> Void)? {
         var bytes = entry.name
         while bytes.count > 1, bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
         let slash = bytes.lastIndex(of: UInt8(ascii: "/"))
@@ -132,8 +174,7 @@ extension Sys {
         let parent = slash.map { $0 == 0 ? RawPath(bytes: [UInt8(ascii: "/")]) : RawPath(bytes: Array(bytes[..<$0])) }
             ?? RawPath(bytes: [UInt8(ascii: ".")])
         guard let folder = try? fstatat(entry.directory, parent, followingLinks: true), folder.kind == .folder else { return nil }
-        let key = StorageBudget.FolderKey(device: folder.device, inode: folder.inode)
-        let charge = budget.addEntry(nameLength: nameLength, to: key) {
+        let undo = budget.addEntry(nameLength: nameLength, toFolder: folder.device, inode: folder.inode) {
             // The folder as the budget first meets it: the names in it now.
             guard let fd = try? openat(entry.directory, parent, folderReadOnly), let stream = try? DirectoryStream(adopting: fd) else {
                 return []
@@ -145,15 +186,15 @@ extension Sys {
             }
             return lengths
         }
-        guard let charge else { throw SystemCallError(errno: .noSpace, call: call) }
-        return charge
+        guard let undo else { throw SystemCallError(errno: .noSpace, call: call) }
+        return undo
     }
 
     /// Runs `body`, which removes the name of the item `status` describes, and gives back what
     /// the item took when that was its last name.
     @inline(__always)
-    static func budgeted<T>(removing status: () throws -> FileStatus, _ body: () throws -> T) throws -> T {
-        guard let budget = StorageBudget.current else { return try body() }
+    package static func budgeted<T>(removing status: () throws -> FileStatus, _ body: () throws -> T) throws -> T {
+        guard let budget = BudgetSeam.current else { return try body() }
         let removed = try? status()
         let result = try body()
         if let removed {
@@ -170,17 +211,17 @@ extension Sys {
     /// folder grows (`ENOSPC`, naming `call`, when they are not available): a rename needs
     /// room in a full folder.
     @inline(__always)
-    static func budgeted<T>(renaming source: () throws -> FileStatus, over target: () throws -> FileStatus, call: String,
+    package static func budgeted<T>(renaming source: () throws -> FileStatus, over target: () throws -> FileStatus, call: String,
                             entry: () -> BudgetEntry, _ body: () throws -> T) throws -> T {
-        guard let budget = StorageBudget.current else { return try body() }
+        guard let budget = BudgetSeam.current else { return try body() }
         let replaced = try? target()
         let moved = replaced == nil ? nil : try? source()
-        let charge = replaced == nil ? try chargeEntry(entry(), in: budget, call: call) : nil
+        let undo = replaced == nil ? try chargeEntry(entry(), in: budget, call: call) : nil
         let result: T
         do {
             result = try body()
         } catch {
-            if let charge { budget.undo(charge) }
+            undo?()
             throw error
         }
         if let replaced, !(moved?.device == replaced.device && moved?.inode == replaced.inode) {
@@ -192,8 +233,8 @@ extension Sys {
 
     /// Runs `body`, which opens an unnamed file (`O_TMPFILE`): an inode is taken first, and the
     /// file is noted so that closing it gives back what it took.
-    static func budgeted(openingUnnamed call: String, _ body: () throws -> Int32) throws -> Int32 {
-        guard let budget = StorageBudget.current else { return try body() }
+    package static func budgeted(openingUnnamed call: String, _ body: () throws -> Int32) throws -> Int32 {
+        guard let budget = BudgetSeam.current else { return try body() }
         guard budget.take(blocks: 0, inodes: 1) else { throw SystemCallError(errno: .noSpace, call: call) }
         let fd: Int32
         do {
@@ -208,8 +249,8 @@ extension Sys {
 
     /// Before `fd` is closed: an unnamed file's blocks and inode go back to the budget.
     @inline(__always)
-    static func budgetedClose(_ fd: Int32) {
-        guard let budget = StorageBudget.current, budget.hasUnnamedFiles, let noted = budget.forgetUnnamedFile(fd),
+    package static func budgetedClose(_ fd: Int32) {
+        guard let budget = BudgetSeam.current, budget.hasUnnamedFiles, let noted = budget.forgetUnnamedFile(fd),
               let status = try? fstat(fd), status.device == noted.device, status.inode == noted.inode,
               status.linkCount == 0 else { return }
         budget.giveBack(blocks: budget.blocks(forSize: status.size), inodes: 1)
@@ -217,7 +258,7 @@ extension Sys {
 
     /// The figures of a volume as the budget in force has them, else as the system gave them.
     @inline(__always)
-    static func budgeted(_ figures: SpaceFigures) -> SpaceFigures {
-        StorageBudget.current?.spaceFigures ?? figures
+    package static func budgeted(_ figures: SpaceFigures) -> SpaceFigures {
+        BudgetSeam.current?.spaceFigures ?? figures
     }
 }

@@ -12,7 +12,7 @@ import CStowageShims
 // Opening, closing, reading and writing files by descriptor.
 extension Sys {
     /// `openat(2)`. The flags always include `O_CLOEXEC`.
-    static func openat(_ directory: Int32, _ name: String, _ flags: Int32, mode: FilePermissions = FilePermissions(rawValue: 0)) throws -> Int32 {
+    package static func openat(_ directory: Int32, _ name: String, _ flags: Int32, mode: FilePermissions = FilePermissions(rawValue: 0)) throws -> Int32 {
         try budgeted(opening: flags, call: "openat", status: { try fstatat(directory, name) },
                      entry: { BudgetEntry(directory: directory, name: Array(name.utf8)) }) {
             try retrying("openat") { name.withCString { systemOpenat(directory, $0, flags | O_CLOEXEC, mode_t(mode.rawValue)) } }
@@ -21,12 +21,12 @@ extension Sys {
 
     /// `openat2(2)` with `RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH` on Linux, `openat(2)` with
     /// `O_NOFOLLOW_ANY` on Darwin (see `cstowage_open_beneath`). The flags always include `O_CLOEXEC`.
-    static func openBeneath(_ directory: Int32, _ path: String, _ flags: Int32) throws -> Int32 {
+    package static func openBeneath(_ directory: Int32, _ path: String, _ flags: Int32) throws -> Int32 {
         try retrying("openat2") { path.withCString { cstowage_open_beneath(directory, $0, flags) } }
     }
 
     /// `openat(2)` of a name as bytes (see ``RawPath``). The flags always include `O_CLOEXEC`.
-    static func openat(_ directory: Int32, _ name: RawPath, _ flags: Int32, mode: FilePermissions = FilePermissions(rawValue: 0)) throws -> Int32 {
+    package static func openat(_ directory: Int32, _ name: RawPath, _ flags: Int32, mode: FilePermissions = FilePermissions(rawValue: 0)) throws -> Int32 {
         try budgeted(opening: flags, call: "openat", status: { try fstatat(directory, name) },
                      entry: { BudgetEntry(directory: directory, name: name.bytes) }) {
             try retrying("openat") { name.withCString { systemOpenat(directory, $0, flags | O_CLOEXEC, mode_t(mode.rawValue)) } }
@@ -34,7 +34,7 @@ extension Sys {
     }
 
     /// `openat(2)` of a name given as a C string (as `readdir` hands it out, uncopied).
-    static func openat(_ directory: Int32, cName name: UnsafePointer<CChar>, _ flags: Int32) throws -> Int32 {
+    package static func openat(_ directory: Int32, cName name: UnsafePointer<CChar>, _ flags: Int32) throws -> Int32 {
         try budgeted(opening: flags, call: "openat", status: { try fstatat(directory, cName: name, followingLinks: false) },
                      entry: { BudgetEntry(directory: directory, name: RawPath(cString: name).bytes) }) {
             try retrying("openat") { systemOpenat(directory, name, flags | O_CLOEXEC, 0) }
@@ -42,7 +42,7 @@ extension Sys {
     }
 
     /// `open(2)` of an absolute path.
-    static func open(_ path: String, _ flags: Int32) throws -> Int32 {
+    package static func open(_ path: String, _ flags: Int32) throws -> Int32 {
         try budgeted(opening: flags, call: "open", status: { try lstat(path) },
                      entry: { BudgetEntry(directory: AT_FDCWD, name: Array(path.utf8)) }) {
             try retrying("open") { path.withCString { systemOpen($0, flags | O_CLOEXEC, 0) } }
@@ -52,12 +52,12 @@ extension Sys {
     /// `open(2)` of `/dev/null` for reading and writing, without `O_CLOEXEC` (unlike
     /// ``openNullDevice()``): a stand-in for a closed standard stream, which a child process
     /// inherits as it would the stream.
-    static func openNullDeviceAcrossExec() throws -> Int32 {
+    package static func openNullDeviceAcrossExec() throws -> Int32 {
         try retrying("open") { "/dev/null".withCString { systemOpen($0, O_RDWR, 0) } }
     }
 
     /// `close(2)`. Not retried on EINTR: on Linux and Darwin the descriptor is gone either way.
-    static func close(_ fd: Int32) throws {
+    package static func close(_ fd: Int32) throws {
         budgetedClose(fd)
         if systemClose(fd) == -1 {
             let code = Errno.current
@@ -66,22 +66,22 @@ extension Sys {
     }
 
     /// `dup(2)`.
-    static func dup(_ fd: Int32) throws -> Int32 {
+    package static func dup(_ fd: Int32) throws -> Int32 {
         try retrying("dup") { systemDup(fd) }
     }
 
     /// `read(2)`; returns the number of bytes read, 0 at the end of the file.
-    static func read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) throws -> Int {
+    package static func read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) throws -> Int {
         try retrying("read") { systemRead(fd, buffer, count) }
     }
 
     /// `pread(2)`.
-    static func pread(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, at offset: Int64) throws -> Int {
+    package static func pread(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, at offset: Int64) throws -> Int {
         try retrying("pread") { systemPread(fd, buffer, count, off_t(offset)) }
     }
 
     /// `write(2)` until every byte is written.
-    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws {
+    package static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws {
         // Charged as written at the end of the file: Stowage writes with `write(2)` only from the
         // start of a new or emptied file, in order (`pwrite` elsewhere). Settled with the file's
         // length afterwards whatever the offset was.
@@ -97,7 +97,7 @@ extension Sys {
     }
 
     /// `pwrite(2)` until every byte is written.
-    static func pwriteAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, at offset: Int64) throws {
+    package static func pwriteAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, at offset: Int64) throws {
         try budgeted(resizing: fd, call: "pwrite", to: { max($0, offset + Int64(buffer.count)) }) {
             var done = 0
             while done < buffer.count {
@@ -110,14 +110,14 @@ extension Sys {
     }
 
     /// `ftruncate(2)`.
-    static func ftruncate(_ fd: Int32, _ length: Int64) throws {
+    package static func ftruncate(_ fd: Int32, _ length: Int64) throws {
         try budgeted(resizing: fd, call: "ftruncate", to: { _ in length }) {
             _ = try retrying("ftruncate") { systemFtruncate(fd, off_t(length)) }
         }
     }
 
     /// `pread(2)` until `buffer` is full or the file ends; returns the bytes read.
-    static func preadAll(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+    package static func preadAll(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
         var done = 0
         while done < buffer.count {
             let count = try pread(fd, buffer.baseAddress! + done, buffer.count - done, at: offset + Int64(done))
@@ -131,7 +131,7 @@ extension Sys {
     /// kept as holes: only the data `lseek(SEEK_DATA)`/`lseek(SEEK_HOLE)` find is read and
     /// written, then `output` is made `size` long. A sparse terabyte costs what it holds, not a
     /// terabyte of zeros (a file system that does not tell holes apart reports one data range).
-    static func copyKeepingHoles(from input: Int32, to output: Int32, size: Int64) throws {
+    package static func copyKeepingHoles(from input: Int32, to output: Int32, size: Int64) throws {
         let chunk = 1 << 20
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
         defer { buffer.deallocate() }

@@ -11,13 +11,13 @@ import Musl
 // Advisory locks on open files.
 extension Sys {
     /// `flock(2)`: `LOCK_SH` or `LOCK_EX`, waiting until granted.
-    static func flock(_ fd: Int32, exclusive: Bool) throws {
+    package static func flock(_ fd: Int32, exclusive: Bool) throws {
         _ = try retrying("flock") { systemFlock(fd, exclusive ? LOCK_EX : LOCK_SH) }
     }
 
     /// `flock(2)` with `LOCK_NB`: `false` when another open file description holds a
     /// conflicting lock, instead of waiting.
-    static func tryLock(_ fd: Int32, exclusive: Bool) throws -> Bool {
+    package static func tryLock(_ fd: Int32, exclusive: Bool) throws -> Bool {
         do {
             _ = try retrying("flock") { systemFlock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) }
             return true
@@ -27,7 +27,7 @@ extension Sys {
     }
 
     /// `flock(2)` with `LOCK_UN`.
-    static func unlock(_ fd: Int32) {
+    package static func unlock(_ fd: Int32) {
         _ = systemFlock(fd, LOCK_UN)
     }
 }

@@ -12,7 +12,7 @@ import CStowageShims
 // Names in folders: making, removing, renaming and linking them, and resolving paths.
 extension Sys {
     /// `mkdirat(2)`.
-    static func mkdirat(_ directory: Int32, _ name: String, mode: FilePermissions) throws {
+    package static func mkdirat(_ directory: Int32, _ name: String, mode: FilePermissions) throws {
         try budgeted(creating: .folder, call: "mkdirat", status: { try fstatat(directory, name) },
                      entry: { BudgetEntry(directory: directory, name: Array(name.utf8)) }) {
             _ = try retrying("mkdirat") { name.withCString { systemMkdirat(directory, $0, mode_t(mode.rawValue)) } }
@@ -20,7 +20,7 @@ extension Sys {
     }
 
     /// `mkdirat(2)` of a name as bytes.
-    static func mkdirat(_ directory: Int32, _ name: RawPath, mode: FilePermissions) throws {
+    package static func mkdirat(_ directory: Int32, _ name: RawPath, mode: FilePermissions) throws {
         try budgeted(creating: .folder, call: "mkdirat", status: { try fstatat(directory, name) },
                      entry: { BudgetEntry(directory: directory, name: name.bytes) }) {
             _ = try retrying("mkdirat") { name.withCString { systemMkdirat(directory, $0, mode_t(mode.rawValue)) } }
@@ -28,7 +28,7 @@ extension Sys {
     }
 
     /// `mkdir(2)` of an absolute path.
-    static func mkdir(_ path: String, mode: FilePermissions) throws {
+    package static func mkdir(_ path: String, mode: FilePermissions) throws {
         try budgeted(creating: .folder, call: "mkdir", status: { try lstat(path) },
                      entry: { BudgetEntry(directory: AT_FDCWD, name: Array(path.utf8)) }) {
             _ = try retrying("mkdir") { path.withCString { systemMkdir($0, mode_t(mode.rawValue)) } }
@@ -36,21 +36,21 @@ extension Sys {
     }
 
     /// `unlinkat(2)`; `folder` adds `AT_REMOVEDIR`.
-    static func unlinkat(_ directory: Int32, _ name: String, folder: Bool) throws {
+    package static func unlinkat(_ directory: Int32, _ name: String, folder: Bool) throws {
         try budgeted(removing: { try fstatat(directory, name) }) {
             _ = try retrying("unlinkat") { name.withCString { systemUnlinkat(directory, $0, folder ? AT_REMOVEDIR : 0) } }
         }
     }
 
     /// `unlinkat(2)` of a name as bytes; `folder` adds `AT_REMOVEDIR`.
-    static func unlinkat(_ directory: Int32, _ name: RawPath, folder: Bool) throws {
+    package static func unlinkat(_ directory: Int32, _ name: RawPath, folder: Bool) throws {
         try budgeted(removing: { try fstatat(directory, name) }) {
             _ = try retrying("unlinkat") { name.withCString { systemUnlinkat(directory, $0, folder ? AT_REMOVEDIR : 0) } }
         }
     }
 
     /// `renameat(2)`.
-    static func renameat(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws {
+    package static func renameat(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws {
         try budgeted(renaming: { try fstatat(fromDirectory, from) }, over: { try fstatat(toDirectory, to) }, call: "renameat",
                      entry: { BudgetEntry(directory: toDirectory, name: Array(to.utf8)) }) {
             _ = try retrying("renameat") {
@@ -60,7 +60,7 @@ extension Sys {
     }
 
     /// `symlinkat(2)` of a link and a target given as bytes.
-    static func symlinkat(_ target: RawPath, _ directory: Int32, _ name: RawPath) throws {
+    package static func symlinkat(_ target: RawPath, _ directory: Int32, _ name: RawPath) throws {
         try budgeted(creating: .symbolicLink, call: "symlinkat", status: { try fstatat(directory, name) },
                      entry: { BudgetEntry(directory: directory, name: name.bytes) }) {
             _ = try retrying("symlinkat") {
@@ -71,7 +71,7 @@ extension Sys {
 
 
     /// `readlinkat(2)` of a name as bytes: the target as bytes, exactly.
-    static func readlinkat(_ directory: Int32, _ name: RawPath) throws -> RawPath {
+    package static func readlinkat(_ directory: Int32, _ name: RawPath) throws -> RawPath {
         var buffer = [CChar](repeating: 0, count: 4097)
         let count = try retrying("readlinkat") {
             name.withCString { systemReadlinkat(directory, $0, &buffer, buffer.count - 1) }
@@ -82,7 +82,7 @@ extension Sys {
     /// `renameat2(2)` with `RENAME_NOREPLACE` (fails with `EEXIST` when `to` exists) or
     /// `RENAME_EXCHANGE` (swaps the two atomically). Throws `ENOSYS`/`EINVAL`/`ENOTSUP` where the
     /// system or file system lacks it; callers fall back.
-    static func renameat2(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String, exchange: Bool) throws {
+    package static func renameat2(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String, exchange: Bool) throws {
         // A rename without replacing puts `to` in its folder. An exchange puts no new name
         // anywhere and removes nothing: to the budget, a rename of `from` over itself.
         try budgeted(renaming: { try fstatat(fromDirectory, from) },
@@ -102,7 +102,7 @@ extension Sys {
     ///
     /// - Throws: `EILSEQ` when the resolved path is not UTF-8 (a link can lead there from a
     ///   UTF-8 path): as text it would be another folder's path.
-    static func resolvedPath(_ path: String) throws -> String {
+    package static func resolvedPath(_ path: String) throws -> String {
         guard let resolved = path.withCString({ realpath($0, nil) }) else {
             throw SystemCallError(errno: .current, call: "realpath")
         }
@@ -113,7 +113,7 @@ extension Sys {
     }
 
     /// `realpath(3)` of a path given as bytes, or the path itself when it cannot be resolved.
-    static func resolvedBytes(_ path: RawPath) -> RawPath {
+    package static func resolvedBytes(_ path: RawPath) -> RawPath {
         guard let resolved = path.withCString({ realpath($0, nil) }) else { return path }
         defer { free(resolved) }
         return RawPath(cString: resolved)
@@ -121,7 +121,7 @@ extension Sys {
 
     /// ``resolvedPath(_:)``, or `path` itself when it cannot be resolved (for a lookup that
     /// falls back to the path as given).
-    static func canonicalPath(_ path: String) -> String {
+    package static func canonicalPath(_ path: String) -> String {
         (try? resolvedPath(path)) ?? path
     }
 }
@@ -137,7 +137,7 @@ extension Sys {
 extension Errno {
     /// What ``Sys/renameat2(_:_:_:_:exchange:)`` fails with where the system or the file system
     /// lacks it (callers fall back).
-    static let renameFlagsUnavailable: [Errno] = [.notImplemented, .invalidArgument, .notSupported, .operationNotSupported]
+    package static let renameFlagsUnavailable: [Errno] = [.notImplemented, .invalidArgument, .notSupported, .operationNotSupported]
 }
 
 #if canImport(Darwin)

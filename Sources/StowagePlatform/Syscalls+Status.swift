@@ -12,14 +12,14 @@ import CStowageShims
 // A file's status: reading it, and setting its mode and times.
 extension Sys {
     /// `fstat(2)`.
-    static func fstat(_ fd: Int32) throws -> FileStatus {
+    package static func fstat(_ fd: Int32) throws -> FileStatus {
         var status = systemStatStruct()
         _ = try retrying("fstat") { systemFstat(fd, &status) }
         return FileStatus(status)
     }
 
     /// `fstatat(2)`, never following a final symbolic link unless `followingLinks`.
-    static func fstatat(_ directory: Int32, _ name: String, followingLinks: Bool = false) throws -> FileStatus {
+    package static func fstatat(_ directory: Int32, _ name: String, followingLinks: Bool = false) throws -> FileStatus {
         var status = systemStatStruct()
         _ = try retrying("fstatat") {
             name.withCString { systemFstatat(directory, $0, &status, followingLinks ? 0 : AT_SYMLINK_NOFOLLOW) }
@@ -28,12 +28,12 @@ extension Sys {
     }
 
     /// `fstatat(2)` of a name as bytes, never following a final symbolic link unless `followingLinks`.
-    static func fstatat(_ directory: Int32, _ name: RawPath, followingLinks: Bool = false) throws -> FileStatus {
+    package static func fstatat(_ directory: Int32, _ name: RawPath, followingLinks: Bool = false) throws -> FileStatus {
         try name.withCString { try fstatat(directory, cName: $0, followingLinks: followingLinks) }
     }
 
     /// `fstatat(2)` of a name given as a C string (as `readdir` hands it out, uncopied).
-    static func fstatat(_ directory: Int32, cName name: UnsafePointer<CChar>, followingLinks: Bool) throws -> FileStatus {
+    package static func fstatat(_ directory: Int32, cName name: UnsafePointer<CChar>, followingLinks: Bool) throws -> FileStatus {
         var status = systemStatStruct()
         _ = try retrying("fstatat") { systemFstatat(directory, name, &status, followingLinks ? 0 : AT_SYMLINK_NOFOLLOW) }
         return FileStatus(status)
@@ -41,7 +41,7 @@ extension Sys {
 
     /// The identity of the mount holding the open file `fd` (`statx`'s `stx_mnt_id`), or `nil`
     /// where the system does not tell (Linux before 5.8, Darwin): callers then compare devices.
-    static func mountID(_ fd: Int32) -> UInt64? {
+    package static func mountID(_ fd: Int32) -> UInt64? {
         var identity: UInt64 = 0
         // Any failure means "not told": the caller compares devices, as documented.
         guard (try? retrying("statx") { cstowage_mount_id(fd, &identity) }) != nil else { return nil }
@@ -49,39 +49,39 @@ extension Sys {
     }
 
     /// `lstat(2)` of an absolute path.
-    static func lstat(_ path: String) throws -> FileStatus {
+    package static func lstat(_ path: String) throws -> FileStatus {
         var status = systemStatStruct()
         _ = try retrying("lstat") { path.withCString { systemLstat($0, &status) } }
         return FileStatus(status)
     }
 
     /// `stat(2)` of an absolute path, following links.
-    static func stat(_ path: String) throws -> FileStatus {
+    package static func stat(_ path: String) throws -> FileStatus {
         var status = systemStatStruct()
         _ = try retrying("stat") { path.withCString { systemStat($0, &status) } }
         return FileStatus(status)
     }
 
     /// `stat(2)` of a path given as bytes, following links.
-    static func stat(_ path: RawPath) throws -> FileStatus {
+    package static func stat(_ path: RawPath) throws -> FileStatus {
         try path.withCString { try fstatat(AT_FDCWD, cName: $0, followingLinks: true) }
     }
 
     /// `fchmod(2)`.
-    static func fchmod(_ fd: Int32, _ mode: FilePermissions) throws {
+    package static func fchmod(_ fd: Int32, _ mode: FilePermissions) throws {
         _ = try retrying("fchmod") { systemFchmod(fd, mode_t(mode.rawValue)) }
     }
 
     /// Sets the access time of an open file to now, leaving the modification time alone
     /// (`futimens` with `UTIME_OMIT`). Explicit updates work whatever the mount's atime policy
     /// (`relatime`, `noatime` only limit the implicit ones).
-    static func touchAccessTime(_ fd: Int32) throws {
+    package static func touchAccessTime(_ fd: Int32) throws {
         var times = [timespec(tv_sec: 0, tv_nsec: cstowage_utime_now()), timespec(tv_sec: 0, tv_nsec: cstowage_utime_omit())]
         _ = try retrying("futimens") { futimens(fd, &times) }
     }
 
     /// Sets access and modification times of `name` in a folder, not following a link.
-    static func setTimes(_ directory: Int32, _ name: String, access: Double, modification: Double) throws {
+    package static func setTimes(_ directory: Int32, _ name: String, access: Double, modification: Double) throws {
         func spec(_ seconds: Double) -> timespec {
             let whole = seconds.rounded(.down)
             return timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1e9))
@@ -102,7 +102,7 @@ extension Sys {
 extension FileStatus {
     /// The kind, and for a special file which one, of an item whose `st_mode` is `mode`: one
     /// mapping for every system (the `S_IF*` values are POSIX's).
-    static func kind(ofMode mode: mode_t) -> (kind: Kind, special: Special?) {
+    package static func kind(ofMode mode: mode_t) -> (kind: Kind, special: Special?) {
         switch mode & S_IFMT {
         case S_IFREG: (.file, nil)
         case S_IFDIR: (.folder, nil)

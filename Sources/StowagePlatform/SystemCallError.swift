@@ -15,11 +15,16 @@ import CStowageShims
 /// Match one cause by its Swift name, without binding the error:
 /// `catch Errno.noSuchEntry { return nil }`, or several: `catch Errno.fileExists, Errno.notEmpty`.
 /// Bind it (`catch let error as SystemCallError`) only to pass it on.
-struct SystemCallError: Error, Sendable, Equatable {
+package struct SystemCallError: Error, Sendable, Equatable {
     /// The `errno` value.
-    var errno: Errno
+    package var errno: Errno
     /// The C function that failed, such as `"openat"`.
-    var call: String
+    package var call: String
+
+    package init(errno: Errno, call: String) {
+        self.errno = errno
+        self.call = call
+    }
 }
 
 /// An `errno` value under a Swift name, as swift-system's `Errno` has it (`noSpace`, not
@@ -44,7 +49,7 @@ public struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertib
     public init(rawValue: Int32) { self.rawValue = rawValue }
 
     /// The calling thread's current `errno`.
-    static var current: Errno { Errno(rawValue: cstowage_errno()) }
+    package static var current: Errno { Errno(rawValue: cstowage_errno()) }
 
     /// `strerror(3)`'s message, lowercased to sit inside a sentence ("no such file or directory").
     public var description: String {
@@ -54,7 +59,7 @@ public struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertib
 
     /// Whether `error` is a ``SystemCallError`` with this `errno`: the pattern behind
     /// `catch Errno.noSuchEntry`.
-    static func ~= (pattern: Errno, error: any Error) -> Bool {
+    package static func ~= (pattern: Errno, error: any Error) -> Bool {
         (error as? SystemCallError)?.errno == pattern
     }
 
@@ -111,6 +116,8 @@ public struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertib
     public static let timedOut = Errno(rawValue: ETIMEDOUT)
     /// `ESRCH`: no such process (it ended, and was waited for).
     public static let noSuchProcess = Errno(rawValue: ESRCH)
+    /// `ECHILD`: no child process to wait for (a room's child that ended without a word).
+    package static let noChildProcess = Errno(rawValue: ECHILD)
     /// `ENODEV`: no such device (a file system type the kernel does not have).
     public static let noDevice = Errno(rawValue: ENODEV)
     /// The item has no such extended attribute: `ENODATA` on Linux, `ENOATTR` on Darwin.
@@ -120,7 +127,7 @@ public struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertib
 extension [Errno] {
     /// Whether `error` is a ``SystemCallError`` with one of these values:
     /// `catch Errno.attributesUnsupported`.
-    static func ~= (pattern: [Errno], error: any Error) -> Bool {
+    package static func ~= (pattern: [Errno], error: any Error) -> Bool {
         guard let error = error as? SystemCallError else { return false }
         return pattern.contains(error.errno)
     }
@@ -128,7 +135,7 @@ extension [Errno] {
 
 extension Errno {
     /// What an extended-attribute call fails with on a file system that keeps none.
-    static let attributesUnsupported: [Errno] = [.notSupported, .operationNotSupported]
+    package static let attributesUnsupported: [Errno] = [.notSupported, .operationNotSupported]
 }
 
 #if canImport(Darwin)

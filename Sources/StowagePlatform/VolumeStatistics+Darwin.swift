@@ -9,7 +9,7 @@ extension VolumeStatistics {
     /// - Throws: ``SystemCallError`` when `statfs` or `stat` fails, or when the system's figures
     ///   cannot be read (never a silent fallback to Stowage's own).
     /// The mount point and type come from `statfs` itself, so `mount` is not needed here.
-    static func of(path: String, mount _: MountTable.Entry? = nil) throws -> VolumeStatistics {
+    package static func of(path: String, mount _: MountTable.Entry? = nil) throws -> VolumeStatistics {
         var figures = statfs()
         _ = try Sys.retrying("statfs") { path.withCString { statfs($0, &figures) } }
         let status = try Sys.stat(path)
@@ -25,7 +25,7 @@ extension VolumeStatistics {
     /// tvOS and watchOS have no `volumeAvailableCapacityFor...UsageKey` resource values (Apple
     /// documents them for iOS, iPadOS, Mac Catalyst, macOS and visionOS): ``VolumeCapacity``
     /// uses Stowage's own definitions there, as on Linux.
-    static func systemUsageFigures(path: String) throws -> (important: Int64?, opportunistic: Int64?) {
+    package static func systemUsageFigures(path: String) throws -> (important: Int64?, opportunistic: Int64?) {
         (nil, nil)
     }
     #else
@@ -33,7 +33,7 @@ extension VolumeStatistics {
     /// values of the volume holding `path`. `nil` where the system gives none for this volume
     /// (then ``VolumeCapacity`` uses Stowage's own definitions, as documented); a failed lookup
     /// throws.
-    static func systemUsageFigures(path: String) throws -> (important: Int64?, opportunistic: Int64?) {
+    package static func systemUsageFigures(path: String) throws -> (important: Int64?, opportunistic: Int64?) {
         let values = try foundationCall("URL.resourceValues(volumeAvailableCapacityFor...UsageKey)") {
             try URL(filePath: path).resourceValues(forKeys: [
                 .volumeAvailableCapacityForImportantUsageKey, .volumeAvailableCapacityForOpportunisticUsageKey,

@@ -9,7 +9,7 @@ import Foundation
 extension VolumeStatistics {
     /// `statvfs(3)` of `path`, plus its mount point and type: those of `mount` when the caller
     /// has read the table already, else from `/proc/self/mountinfo`.
-    static func of(path: String, mount known: MountTable.Entry? = nil) throws -> VolumeStatistics {
+    package static func of(path: String, mount known: MountTable.Entry? = nil) throws -> VolumeStatistics {
         let figures = try Sys.spaceFigures(atPath: path)
         let status = try Sys.stat(path)
         let mount = known ?? MountTable.mount(containing: path, device: status.device)

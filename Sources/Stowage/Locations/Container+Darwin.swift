@@ -1,5 +1,4 @@
 #if canImport(Darwin)
-import Darwin
 import Foundation
 
 extension Container {
@@ -34,15 +33,6 @@ extension Container {
                                reason: "the app is not entitled to the app group '\(group)'")
         }
         return url
-    }
-
-    static func homeFromPasswordDatabase() -> String? {
-        NSHomeDirectory()
-    }
-
-    /// ``homeFromPasswordDatabase()`` as bytes (Foundation names it as text here).
-    static func homeBytesFromPasswordDatabase() -> RawPath? {
-        RawPath(NSHomeDirectory())
     }
 }
 #endif

@@ -89,7 +89,7 @@ enum ProtectedFolders {
     /// reach it).
     static func homeFolders() -> [RawPath] {
         var homes: [RawPath] = []
-        let named = [Sys.environmentBytes("HOME").map { RawPath(bytes: $0) }, Container.homeBytesFromPasswordDatabase()]
+        let named = [Sys.environmentBytes("HOME").map { RawPath(bytes: $0) }, Sys.homeFolderOfUser()]
         for case let home? in named where home.hasPrefix("/") {
             for spelling in [home, Sys.resolvedBytes(home)] where !homes.contains(spelling) {
                 homes.append(spelling)
