@@ -18,7 +18,7 @@ package typealias DirectoryStreamHandle = OpaquePointer
 ///
 /// The one way the library reads a folder's names: callers act on an entry through the C name
 /// itself (`fstatat`, `openat`) and keep it, when they must, as bytes (``RawPath``), never as a
-/// `String`, which would turn a name that is not UTF-8 into another name (DESIGN 17). Scans,
+/// `String`, which would turn a name that is not UTF-8 into another name (Stowage's Architecture article: bytes at every boundary). Scans,
 /// removal walks and the Store's listings (through `OpenFile.forEachEntry`) all read here.
 ///
 /// Owns its descriptor: the stream closes it.

@@ -321,7 +321,7 @@ package final class OpenFile {
     // MARK: Folder entries
 
     /// The names in this folder as bytes (``RawPath``), without `.` and `..`, in the order the
-    /// system returns them. Names stay bytes (DESIGN 17): one that is not UTF-8 is never turned
+    /// system returns them. Names stay bytes (Stowage's Architecture article: bytes at every boundary): one that is not UTF-8 is never turned
     /// into another name.
     package func entryNames() throws -> [RawPath] {
         var names: [RawPath] = []

@@ -115,7 +115,7 @@ extension Location: ExpressibleByArgument {
     public static var defaultCompletionKind: CompletionKind { .list(standard.map(\.identifier)) }
 }
 
-/// The command line as the kernel handed it over: bytes (DESIGN 17).
+/// The command line as the kernel handed it over: bytes (Architecture article: bytes at every boundary).
 ///
 /// Swift's `CommandLine.arguments`, which ArgumentParser parses, turns bytes that are not UTF-8
 /// into U+FFFD, and a repaired path is another path: `sweep $'sx\377'` once emptied the folder

@@ -1,7 +1,7 @@
 import Foundation
 
 /// How reports write a path that came from the file system, whose bytes need not be UTF-8
-/// (DESIGN 17): `path` is the text, with U+FFFD for bytes that are not UTF-8, and `pathBase64`,
+/// (<doc:Architecture>, bytes at every boundary): `path` is the text, with U+FFFD for bytes that are not UTF-8, and `pathBase64`,
 /// only when that text is not exact, holds the exact bytes, so a reader can always act on the
 /// name. Used by every report that names what a walk met (usage items and issues, swept files,
 /// audit findings).
