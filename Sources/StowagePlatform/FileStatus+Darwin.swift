@@ -1,20 +1,15 @@
 #if canImport(Darwin)
 import Darwin
 
-extension FileStatus {
-    package init(_ status: stat) {
-        (kind, special) = Self.kind(ofMode: status.st_mode)
-        size = Int64(status.st_size)
-        allocatedSize = Int64(status.st_blocks) * 512
-        permissions = UInt32(status.st_mode & 0o7777)
-        userID = UInt32(status.st_uid)
-        groupID = UInt32(status.st_gid)
-        device = UInt64(UInt32(bitPattern: status.st_dev))
-        inode = UInt64(status.st_ino)
-        linkCount = UInt64(status.st_nlink)
-        modificationTime = Double(status.st_mtimespec.tv_sec) + Double(status.st_mtimespec.tv_nsec) / 1e9
-        accessTime = Double(status.st_atimespec.tv_sec) + Double(status.st_atimespec.tv_nsec) / 1e9
-    }
+extension stat {
+    /// `st_dev`, a signed 32-bit number here: its bits, as Linux's unsigned device numbers.
+    var deviceNumber: UInt64 { UInt64(UInt32(bitPattern: st_dev)) }
+    /// `st_mtimespec`, seconds since 1970.
+    var modificationSeconds: Double { Double(st_mtimespec.tv_sec) + Double(st_mtimespec.tv_nsec) / 1e9 }
+    /// `st_atimespec`, seconds since 1970.
+    var accessSeconds: Double { Double(st_atimespec.tv_sec) + Double(st_atimespec.tv_nsec) / 1e9 }
+    /// Apple platforms have no overlayfs, hence no whiteouts of it.
+    var isOverlayWhiteout: Bool { false }
 }
 
 extension Sys {

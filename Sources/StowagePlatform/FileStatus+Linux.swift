@@ -5,22 +5,15 @@ import Glibc
 import Musl
 #endif
 
-extension FileStatus {
-    package init(_ status: stat) {
-        let type = status.st_mode & S_IFMT
-        (kind, special) = Self.kind(ofMode: status.st_mode)
-        size = Int64(status.st_size)
-        allocatedSize = Int64(status.st_blocks) * 512
-        permissions = UInt32(status.st_mode & 0o7777)
-        userID = UInt32(status.st_uid)
-        groupID = UInt32(status.st_gid)
-        isWhiteout = type == S_IFCHR && status.st_rdev == 0
-        device = UInt64(status.st_dev)
-        inode = UInt64(status.st_ino)
-        linkCount = UInt64(status.st_nlink)
-        modificationTime = Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
-        accessTime = Double(status.st_atim.tv_sec) + Double(status.st_atim.tv_nsec) / 1e9
-    }
+extension stat {
+    /// `st_dev`.
+    var deviceNumber: UInt64 { UInt64(st_dev) }
+    /// `st_mtim`, seconds since 1970.
+    var modificationSeconds: Double { Double(st_mtim.tv_sec) + Double(st_mtim.tv_nsec) / 1e9 }
+    /// `st_atim`, seconds since 1970.
+    var accessSeconds: Double { Double(st_atim.tv_sec) + Double(st_atim.tv_nsec) / 1e9 }
+    /// An overlayfs whiteout: a character device numbered 0:0.
+    var isOverlayWhiteout: Bool { st_mode & S_IFMT == S_IFCHR && st_rdev == 0 }
 }
 
 extension Sys {

@@ -1,3 +1,13 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#else
+#error("Stowage's Platform layer supports Darwin, Glibc and Musl systems")
+#endif
+
 /// What `stat(2)` says about an item, in platform-neutral form.
 package struct FileStatus: Sendable, Equatable {
     /// The kinds of item a folder entry can be.
@@ -37,7 +47,9 @@ package struct FileStatus: Sendable, Equatable {
     package var isFolder: Bool { kind == .folder }
     package var isFile: Bool { kind == .file }
 
-    package init(kind: Kind, special: Special? = nil, size: Int64, allocatedSize: Int64, permissions: UInt32, userID: UInt32, groupID: UInt32 = 0, device: UInt64, inode: UInt64, linkCount: UInt64, modificationTime: Double, accessTime: Double) {
+    package init(kind: Kind, special: Special? = nil, size: Int64, allocatedSize: Int64, permissions: UInt32, userID: UInt32,
+                 groupID: UInt32 = 0, device: UInt64, inode: UInt64, linkCount: UInt64, modificationTime: Double,
+                 accessTime: Double) {
         self.kind = kind
         self.special = special
         self.size = size
@@ -50,5 +62,24 @@ package struct FileStatus: Sendable, Equatable {
         self.linkCount = linkCount
         self.modificationTime = modificationTime
         self.accessTime = accessTime
+    }
+}
+
+extension FileStatus {
+    /// The status `stat(2)` filled in: one conversion for every platform (the fields whose names
+    /// or types differ come from `stat`'s extension in `FileStatus+Linux` and `+Darwin`).
+    package init(_ status: stat) {
+        (kind, special) = Self.kind(ofMode: status.st_mode)
+        size = Int64(status.st_size)
+        allocatedSize = Int64(status.st_blocks) * 512
+        permissions = UInt32(status.st_mode & 0o7777)
+        userID = UInt32(status.st_uid)
+        groupID = UInt32(status.st_gid)
+        device = status.deviceNumber
+        inode = UInt64(status.st_ino)
+        linkCount = UInt64(status.st_nlink)
+        modificationTime = status.modificationSeconds
+        accessTime = status.accessSeconds
+        isWhiteout = status.isOverlayWhiteout
     }
 }
