@@ -29,13 +29,16 @@ scratch_folder() {
 }
 
 # build PRODUCT...: release builds of the products and of stowage (unless $STOWAGE_BIN names a binary),
-# or exits with the build's log; sets `bin` (the products' folder) and `stowage`.
+# or exits with the build's log; sets `bin` (the products' folder) and `stowage`. stowage is linked as
+# `make install` links it: with Swift's standard library and Foundation inside (--static-swift-stdlib).
 build() {
-    local product products=("$@")
+    local product products=("$@") static
     [[ -n "${STOWAGE_BIN:-}" ]] || products+=(stowage)
     echo "Building ${products[*]} (release)..."
     for product in "${products[@]}"; do
-        swift build -c release --package-path "$here" --product "$product" >"$scratch/build-$product.log" 2>&1 ||
+        static=()
+        [[ "$product" != stowage ]] || static=(--static-swift-stdlib)
+        swift build -c release --package-path "$here" --product "$product" "${static[@]}" >"$scratch/build-$product.log" 2>&1 ||
             { cat "$scratch/build-$product.log" >&2; echo "error: building $product failed" >&2; exit 1; }
     done
     bin="$(swift build -c release --package-path "$here" --show-bin-path)"

@@ -32,9 +32,9 @@ package protocol BudgetAccounting: AnyObject, Sendable {
     func noteNewFolder(device: UInt64, inode: UInt64)
     /// Puts an entry of a name of `nameLength` bytes into the folder at `device`/`inode`, taking
     /// the blocks by which the folder grows; `existingNames` gives the lengths of the names in it
-    /// when the budget meets the folder first. Returns what undoes it, or `nil` when the blocks
-    /// are not available.
-    func addEntry(nameLength: Int, toFolder device: UInt64, inode: UInt64, existingNames: () -> [Int]) -> (() -> Void)?
+    /// when the budget meets the folder first (`nil`: they cannot be read). Returns what undoes it,
+    /// or `nil` when the blocks are not available.
+    func addEntry(nameLength: Int, toFolder device: UInt64, inode: UInt64, existingNames: () -> [Int]?) -> (() -> Void)?
 }
 
 /// The storage budget in force for the current task (a task-local value): the one seam through
@@ -175,14 +175,18 @@ extension Sys {
             ?? RawPath(bytes: [UInt8(ascii: ".")])
         guard let folder = try? fstatat(entry.directory, parent, followingLinks: true), folder.kind == .folder else { return nil }
         let undo = budget.addEntry(nameLength: nameLength, toFolder: folder.device, inode: folder.inode) {
-            // The folder as the budget first meets it: the names in it now.
+            // The folder as the budget first meets it: the names in it now (`nil`: not readable).
             guard let fd = try? openat(entry.directory, parent, folderReadOnly), let stream = try? DirectoryStream(adopting: fd) else {
-                return []
+                return nil
             }
             var lengths: [Int] = []
-            try? stream.forEach { name, _ in
-                lengths.append(RawPath.length(ofCString: name))
-                return true
+            do {
+                try stream.forEach { name, _ in
+                    lengths.append(RawPath.length(ofCString: name))
+                    return true
+                }
+            } catch {
+                return nil
             }
             return lengths
         }

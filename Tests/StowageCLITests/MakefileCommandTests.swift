@@ -11,11 +11,13 @@ struct MakefileCommandTests {
                             "share/zsh/site-functions/_stowage", "share/fish/vendor_completions.d/stowage.fish"]
 
     /// Runs `make target` in the package with `variables`, the SWIFT stand-in and a man page.
+    /// The stand-in writes each command line it is given to `swift.log` in the runner's folder.
     static func make(_ target: String, _ variables: [String], in runner: CommandRunner) throws -> ProcessResult {
         let make = try requireToolURL("make")
         let swift = runner.folderPath + "/swift"
         let binFolder = try CommandRunner.binary().deletingLastPathComponent().path(percentEncoded: false)
-        try "#!/bin/sh\necho '\(binFolder)'\n".write(toFile: swift, atomically: true, encoding: .utf8)
+        try "#!/bin/sh\necho \"$*\" >> '\(runner.folderPath)/swift.log'\necho '\(binFolder)'\n"
+            .write(toFile: swift, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swift)
         let page = runner.folderPath + "/stowage.1"
         try ".Dd January 1, 2026\n.Dt STOWAGE 1\n.Os\n".write(toFile: page, atomically: true, encoding: .utf8)
@@ -41,6 +43,20 @@ struct MakefileCommandTests {
         #expect(uninstall.status == 0, "\(uninstall.output)\(uninstall.error)")
         #expect(try Self.contents(of: prefix) == [], "left behind")
         #expect(!uninstall.output.contains("rm -r"))
+    }
+
+    @Test("install links the command with Swift's libraries inside (--static-swift-stdlib) last, after the man page's build; STATIC= does not")
+    func installsTheStaticCommand() throws {
+        for (variables, linksStatically) in [([String](), true), (["STATIC="], false)] {
+            let runner = try CommandRunner()
+            let install = try Self.make("install", ["PREFIX=\(runner.folderPath)/prefix"] + variables, in: runner)
+            #expect(install.status == 0, "\(install.output)\(install.error)")
+            let calls = try String(contentsOfFile: runner.folderPath + "/swift.log", encoding: .utf8).split(separator: "\n")
+            // The last build before the copy (the copy asks only for the bin path).
+            let lastBuild = try #require(calls.last { $0.hasPrefix("build") && !$0.contains("--show-bin-path") })
+            #expect(lastBuild.contains("--product stowage"))
+            #expect(lastBuild.contains("--static-swift-stdlib") == linksStatically, "\(calls)")
+        }
     }
 
     @Test("a folder that held other files before install keeps them, and stays; the folders install made go")

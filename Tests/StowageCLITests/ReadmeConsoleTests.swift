@@ -29,7 +29,7 @@ struct ReadmeConsoleTests {
         "Sources/Stowage/Stowage.docc/CapacityAndSimulation.md: stowage info --iec":
             "the figures of the disk of the machine it ran on",
         "Sources/Stowage/Stowage.docc/FillingAVolume.md: stowage fill /mnt/scratch --leave 100MB":
-            "a scratch volume mounted at /mnt/scratch, and the time the fill took (FillCommandTests fills real volumes)",
+            "the figures of a 1 GB volume at /mnt/scratch and the time the fill took (DocumentedCommandTests runs these four lines on a 400 MB tmpfs; FillCommandTests checks the figures)",
         "Sources/Stowage/Stowage.docc/FillingAVolume.md: stowage fill --status /mnt/scratch":
             "the fill above",
         "Sources/Stowage/Stowage.docc/FillingAVolume.md: stowage release /mnt/scratch --amount 250MB":
@@ -130,7 +130,7 @@ struct ReadmeConsoleTests {
             }
             guard inConsole else { continue }
             if let (start, before) = pending {
-                let command = before + " " + line.trimmingCharacters(in: .whitespaces)
+                let command = before.trimmingCharacters(in: .whitespaces) + " " + line.trimmingCharacters(in: .whitespaces)
                 pending = command.hasSuffix("\\") ? (start, String(command.dropLast())) : nil
                 if pending == nil { lines.append((start, command)) }
                 continue

@@ -14,17 +14,25 @@ struct RunCommandTests {
         for name in ["home", "tmp", "real"] {
             try FileManager.default.createDirectory(at: runner.folder.appending(path: name), withIntermediateDirectories: true)
         }
+        if let reason = try roomRefusal(runner, fileSystem: fileSystem) {
+            print("SKIPPED: \(reason)")
+            try Test.cancel(Comment(rawValue: reason), sourceLocation: sourceLocation)
+        }
+        return runner
+    }
+
+    /// Why a room of `fileSystem` cannot be made here, or `nil` when it can: a probe room over
+    /// `runner`'s `real` folder (which must exist). A probe that fails for another reason fails the test.
+    static func roomRefusal(_ runner: CommandRunner, fileSystem: String = "tmpfs") throws -> String? {
         // The probe's room is of the test's file system: an ext4 layer needs root and mkfs.ext4.
         let probe = try runner.run("run", "--available", fileSystem == "ext4" ? "1MB" : "4KB", "--fs", fileSystem,
                                    "--over", runner.folderPath + "/real", "--", "/bin/true")
         let unsupported = ["not supported", "refused", "an ext4 layer needs"]  // the library's .unsupported reasons
         if probe.status == 125, unsupported.contains(where: probe.error.contains) {
-            let reason = "a room cannot be made here (\(probe.error.trimmingCharacters(in: .whitespacesAndNewlines)))"
-            print("SKIPPED: \(reason)")
-            try Test.cancel(Comment(rawValue: reason), sourceLocation: sourceLocation)
+            return "a room cannot be made here (\(probe.error.trimmingCharacters(in: .whitespacesAndNewlines)))"
         }
         try #require(probe.status == 0, "\(probe.error)")
-        return runner
+        return nil
     }
 
 

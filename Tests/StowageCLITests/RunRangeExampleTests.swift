@@ -4,7 +4,8 @@ import Testing
 /// The range of rooms finds real bugs: Examples/SafeSave's wrong way of saving loses the file in
 /// exactly the rooms too small for the new content, its right way never does; and Stowage's own
 /// Store `save` and `append` keep their files whole in every room.
-@Suite("stowage run over a range: the SafeSave example and Stowage's Store")
+@Suite("stowage run over a range: the SafeSave example and Stowage's Store",
+       .long("builds Examples/SafeSave, then runs 34 rooms for it and 130 for the Store"))
 struct RunRangeExampleTests {
     /// Examples/SafeSave, a package of its own with no dependencies.
     static let example = URL(filePath: #filePath).deletingLastPathComponent()

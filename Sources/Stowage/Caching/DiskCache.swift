@@ -163,7 +163,7 @@ public final class DiskCache: Sendable {
     /// Runs `change` alone among every instance and process on the folder (see ``CacheIndex``),
     /// then tells the memory tier: `key`'s entry is dropped from it (`nil`: nothing in particular).
     func change<Result>(_ root: OpenFile, key: String?, _ change: (inout CacheIndex.Totals) throws -> Result) throws -> Result {
-        let (result, before, after) = try index.change(in: root, measure: { try Self.measure(root) }, change)
+        let (result, before, after) = try indexChange(root, change)
         memory.changed(key, from: before, to: after)
         return result
     }

@@ -90,17 +90,25 @@ extension StorageBudget {
 
     /// Puts an entry of a name of `nameLength` bytes into `folder`, taking the blocks by which
     /// the folder grows; `existingNames` gives the lengths of the names in it when the budget
-    /// meets it for the first time. `nil` when the blocks are not available.
-    func addEntry(nameLength: Int, to folder: FolderKey, existingNames: () -> [Int]) -> EntryCharge? {
+    /// meets it for the first time, or `nil` when they cannot be read (a folder this process may
+    /// write to but not list): the folder then counts as full, so that its next name grows it,
+    /// as ext4 may. `nil` when the blocks are not available.
+    func addEntry(nameLength: Int, to folder: FolderKey, existingNames: () -> [Int]?) -> EntryCharge? {
         let known = lock.withLock { folders[folder] != nil }
         let found = known ? [] : existingNames()
         return lock.withLock {
             let record = folders[folder] ?? {
                 var met = BudgetedFolder()
-                for length in found {
-                    let bytes = FolderGrowth.entryBytes(nameLength: length)
-                    met.inserted += bytes
-                    met.largest = max(met.largest, bytes)
+                if let found {
+                    for length in found {
+                        let bytes = FolderGrowth.entryBytes(nameLength: length)
+                        met.inserted += bytes
+                        met.largest = max(met.largest, bytes)
+                    }
+                } else {
+                    // Unread: its one block full of the longest names ext4 allows.
+                    met.largest = FolderGrowth.entryBytes(nameLength: 255)
+                    met.inserted = max(0, blockSize - 12 - 24)
                 }
                 met.blocks = FolderGrowth.blocks(inserted: met.inserted, largest: met.largest, blockSize: blockSize)
                 met.uncharged = met.blocks - 1
@@ -141,7 +149,7 @@ extension StorageBudget {
         noteNewFolder(FolderKey(device: device, inode: inode))
     }
 
-    package func addEntry(nameLength: Int, toFolder device: UInt64, inode: UInt64, existingNames: () -> [Int]) -> (() -> Void)? {
+    package func addEntry(nameLength: Int, toFolder device: UInt64, inode: UInt64, existingNames: () -> [Int]?) -> (() -> Void)? {
         addEntry(nameLength: nameLength, to: FolderKey(device: device, inode: inode), existingNames: existingNames)
             .map { charge in { self.undo(charge) } }
     }

@@ -12,6 +12,13 @@ enum TemporaryItem {
     /// the removal walk reclaims it at once instead of after the grace period.
     static let heldPrefix = prefix + "held-"
 
+    /// The folder, directly in a ``DiskCache``'s folder, where its sets stage their entries'
+    /// bytes (``heldPrefix`` files) before putting them in place: one folder, so that every
+    /// change of the cache can list it and reclaim what killed writers left there at once. The
+    /// removal walk enters it (unlike Stowage's other items), so a sweep or `clear` of the
+    /// folder reclaims them too.
+    static let stagingFolder = RelativePath.reservedPrefix + "staging"
+
     /// A new unique temporary name, short enough for any folder; with `held`, one that says its
     /// writer holds its lock (``heldPrefix``).
     static func makeName(held: Bool = false) -> String {
@@ -21,3 +28,5 @@ enum TemporaryItem {
     /// Whether `name` is a temporary item of an atomic write.
     static func isTemporary(_ name: String) -> Bool { name.hasBytePrefix(prefix) }
 }
+
+/// Writes files atomically: into a temporary file beside the target, synced when durable,

@@ -246,11 +246,17 @@ final class SweepEngine: @unchecked Sendable {
     /// old, not locked yet, and waits for the grace period; so does anything that cannot be
     /// opened or locked.
     static func writerIsGone(_ entry: FileTreeWalk.Entry) -> Bool {
-        guard entry.status.kind == .file, entry.status.size > 0, entry.name.hasPrefix(TemporaryItem.heldPrefix),
-              let descriptor = try? Sys.openat(entry.parentDescriptor, entry.name,
-                                               Sys.readOnly | Sys.noFollow | Sys.nonBlocking | Sys.noControllingTerminal)
+        entry.status.kind == .file && writerIsGone(entry.name, in: entry.parentDescriptor)
+    }
+
+    /// ``writerIsGone(_:)`` of the entry `name` of the folder open as `parent`: looked at
+    /// through the descriptor the probe opens (a file, not empty, its lock free).
+    static func writerIsGone(_ name: RawPath, in parent: Int32) -> Bool {
+        guard name.hasPrefix(TemporaryItem.heldPrefix),
+              let descriptor = try? Sys.openat(parent, name, Sys.readOnly | Sys.noFollow | Sys.nonBlocking | Sys.noControllingTerminal)
         else { return false }
         let file = OpenFile(adopting: descriptor)
+        guard let status = try? file.status(), status.kind == .file, status.size > 0 else { return false }
         return (try? file.tryLock(exclusive: true)) ?? false  // released when `file` closes
     }
 
@@ -276,7 +282,10 @@ final class SweepEngine: @unchecked Sendable {
                 return false
             }
             if !wholeTree {
-                if entry.name.hasPrefix(RelativePath.reservedPrefix) {
+                // The folder where a cache's sets stage their bytes is walked as any folder, so
+                // that what killed writers left in it is reclaimed.
+                if entry.name.hasPrefix(RelativePath.reservedPrefix)
+                    && !(entry.status.kind == .folder && entry.name.equals(TemporaryItem.stagingFolder)) {
                     if entry.name.hasPrefix(TemporaryItem.prefix),
                        now - entry.status.modificationTime >= policy.leftoverGracePeriod || Self.writerIsGone(entry) {
                         try body(entry, .leftover)

@@ -3,9 +3,14 @@ import Foundation
 
 /// The parallel walk behind ``UsageScanner``.
 ///
-/// Workers share a stack of folders to read. Each worker reads a folder with `readdir`,
-/// `fstatat`s every entry by its C name (no per-entry allocation), adds sizes to its own
-/// accumulator, and pushes sub-folders for any worker to take. Accumulators are merged at the end.
+/// Workers share a stack of folders to read. The scan starts on the calling thread alone; more
+/// workers (up to ``UsageOptions/threads``) start only once the stack holds more folders than the
+/// running ones can take (``foldersPerWorker`` each), so a small tree (an app's container, a
+/// few hundred entries) pays for no thread at all. Each worker reads a folder with `readdir`,
+/// `fstatat`s every entry by its C name (no per-entry allocation: a name is copied only for a
+/// sub-folder, a breakdown item or a file that enters the largest), adds the folder's sizes to
+/// its own accumulator once per folder, and pushes sub-folders for any worker to take.
+/// Accumulators are merged at the end.
 /// Memory holds the pending folders, the breakdown items and the top-N lists, not one record per
 /// file; only files with several hard links are remembered, to count them once, and, when
 /// several roots are scanned (or links followed), every folder, so that roots that overlap count
@@ -23,8 +28,8 @@ final class ScanEngine: @unchecked Sendable {
         /// The folder already opened by `openat` on its parent, when the descriptor budget
         /// allowed; otherwise the folder is opened by path.
         var descriptor: Int32?
-        /// Its path below the root (empty for the root).
-        var relativePath: RawPath
+        /// How many bytes of ``path`` are the root's: the rest is the path below the root.
+        var rootLength: Int
         var root: Int
         var depth: Int
         /// Breakdown items this folder's contents count towards (its ancestors down to the depth).
@@ -60,6 +65,14 @@ final class ScanEngine: @unchecked Sendable {
     private var items: [UsageItem] = []
     private var issues: [UsageIssue] = []
     private var merged: [Accumulator] = []
+    /// Workers started besides the calling thread, and those of them still running.
+    private var helpers = 0
+    private var runningHelpers = 0
+    /// The most helpers this scan may start (``UsageOptions/threads`` less the calling thread).
+    private var maximumHelpers = 0
+    /// Folders waiting per running worker before another worker starts: a folder of a few dozen
+    /// entries takes tens of microseconds, about what starting a thread costs.
+    static let foldersPerWorker = 8
     /// Descriptors held by pending work; kept under a budget far below the descriptor limit.
     private var openPending = 0
     private static let descriptorBudget = 256
@@ -103,18 +116,16 @@ final class ScanEngine: @unchecked Sendable {
         }
         var seed = Accumulator(roots: rootTotals, largest: LargestFiles(limit: options.largestFileCount, byLogical: options.ranksByLogicalSize))
         let threads = max(1, options.threads ?? max(2, ProcessInfo.processInfo.activeProcessorCount))
+        maximumHelpers = threads - 1
         // One root after the other, as du does, so a file hard-linked into two roots belongs to
-        // the first; the folders of each root are read in parallel.
+        // the first; the folders of each root are read on this thread, and on more once there
+        // are enough of them (see `offer`).
         for (index, root) in roots.enumerated() where !isCancelled {
             condition.withLock { startRoot(root, index: index, into: &seed) }
-            DispatchQueue.concurrentPerform(iterations: threads) { _ in
-                var accumulator = Accumulator(roots: roots.map { UsageTotals(path: $0) },
-                                              largest: LargestFiles(limit: options.largestFileCount, byLogical: options.ranksByLogicalSize))
-                while let work = next() {
-                    read(work, into: &accumulator)
-                    finished(accumulator: &accumulator)
-                }
-                condition.withLock { merged.append(accumulator) }
+            work(roots: roots.count)
+            condition.withLock {
+                while runningHelpers > 0 { condition.wait() }
+                helpers = 0
             }
         }
         closeLeftovers()
@@ -171,7 +182,8 @@ final class ScanEngine: @unchecked Sendable {
         }
         accumulator.roots[index].add(status)
         if status.kind == .folder {
-            pending.append(Work(path: RawPath(root), descriptor: nil, relativePath: .root, root: index, depth: 0, items: [],
+            let path = RawPath(root)
+            pending.append(Work(path: path, descriptor: nil, rootLength: path.bytes.count, root: index, depth: 0, items: [],
                                 rootDevice: status.device))
         } else if status.kind == .file {
             accumulator.largest.offer(path: RawPath(root), status: status)
@@ -179,6 +191,33 @@ final class ScanEngine: @unchecked Sendable {
     }
 
     // MARK: The work stack
+
+    /// Takes folders from the stack until none is left, on the calling thread, with an
+    /// accumulator of its own merged at the end.
+    private func work(roots: Int) {
+        var accumulator = Accumulator(roots: Array(repeating: UsageTotals(), count: roots),
+                                      largest: LargestFiles(limit: options.largestFileCount, byLogical: options.ranksByLogicalSize))
+        while let work = next() {
+            read(work, into: &accumulator)
+            finished(accumulator: &accumulator)
+        }
+        condition.withLock { merged.append(accumulator) }
+    }
+
+    /// Starts another worker when the stack holds more folders than the running workers take
+    /// (``foldersPerWorker`` each) and the scan may have one more. Called with `condition` locked.
+    private func startHelperIfWanted(roots: Int) {
+        guard helpers < maximumHelpers, pending.count > Self.foldersPerWorker * (helpers + 1), !cancelled else { return }
+        helpers += 1
+        runningHelpers += 1
+        Thread { [self] in
+            work(roots: roots)
+            condition.withLock {
+                runningHelpers -= 1
+                condition.broadcast()
+            }
+        }.start()
+    }
 
     private func next() -> Work? {
         condition.lock()
@@ -239,6 +278,9 @@ final class ScanEngine: @unchecked Sendable {
         var opened = 0
         let budget = condition.withLock { max(0, Self.descriptorBudget - openPending) }
         let childDepth = work.depth + 1
+        let listsChildren = childDepth <= options.breakdownDepth
+        // What this folder holds, added to its root and to its breakdown items once, at the end.
+        var contents = UsageTotals()
         do {
             try stream.forEach { name, _ in
                 if !options.includesHiddenEntries && name[0] == 0x2E { return true }
@@ -255,18 +297,14 @@ final class ScanEngine: @unchecked Sendable {
                 } else if status.linkCount > 1 || (!rootFiles.isEmpty && rootFiles.contains(FileIdentity(device: status.device, inode: status.inode))) {
                     if !claim(status, for: work.root) { return true }
                 }
-                accumulator.roots[work.root].add(status)
-                accumulator.entries += 1
-                accumulator.allocated += status.allocatedSize
-                for item in work.items { accumulator.items[item, default: UsageTotals()].add(status) }
+                contents.add(status)
 
-                let needsName = status.kind == .folder || childDepth <= options.breakdownDepth
+                let needsName = status.kind == .folder || listsChildren
                     || (status.kind == .file && accumulator.largest.wouldKeep(status))
                 guard needsName else { return true }
-                let childName = RawPath(cString: name)
-                let childPath = work.path.appending(childName)
+                let childPath = Self.path(work.path, appending: name)
                 var childItems = work.items
-                if childDepth <= options.breakdownDepth {
+                if listsChildren {
                     childItems.append(register(UsageItem(pathBytes: childPath.bytes, depth: childDepth, isFolder: status.kind == .folder,
                                                          logicalBytes: status.size, allocatedBytes: status.allocatedSize,
                                                          fileCount: status.kind == .file ? 1 : 0)))
@@ -274,13 +312,12 @@ final class ScanEngine: @unchecked Sendable {
                 if status.kind == .file {
                     accumulator.largest.offer(path: childPath, status: status)
                 } else if status.kind == .folder {
-                    let relative = work.relativePath.appending(childName)
                     var descriptor: Int32?
                     if opened < budget, let fd = stream.openFolder(name, followingLinks: follow) {
                         descriptor = fd
                         opened += 1
                     }
-                    subfolders.append(Work(path: childPath, descriptor: descriptor, relativePath: relative, root: work.root,
+                    subfolders.append(Work(path: childPath, descriptor: descriptor, rootLength: work.rootLength, root: work.root,
                                            depth: childDepth, items: childItems, rootDevice: work.rootDevice))
                 }
                 return true
@@ -288,20 +325,46 @@ final class ScanEngine: @unchecked Sendable {
         } catch {
             record(UsageIssue(pathBytes: work.path.bytes, error: error))
         }
+        accumulator.roots[work.root].add(contents)
+        accumulator.entries += contents.fileCount + contents.folderCount + contents.symbolicLinkCount + contents.otherCount
+        accumulator.allocated += contents.allocatedBytes
+        for item in work.items { accumulator.items[item, default: UsageTotals()].add(contents) }
         if !subfolders.isEmpty {
             condition.lock()
             openPending += opened
             pending.append(contentsOf: subfolders)
+            startHelperIfWanted(roots: accumulator.roots.count)
             condition.broadcast()
             condition.unlock()
         }
+    }
+
+    /// `folder` with the C name `name` added below it, in one allocation (a scan builds one
+    /// for every sub-folder).
+    private static func path(_ folder: RawPath, appending name: UnsafePointer<CChar>) -> RawPath {
+        let length = RawPath.length(ofCString: name)
+        let slash = folder.bytes.last == UInt8(ascii: "/") ? 0 : 1
+        let bytes = [UInt8](unsafeUninitializedCapacity: folder.bytes.count + slash + length) { buffer, count in
+            var end = buffer.initialize(fromContentsOf: folder.bytes)
+            if slash == 1 {
+                buffer[end] = UInt8(ascii: "/")
+                end += 1
+            }
+            name.withMemoryRebound(to: UInt8.self, capacity: length) {
+                end = buffer[end...].initialize(fromContentsOf: UnsafeBufferPointer(start: $0, count: length))
+            }
+            count = end
+        }
+        return RawPath(bytes: bytes)
     }
 
     private func isExcluded(_ name: UnsafePointer<CChar>, relativeTo work: Work) -> Bool {
         for pattern in options.excludedPatterns {
             if NamePattern.matches(pattern, name) { return true }
             if pattern.contains("/") {
-                let relative = work.relativePath.appending(RawPath(cString: name))
+                // The path below the root: what follows the root's bytes and their slash.
+                let below = RawPath(bytes: Array(work.path.bytes.dropFirst(work.rootLength).drop(while: { $0 == UInt8(ascii: "/") })))
+                let relative = below.appending(RawPath(cString: name))
                 if relative.withCString({ NamePattern.matches(pattern, $0, path: true) }) { return true }
             }
         }
@@ -370,7 +433,7 @@ struct LargestFiles {
         } else {
             return
         }
-        threshold = entries.count < limit ? -1 : entries.map(key).min() ?? -1
+        threshold = entries.count < limit ? -1 : entries.lazy.map(key).min() ?? -1
     }
 
     mutating func merge(_ other: LargestFiles) {

@@ -2,64 +2,119 @@ import Foundation
 import Testing
 @testable import Stowage
 
-/// Issue 30, item 6: a set killed between writing its entry's bytes and putting them in place
-/// leaves a staged temporary file that no limit counts. Its writer held a lock on it while it
-/// lived; the next eviction (or sweep) reclaims every staged file whose lock can be taken, at
-/// once, and leaves a living writer's alone.
+/// A set killed between writing its entry's bytes and putting them in place leaves a staged
+/// temporary file in the cache's staging folder. Its writer held a lock on it while it lived; the
+/// next change of any instance (a set, a removal, an eviction), and any sweep or clear of the
+/// folder, reclaims every staged file whose lock can be taken, at once, and leaves a living
+/// writer's alone. So no limit needs to count them: they last until the next change.
 @Suite("DiskCache: staged files of killed writers", .timeLimit(.minutes(10)))
 struct DiskCacheLeftoverTests {
-    @Test("writers killed by SIGKILL after staging leave files the next eviction reclaims at once; a living writer's staged file stays and its set succeeds")
+    @Test("writers killed by SIGKILL after staging leave files the next change reclaims at once, eviction or not; a living writer's staged file stays and its set succeeds")
     func killedWritersLeftovers() throws {
         let folder = TestFolder()
-        let helper = try builtProduct("stowage-test-helper")
         let url = folder.file("cache")
         let limits = DiskCache.Limits(maximumAllocatedSize: 100_000, memoryCapacity: 0)
         let cache = try DiskCache(folder: url, limits: limits)
-        var environment = ProcessInfo.processInfo.environment
-        environment["STOWAGE_TEST_FAULTS"] = "\(FaultPoint.cacheStaged)@1=kill"
         let killed = 6
-        for writer in 0..<killed {
-            let child = try ChildProcess(helper, ["cache-set", url.fileSystemPath, "100000", "0", "1", "killed\(writer)", "10000"],
-                                         environment: environment)
-            let ended = try child.finish(within: .seconds(120))
-            #expect(ended.signal == SIGKILL, "writer \(writer) was to be killed once staged; it ended with \(ended.status): \(ended.error)")
-        }
+        try killWriters(killed, in: url)
         #expect(staged(url).count == killed, "each killed writer left its staged file: \(staged(url))")
+        #expect(staged(url).allSatisfy { $0.hasPrefix(TemporaryItem.stagingFolder + "/") }, "all in the staging folder: \(staged(url))")
+        #expect(cache.count == 0 && cache.allocatedBytes == 0, "no limit counts them")
 
-        // Eight entries of three blocks each (98,304 bytes) stay within the limit; the ninth set
-        // evicts. It is made while a living writer (this process, paused at the same point) holds
-        // its staged file.
-        for index in 0..<8 { try cache.set(Data(count: 10_000), for: "e\(index)") }
-        #expect(staged(url).count == killed, "no eviction yet")
+        // The next change reclaims them: a set far within the limits, which evicts nothing. It is
+        // made while a living writer (this process, paused at the same point) holds its staged file.
         let living = try DiskCache(folder: url, limits: limits)
         let probe = TestProbe()
         let seen = Seen()
         probe.on(.cacheStaged) { hit in
             guard hit == 1 else { return }  // the set below reaches the point too
-            try cache.set(Data(count: 10_000), for: "e8")  // over the limit: evicts
+            try cache.set(Data(count: 10_000), for: "e0")
             seen.record(staged(url))
         }
         try TestProbe.$installed.withValue(probe) { try living.set(Data(repeating: 1, count: 10_000), for: "living") }
-        #expect(seen.names.count == 1, "only the living writer's staged file stayed through the eviction: \(seen.names)")
+        #expect(seen.names.count == 1, "only the living writer's staged file stayed through the other's change: \(seen.names)")
+        #expect(cache.sweepCount == 0, "no eviction was needed for it")
         #expect(try living.data(for: "living") == Data(repeating: 1, count: 10_000), "the living writer's set succeeded")
         #expect(staged(url).isEmpty)
         let disk = try CacheFolder.entries(in: url)
         #expect(cache.count == disk.files && cache.allocatedBytes == disk.allocatedBytes)
     }
 
+    @Test("a removal of an absent entry is a change too: it reclaims them")
+    func removalReclaims() throws {
+        let folder = TestFolder()
+        let url = folder.file("cache")
+        let cache = try DiskCache(folder: url, limits: .init(memoryCapacity: 0))
+        try killWriters(2, in: url)
+        #expect(staged(url).count == 2)
+        try cache.remove("absent")
+        #expect(staged(url).isEmpty)
+    }
+
+    @Test("in the staging folder, a held file whose lock is taken stays; an empty one stays (it may be a moment old, not locked yet); a held file whose lock is free goes; other temporary names wait for the grace period")
+    func probeBoundaries() throws {
+        let folder = TestFolder()
+        let url = folder.file("cache")
+        let cache = try DiskCache(folder: url, limits: .init(memoryCapacity: 0))
+        try cache.set(Data(count: 10), for: "k")  // makes the staging folder
+        let staging = url.appending(path: TemporaryItem.stagingFolder)
+        let lockedName = TemporaryItem.heldPrefix + "locked"
+        let freeName = TemporaryItem.heldPrefix + "free"
+        let emptyName = TemporaryItem.heldPrefix + "empty"
+        let plainName = TemporaryItem.prefix + "plain"
+        for name in [lockedName, freeName, plainName] { try Data(count: 100).write(to: staging.appending(path: name)) }
+        try Data().write(to: staging.appending(path: emptyName))
+        let holder = try OpenFile.openFolder(atPath: staging.fileSystemPath, followingLinks: false)
+            .open(lockedName, flags: Sys.readOnly)
+        #expect(try holder.tryLock(exclusive: true))
+        try cache.set(Data(count: 10), for: "k2")
+        #expect(Set(staged(url)) == Set([lockedName, emptyName, plainName].map { TemporaryItem.stagingFolder + "/" + $0 }),
+                "only the free held file went: \(staged(url))")
+        try holder.close()  // its writer is gone now
+        try cache.remove("k2")
+        #expect(Set(staged(url)) == Set([emptyName, plainName].map { TemporaryItem.stagingFolder + "/" + $0 }))
+    }
+
     @Test("a sweep of the folder (stowage sweep, relief) reclaims a killed writer's staged file too, whatever its age")
     func sweepReclaims() throws {
         let folder = TestFolder()
-        let helper = try builtProduct("stowage-test-helper")
         let url = folder.file("cache")
-        var environment = ProcessInfo.processInfo.environment
-        environment["STOWAGE_TEST_FAULTS"] = "\(FaultPoint.cacheStaged)@1=kill"
-        let child = try ChildProcess(helper, ["cache-set", url.fileSystemPath, "0", "0", "1", "killed", "10000"], environment: environment)
-        #expect(try child.finish(within: .seconds(120)).signal == SIGKILL)
+        try killWriters(1, in: url)
         #expect(staged(url).count == 1)
         let report = try Sweeper(policy: SweepPolicy()).sweep(url)
         #expect(report.removed.map(\.reason) == [.leftover])
         #expect(staged(url).isEmpty)
+    }
+
+    @Test("clearing the folder's contents (stowage clear, removeAll) reclaims them, and leaves a living writer's")
+    func clearReclaims() throws {
+        let folder = TestFolder()
+        let url = folder.file("cache")
+        try killWriters(2, in: url)
+        let staging = url.appending(path: TemporaryItem.stagingFolder)
+        let livingName = TemporaryItem.heldPrefix + "living"
+        try Data(count: 100).write(to: staging.appending(path: livingName))
+        let holder = try OpenFile.openFolder(atPath: staging.fileSystemPath, followingLinks: false).open(livingName, flags: Sys.readOnly)
+        #expect(try holder.tryLock(exclusive: true))
+        let root = try OpenFile.openFolder(atPath: url.fileSystemPath, followingLinks: false)
+        let report = try Removal.run(root: root, path: url.fileSystemPath, .contents)
+        #expect(report.removed.filter { $0.reason == .leftover }.count == 2)
+        #expect(staged(url) == [TemporaryItem.stagingFolder + "/" + livingName])
+        try holder.close()
+    }
+
+    /// Runs `count` helper processes that each set an entry in the cache at `url` and are
+    /// killed (SIGKILL) once its bytes are staged.
+    private func killWriters(_ count: Int, in url: URL) throws {
+        let helper = try builtProduct("stowage-test-helper")
+        var environment = ProcessInfo.processInfo.environment
+        environment["STOWAGE_TEST_FAULTS"] = "\(FaultPoint.cacheStaged)@1=kill"
+        for writer in 0..<count {
+            let child = try ChildProcess(helper, ["cache-set", url.fileSystemPath, "100000", "0", "1", "killed\(writer)", "10000"],
+                                         environment: environment)
+            let ended = try child.finish(within: .seconds(120))
+            #expect(ended.signal == SIGKILL, "writer \(writer) was to be killed once staged; it ended with \(ended.status): \(ended.error)")
+        }
     }
 
     /// The staged (temporary) files under the cache's folder.

@@ -403,7 +403,8 @@ struct DiskCacheModelTests {
         return total
     }
 
-    @Test("a fixed set of seeds, 60 operations each: every read, figure and limit as the model allows")
+    @Test("a fixed set of seeds, 60 operations each: every read, figure and limit as the model allows",
+          .long("a run against the reference model, with processes killed at fault points"))
     func fixedSeeds() throws {
         let environment = ProcessInfo.processInfo.environment
         let seeds: [UInt64]

@@ -106,7 +106,7 @@ struct FillSettlingTests {
     // MARK: XFS
 
     @Test("a fill on XFS lands within one block of the goal, and claims it only where the settled figure agrees",
-          arguments: FillPlan.Method.allCases)
+          .long("a 400 MB XFS volume filled once per fill method"), arguments: FillPlan.Method.allCases)
     func fillOnXFS(method: FillPlan.Method) throws {
         let folder = TestFolder()
         let volume = try ScratchVolume.mountXFS(megabytes: 400, in: folder.url)
@@ -146,7 +146,7 @@ struct FillSettlingTests {
 
     // MARK: btrfs
 
-    @Test("two fills at once on btrfs never claim the goal unless the volume is at it")
+    @Test("two fills at once on btrfs never claim the goal unless the volume is at it", .long("two fills at once of a btrfs volume"))
     func concurrentFillsOnBtrfs() async throws {
         let folder = TestFolder()
         let volume = try ScratchVolume.mountBtrfs(megabytes: 256, in: folder.url)

@@ -10,7 +10,7 @@ import Testing
 /// build writes only there and, as any SwiftPM build, `Fuzz/Package.resolved`, which is ignored).
 /// Where the toolchain cannot link a fuzzer at all, the test says why and is skipped, never
 /// passed silently; once it can, a build failure of the targets is a failure.
-@Suite("Reliability: fuzzing")
+@Suite("Reliability: fuzzing", .long("builds the libFuzzer targets, then runs each for 8 s"))
 struct FuzzReliabilityTests {
     static let fuzz = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appending(path: "Fuzz", directoryHint: .isDirectory)

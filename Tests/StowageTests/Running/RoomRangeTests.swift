@@ -97,7 +97,8 @@ struct RoomRangeRunTests {
         #expect(try hostRoomMounts().isEmpty)
     }
 
-    @Test("the real folder is unchanged after 300 rooms that append to, remove and create its files")
+    @Test("the real folder is unchanged after 300 rooms that append to, remove and create its files",
+          .long("a range of 300 rooms"))
     func realFolderUnchanged() throws {
         try requireRooms()
         let fixture = try RoomFixture()
