@@ -22,7 +22,8 @@ LAYERS = [
     ["Testing"],                                  # debug-only test seam (fault points, probes)
     ["Errors", "Locations"],                      # the vocabulary: StowageError, Location, Container, paths
     ["Concurrency"],                              # the one bridge from async to blocking work, progress
-    ["Markers", "Capacity", "Usage"],             # markers on files; volume figures; the tree scan
+    ["Markers", "Usage"],                         # markers on files; the tree scan
+    ["Capacity"],                                 # volume figures (with what a scan measured), the budget
     ["Removal"],                                  # the one removal walk (a sink: writes nothing through Store)
     ["Store"],                                    # Codable, data and folders inside a container
     ["Caching", "Pressure", "Filling"],           # DiskCache; relief, watch, audit; fills and release

@@ -82,6 +82,12 @@ package final class OpenFile {
         OpenFile(adopting: try Sys.open(path, Sys.folderReadOnly | (followingLinks ? 0 : O_NOFOLLOW)))
     }
 
+    /// Opens an absolute path given as bytes as a folder (a folder inside a scanned tree, whose
+    /// names need not be UTF-8).
+    package static func openFolder(atPath path: RawPath, followingLinks: Bool) throws -> OpenFile {
+        OpenFile(adopting: try Sys.openat(AT_FDCWD, path, Sys.folderReadOnly | (followingLinks ? 0 : O_NOFOLLOW)))
+    }
+
     /// Opens the folder `name` in `folder`, following a link when asked (resources outside containers).
     package static func openFolder(in folder: OpenFile, _ name: RawPath, followingLinks: Bool) throws -> OpenFile {
         OpenFile(adopting: try Sys.openat(folder.descriptor, name, Sys.folderReadOnly | (followingLinks ? 0 : O_NOFOLLOW)))

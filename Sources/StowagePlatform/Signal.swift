@@ -33,6 +33,8 @@ public struct Signal: RawRepresentable, Hashable, Sendable, CustomStringConverti
     public static let quit = Signal(rawValue: SIGQUIT)
     /// `SIGKILL`: stopped at once; cannot be caught.
     public static let kill = Signal(rawValue: SIGKILL)
+    /// `SIGWINCH`: the terminal's size changed. For the command (`package`): its browser redraws.
+    package static let windowSizeChanged = Signal(rawValue: SIGWINCH)
     /// `SIGUSR1`: the first signal left to programs.
     public static let user1 = Signal(rawValue: SIGUSR1)
     /// `SIGUSR2`: the second signal left to programs.

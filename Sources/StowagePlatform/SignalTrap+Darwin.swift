@@ -14,11 +14,11 @@ package struct SignalTrapBackend {
     /// How long the sources may take to register before the trap gives up.
     package static let registrationLimit = 10.0
 
-    package init(signals: [Int32], handler: @escaping @Sendable () -> Void) throws {
+    package init(signals: [Int32], handler: @escaping @Sendable (Int32) -> Void) throws {
         let registered = DispatchSemaphore(value: 0)
         let sources = signals.map { number in
             let source = DispatchSource.makeSignalSource(signal: number)
-            source.setEventHandler(handler: handler)
+            source.setEventHandler { handler(number) }
             source.setRegistrationHandler(handler: { registered.signal() })
             source.activate()
             return source

@@ -17,7 +17,7 @@ package struct SignalTrapBackend {
     private let finished = DispatchSemaphore(value: 0)
     private let reader: Thread
 
-    package init(signals: [Int32], handler: @escaping @Sendable () -> Void) throws {
+    package init(signals: [Int32], handler: @escaping @Sendable (Int32) -> Void) throws {
         var ends: [Int32] = [-1, -1]
         _ = try Sys.retrying("pipe2") { cstowage_pipe(&ends) }
         do {
@@ -35,7 +35,7 @@ package struct SignalTrapBackend {
         reader = Thread {
             var byte: UInt8 = 0
             // A 0 byte is the end (stop); a failed read too, as nothing more can come.
-            while (try? Sys.read(readEnd, &byte, 1)) == 1, byte != 0 { handler() }
+            while (try? Sys.read(readEnd, &byte, 1)) == 1, byte != 0 { handler(Int32(byte)) }
             finished.signal()
         }
         reader.name = "Stowage signal trap"

@@ -22,7 +22,16 @@ package final class SignalTrap: @unchecked Sendable {
         try self.init(signals: signals.map(\.rawValue), handler: handler)
     }
 
-    package init(signals: [Int32], handler: @escaping @Sendable () -> Void) throws {
+    /// A trap for `signals` whose handler is told which signal arrived.
+    package convenience init(signals: [Signal], handler: @escaping @Sendable (Signal) -> Void) throws {
+        try self.init(numbers: signals.map(\.rawValue)) { handler(Signal(rawValue: $0)) }
+    }
+
+    package convenience init(signals: [Int32], handler: @escaping @Sendable () -> Void) throws {
+        try self.init(numbers: signals) { _ in handler() }
+    }
+
+    private init(numbers signals: [Int32], handler: @escaping @Sendable (Int32) -> Void) throws {
         guard !signals.isEmpty, signals.count <= 8, Set(signals).count == signals.count, signals.allSatisfy({ $0 > 0 }) else {
             throw SystemCallError(errno: .invalidArgument, call: "sigaction")
         }

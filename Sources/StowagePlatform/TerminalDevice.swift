@@ -48,4 +48,65 @@ package enum TerminalDevice {
         }
         return columns > 0 ? (Int(columns), Int(rows)) : nil
     }
+
+    /// A terminal's modes as ``modes(of:)`` read them, to be given back exactly by
+    /// ``setModes(_:of:)`` (the C `struct termios`, kept as bytes).
+    package struct Modes: Sendable, Equatable {
+        fileprivate var saved: cstowage_terminal_modes
+
+        package static func == (lhs: Modes, rhs: Modes) -> Bool {
+            withUnsafeBytes(of: lhs.saved) { left in withUnsafeBytes(of: rhs.saved) { left.elementsEqual($0) } }
+        }
+    }
+
+    /// The modes of the terminal `descriptor` is open on (`tcgetattr(3)`).
+    ///
+    /// - Throws: a `SystemCallError` (`ENOTTY` when it is no terminal).
+    package static func modes(of descriptor: Int32) throws -> Modes {
+        var modes = Modes(saved: cstowage_terminal_modes())
+        _ = try Sys.retrying("tcgetattr") { cstowage_terminal_get(descriptor, &modes.saved) }
+        return modes
+    }
+
+    /// Sets the terminal's modes to `modes`, as ``modes(of:)`` read them (`tcsetattr(3)`, at once).
+    package static func setModes(_ modes: Modes, of descriptor: Int32) throws {
+        var saved = modes.saved
+        _ = try Sys.retrying("tcsetattr") { cstowage_terminal_set(descriptor, &saved) }
+    }
+
+    /// Sets the terminal to raw input, from `modes` (its modes now): no echo, no line editing,
+    /// keys send bytes, never signals (Ctrl-C is byte 3), and a read waits at most a tenth of a
+    /// second (see ``readInput(_:into:)``). Output is processed as before.
+    package static func setRawInput(from modes: Modes, of descriptor: Int32) throws {
+        var saved = modes.saved
+        _ = try Sys.retrying("tcsetattr") { cstowage_terminal_set_raw(descriptor, &saved) }
+    }
+
+    /// Reads what has been typed on the terminal `descriptor` (in raw input, see
+    /// ``setRawInput(from:of:)``): at most `buffer.count` bytes, waiting at most a tenth of a
+    /// second; 0 when nothing came.
+    ///
+    /// - Throws: a `SystemCallError`: `EIO` once the terminal is gone (hung up).
+    package static func readInput(_ descriptor: Int32, into buffer: inout [UInt8]) throws -> Int {
+        try buffer.withUnsafeMutableBytes { try Sys.read(descriptor, $0.baseAddress!, $0.count) }
+    }
+
+    /// Until ``unguardCrashes()``: should the process be killed by a fault (a crash, a Swift
+    /// runtime trap: SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE), the terminal
+    /// `descriptor` gets `modes` back and `leave` (escape codes, at most 64 bytes) is written to
+    /// it first; the fault then ends the process as it would have.
+    ///
+    /// - Throws: a `SystemCallError`: `EBUSY` while another guard is set, `EINVAL` for a
+    ///   `leave` too long.
+    package static func guardCrashes(restoring modes: Modes, of descriptor: Int32, leave: [UInt8]) throws {
+        var saved = modes.saved
+        _ = try Sys.retrying("sigaction") {
+            leave.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { cstowage_terminal_guard(descriptor, &saved, $0.baseAddress, $0.count) }
+            }
+        }
+    }
+
+    /// Gives the fault signals their earlier actions back (see ``guardCrashes(restoring:of:leave:)``).
+    package static func unguardCrashes() { cstowage_terminal_unguard() }
 }

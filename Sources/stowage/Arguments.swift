@@ -73,6 +73,10 @@ struct AgeArgument: ExpressibleByArgument, Sendable {
 
     var defaultValueDescription: String { text }
 
+    /// The span as a `Duration`; one longer than a `Duration` holds (2^63 seconds) is the
+    /// longest it holds, which no file's age reaches either.
+    var duration: Duration { seconds < 9e18 ? .seconds(seconds) : .seconds(Int64.max) }
+
     init?(argument: String) {
         let units: [(String, TimeInterval)] = [("w", 604_800), ("d", 86_400), ("h", 3600), ("m", 60), ("s", 1), ("", 1)]
         let trimmed = argument.trimmingCharacters(in: .whitespaces).lowercased()

@@ -28,7 +28,7 @@ struct AuditCommand: AsyncParsableCommand, StowageSubcommand {
         try await output.run {
             let resolved = try container.resolve()
             let report = try await progress.during {
-                try await resolved.audit(minimumSize: minimum, progressInterval: ProgressLine.interval) {
+                try await resolved.audit(minimumBytes: minimum, progressInterval: ProgressLine.interval) {
                     progress.show(ProgressStatus($0, activity: "Auditing"))
                 }
             }
@@ -38,7 +38,7 @@ struct AuditCommand: AsyncParsableCommand, StowageSubcommand {
                 if !report.findings.isEmpty {
                     var table = TextTable(header: ["SIZE", "WHERE", "PATH", "ADVICE"])
                     for finding in report.findings {
-                        table.rows.append([ByteCount(finding.allocatedBytes).formatted(style), DisplayPath.escaped(finding.location),
+                        table.rows.append([ByteCount(finding.allocatedBytes).formatted(style), DisplayPath.escaped(finding.location.identifier),
                                            DisplayPath.escaped(bytes: finding.pathBytes), finding.advice])
                     }
                     text += table.render()
@@ -46,7 +46,7 @@ struct AuditCommand: AsyncParsableCommand, StowageSubcommand {
                 text += "\nUnder storage pressure these would go, in this order:\n"
                 var table = TextTable(header: ["LOCATION", "FILES", "SIZE"])
                 for totals in report.purgeableUnderPressure {
-                    table.rows.append([DisplayPath.escaped(totals.location), String(totals.fileCount), ByteCount(totals.allocatedBytes).formatted(style)])
+                    table.rows.append([DisplayPath.escaped(totals.location.identifier), String(totals.fileCount), ByteCount(totals.allocatedBytes).formatted(style)])
                 }
                 return text + table.render()
             }
@@ -90,7 +90,7 @@ struct WatchCommand: AsyncParsableCommand, StowageSubcommand {
 
     mutating func run() async throws {
         let container = try resolvedContainer()
-        let watcher = PressureWatcher(container: container, threshold: available.bytes,
+        let watcher = PressureWatcher(container: container, thresholdBytes: available.bytes,
                                       interval: Self.checkInterval(interval))
         let output = output
         let lines = output.jsonLines
@@ -105,7 +105,7 @@ struct WatchCommand: AsyncParsableCommand, StowageSubcommand {
         let stopping = Cancellation()
         let stop = try SignalTrap(signals: [Signal.interrupt, .terminate]) { stopping.cancel() }
         if lines {
-            output.emit("started", WatchStartedJSON(folder: folder, targetAvailableBytes: available.bytes, intervalSeconds: interval.seconds))
+            output.emit(.started, WatchStartedJSON(folder: folder, targetAvailableBytes: available.bytes, intervalSeconds: interval.seconds))
         } else {
             log("watching \(DisplayPath.escaped(folder)): keeping \(ByteCount(available.bytes).formatted(style)) available")
         }
@@ -113,7 +113,7 @@ struct WatchCommand: AsyncParsableCommand, StowageSubcommand {
             await watcher.run(onEvent: { event in
                 guard let relief = event.relief else { return }
                 if lines {
-                    output.emit("relief", WatchReliefJSON(relief))
+                    output.emit(.relief, WatchReliefJSON(relief))
                 } else {
                     log(DisplayPath.escaped(event.formatted(style)))
                 }
@@ -128,7 +128,7 @@ struct WatchCommand: AsyncParsableCommand, StowageSubcommand {
         stopping.attach(task)
         await task.value
         stop.cancel()
-        if lines { output.emit("stopped") } else { log("stopped") }
+        if lines { output.emit(.stopped) } else { log("stopped") }
     }
 
     /// The interval as a `Duration`; within ``intervalRange`` (which `validate()` ensures),

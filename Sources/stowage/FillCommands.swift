@@ -106,7 +106,7 @@ struct FillCommand: AsyncParsableCommand, StowageSubcommand {
         }
         let plan: FillPlan
         let goal = leave?.goal ?? .consuming(consume?.bytes ?? 0)
-        plan = FillPlan(volume: folder, goal: goal, method: method, chunkSize: chunk?.bytes, isForced: force)
+        plan = FillPlan(volume: folder, goal: goal, method: method, chunkSizeBytes: chunk?.bytes, isForced: force)
         let events = FillEvents(output: output, style: style, folder: DisplayPath.of(plan.volume))
         do {
             if hold {
@@ -192,7 +192,7 @@ struct ReleaseCommand: AsyncParsableCommand, StowageSubcommand {
         try await output.run {
             let folder = try FillPaths.folder(path, container: container, creating: false, operation: .release)
             let report = try await progress.during {
-                try await FillFolder(in: folder).release(amount: amount, progressInterval: ProgressLine.interval) {
+                try await FillFolder(in: folder).release(bytes: amount, progressInterval: ProgressLine.interval) {
                     progress.show(ProgressStatus($0, activity: "Releasing", subject: DisplayPath.of(folder)))
                 }
             }
@@ -260,13 +260,13 @@ final class FillEvents: @unchecked Sendable {
         }
         guard due else { return }
         line.clear()  // standard output may be the same terminal: the next figures redraw the line
-        output.emit("progress", progress)
+        output.emit(.progress, progress)
     }
 
     func filled(_ report: FillReport, holding: Bool) throws {
         clearProgress()
         if output.jsonLines {
-            output.emit(holding ? "holding" : "filled", report)
+            output.emit(holding ? .holding : .filled, report)
         } else if output.json {
             do {
                 print(try JSONOutput.encode(report))
@@ -282,7 +282,7 @@ final class FillEvents: @unchecked Sendable {
 
     func released(availableAfter: Int64) {
         if output.jsonLines {
-            output.emit("released", ReleasedJSON(availableBytes: availableAfter))
+            output.emit(.released, ReleasedJSON(availableBytes: availableAfter))
         } else {
             print("Released: \(ByteCount(availableAfter).formatted(style)) available now.")
         }

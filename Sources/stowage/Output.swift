@@ -104,7 +104,7 @@ extension EventOutput {
     var json: Bool { document.json }
 
     /// Prints `event` as one line of JSON: `{"event": name, "date": now, ...payload}`.
-    func emit(_ event: String, _ payload: some Encodable = EmptyPayload()) {
+    func emit(_ event: EventName, _ payload: some Encodable = EmptyPayload()) {
         do {
             let text = try JSONOutput.line(EventLine(event: event, date: Date(), payload: payload))
             Terminal.standardOutput.write(text + "\n")
@@ -119,7 +119,7 @@ extension EventOutput {
     func report(_ error: StowageError) {
         if jsonLines {
             Terminal.standardError.problem(error)
-            emit("error", ErrorJSON(error))
+            emit(.error, ErrorJSON(error))
         } else {
             document.report(error)
         }

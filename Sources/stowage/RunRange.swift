@@ -108,7 +108,7 @@ struct RunRange {
                     Terminal.standardError.problem("note: the mount at \(mount) cannot be covered; in the rooms the command sees the folder beneath it")
                 }
             }
-            if options.jsonLines { emit("room", RangeTrialJSON(trial)) } else { table.row(trial) }
+            if options.jsonLines { emit(.room, RangeTrialJSON(trial)) } else { table.row(trial) }
         }
         do {
             if options.findMinimum {
@@ -118,7 +118,7 @@ struct RunRange {
             }
         } catch is CancellationError {
             trap.cancel()
-            if options.jsonLines { emit("interrupted", RangeInterruptedJSON(roomCount: count)) }
+            if options.jsonLines { emit(.interrupted, RangeInterruptedJSON(roomCount: count)) }
             Terminal.standardError.problem("interrupted after \(Noun.room.counted(count)); the rooms are gone, the real folders as they were")
             throw ExitCode(Self.interrupted)
         } catch let error as StowageError {
@@ -138,7 +138,7 @@ struct RunRange {
         }
         if let error = report.keepError { Terminal.standardError.problem(error) }
         if options.jsonLines {
-            emit("finished", RangeFinishedJSON(quantity: range.quantity.name, roomCount: report.trials.count, failedCount: failed.count,
+            emit(.finished, RangeFinishedJSON(quantity: range.quantity.name, roomCount: report.trials.count, failedCount: failed.count,
                                                failedRooms: failed.map(RangeRoomJSON.init), hasCommandSucceeded: report.hasCommandSucceeded,
                                                keptRoom: report.keptSize.flatMap { size in report.trials.first { $0.size == size } }
                                                    .map(RangeRoomJSON.init),
@@ -162,7 +162,7 @@ struct RunRange {
             : report.isConfirmed ? ExitStatus.success : Self.checkFailed
         if options.jsonLines {
             let isBytes = range.quantity == .bytes
-            emit("minimum", RangeMinimumJSON(quantity: range.quantity.name, roomCount: report.trials.count,
+            emit(.minimum, RangeMinimumJSON(quantity: range.quantity.name, roomCount: report.trials.count,
                                              minimumAvailableBytes: isBytes ? report.minimum : nil,
                                              minimumAvailableInodeCount: isBytes ? nil : report.minimum,
                                     isConfirmed: report.isConfirmed, exitStatus: status))
@@ -206,7 +206,7 @@ struct RunRange {
 
     private func fail(_ error: StowageError) -> Never {
         Terminal.standardError.problem(error)
-        if options.jsonLines { emit("error", ErrorJSON(error)) }
+        if options.jsonLines { emit(.error, ErrorJSON(error)) }
         RunCommand.exit(withError: ExitCode(RunExitStatus.status(for: error, keepFolder: options.keepPath)))
     }
 
@@ -219,7 +219,7 @@ struct RunRange {
         (range.quantity == .bytes ? Noun.byte : Noun.inode).counted(value)
     }
 
-    private func emit(_ event: String, _ payload: some Encodable) {
+    private func emit(_ event: EventName, _ payload: some Encodable) {
         do {
             let text = try JSONOutput.line(EventLine(event: event, date: Date(), payload: payload))
             Terminal.standardOutput.write(text + "\n")

@@ -66,7 +66,7 @@ struct StowageCommand: AsyncParsableCommand {
                                                   errno: nil, message: message(for: error)))
                 // Best effort: the usage message goes to standard error below in any case.
                 if arguments.contains("--json-lines") {
-                    if let text = try? JSONOutput.line(EventLine(event: "error", date: Date(), payload: body)) { print(text) }
+                    if let text = try? JSONOutput.line(EventLine(event: .error, date: Date(), payload: body)) { print(text) }
                 } else if let text = try? JSONOutput.encode(body) {
                     print(text)
                 }
@@ -150,14 +150,35 @@ struct LocationsCommand: AsyncParsableCommand {
 
     @OptionGroup var container: ContainerOptions
     @OptionGroup var groups: GroupOptions
+
+    @Flag(help: ArgumentHelp(
+        "Browse the locations full-screen: their sizes and purge policy, their files; d clears a location as `stowage clear` does.",
+        discussion: "Needs a terminal on standard input and output; scripts use --json."))
+    var interactive = false
+
     @OptionGroup var units: UnitOptions
     @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        if interactive && output.json { throw ValidationError("--interactive and --json: choose one (--json is for scripts).") }
+    }
 
     @MainActor
     mutating func run() async throws {
         let container = self.container
         let groups = self.groups.groups
         let style = units.style
+        if interactive {
+            let source: BrowserSource
+            do {
+                source = try BrowserSource.locations(of: container.resolve(), groups: groups)
+            } catch let error as StowageError {
+                output.report(error)
+                throw ExitCode(ExitStatus.status(for: error))
+            }
+            try await Browser.runCommand(source, units: style, operation: .locate, output: output)
+            return
+        }
         try await output.run {
             guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { throw overviewUnavailable() }
             let locations = LocationsJSON(try await StorageOverview.refreshed(container.resolve(), groups: groups, style: style))

@@ -57,7 +57,7 @@ struct SweepCommand: AsyncParsableCommand, StowageSubcommand {
 
     /// The policy the options describe.
     var policy: SweepPolicy {
-        SweepPolicy(maximumAllocatedSize: maxSize?.bytes, maximumCount: maxCount, maximumAge: maxAge?.seconds,
+        SweepPolicy(maximumAllocatedBytes: maxSize?.bytes, maximumCount: maxCount, maximumFileAge: maxAge?.duration,
                     order: order, lowWatermark: lowWatermark)
     }
 
@@ -155,7 +155,7 @@ struct RelieveCommand: AsyncParsableCommand, StowageSubcommand {
         try await output.run {
             let resolved = try container.resolve()
             let report = try await progress.during {
-                try await resolved.relieve(toAvailable: target, dryRun: dryRun, progressInterval: ProgressLine.interval) {
+                try await resolved.relieve(toAvailableBytes: target, dryRun: dryRun, progressInterval: ProgressLine.interval) {
                     progress.show(ProgressStatus($0))
                 }
             }
@@ -179,7 +179,7 @@ enum ReliefView {
         text += "Needed \(size(report.neededBytes)); \(report.isDryRun ? "would free" : "freed") \(size(report.freedAllocatedBytes))"
             + (report.isSatisfied ? ".\n" : ": NOT ENOUGH could be freed.\n")
         for step in report.steps where !step.report.removed.isEmpty {
-            text += "\(DisplayPath.escaped(step.location)):\n" + SweepView.render(step.report, style: style, indent: "  ", listAll: listAll)
+            text += "\(DisplayPath.escaped(step.location.identifier)):\n" + SweepView.render(step.report, style: style, indent: "  ", listAll: listAll)
         }
         return text
     }

@@ -68,17 +68,74 @@ struct UsageCommand: AsyncParsableCommand, StowageSubcommand {
     @Option(help: "Worker threads (default: one per core, at least two; on a cold cache more pay off).")
     var threads: Int?
 
+    @Option(name: .customLong("export"),
+            help: ArgumentHelp("Also save the scan, every folder and file, to this file in ncdu's JSON export format (- for standard output, which then holds only it).",
+                               valueName: "file"))
+    var exportFile: String?
+
+    @Option(name: .customLong("import"),
+            help: ArgumentHelp("Show a saved scan (an export of stowage, ncdu or gdu; - for standard input) instead of scanning.",
+                               valueName: "file"))
+    var importFile: String?
+
+    @Option(name: .customLong("compare"),
+            help: ArgumentHelp("Show what changed since this saved scan: against a second saved scan or a folder scanned now (the path given, or the saved scan's own).",
+                               valueName: "old"))
+    var compareFile: String?
+
+    @Flag(help: ArgumentHelp(
+        "Browse the scan full-screen: walk, sort, delete (through the removal walk, asking first) and rescan; ? lists the keys.",
+        discussion: "Needs a terminal on standard input and output; scripts use --json."))
+    var interactive = false
+
     @OptionGroup var units: UnitOptions
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
         try refuseRootOptionsNotTaken()
+        if interactive && output.json { throw ValidationError("--interactive and --json: choose one (--json is for scripts).") }
+        if interactive && (exportFile != nil || importFile != nil || compareFile != nil) {
+            throw ValidationError("--interactive browses a scan made now; --export, --import and --compare print (the browser does not open saved scans).")
+        }
         if top < 0 { throw ValidationError("--top must be 0 or more.") }
         if depth < 0 { throw ValidationError("--depth must be 0 or more.") }
         if let threads, threads < 1 || threads > 256 { throw ValidationError("--threads must be from 1 to 256.") }
+        try validateSavedScans()
     }
 
     mutating func run() async throws {
+        if let compareFile { return try await compare(since: compareFile) }
+        if interactive { return try await browse() }
+        let options = scanOptions(everything: exportFile != nil)
+        var report: UsageReport
+        if let importFile {
+            report = try loadSavedScan(importFile, options: options)
+        } else {
+            let urls = (paths.isEmpty ? [try PathArgument(parsing: ".")] : paths).map { $0.url().standardizedFileURL }
+            report = try await scan(urls, options: options)
+        }
+        if let exportFile {
+            try save(report, to: exportFile)
+            if exportFile == "-" { return }
+            let depth = summarize ? 0 : depth
+            report.breakdown.removeAll { $0.depth > depth }
+        }
+        try show(report)
+    }
+
+    /// Opens the browser on the paths (every level and every file: it walks the whole tree).
+    func browse() async throws {
+        var options = scanOptions(everything: true)
+        options.largestFileCount = 0
+        let urls = (paths.isEmpty ? [try PathArgument(parsing: ".")] : paths).map { $0.url().standardizedFileURL }
+        let source = BrowserSource(title: "stowage usage", roots: urls, topName: urls.count == 1 ? nil : "\(urls.count) paths",
+                                   options: options)
+        try await Browser.runCommand(source, units: units.style, operation: .measureUsage, output: output)
+    }
+
+    /// What the scan counts and lists: as the options say, or every folder and file (`everything`,
+    /// for a saved scan and a comparison).
+    func scanOptions(everything: Bool) -> UsageOptions {
         var options = UsageOptions()
         options.followsSymbolicLinks = follow
         options.staysOnOneFileSystem = oneFileSystem
@@ -88,14 +145,24 @@ struct UsageCommand: AsyncParsableCommand, StowageSubcommand {
         options.largestFileCount = summarize ? 0 : top
         options.ranksByLogicalSize = apparent
         options.threads = threads
-        let urls = (paths.isEmpty ? [try PathArgument(parsing: ".")] : paths).map { $0.url().standardizedFileURL }
+        if everything { options.breakdownDepth = .max }
+        return options
+    }
+
+    /// Scans `urls`, showing progress on a terminal.
+    func scan(_ urls: [URL], options: UsageOptions) async throws -> UsageReport {
         let progress = ProgressLine(style: units.style)
         let subject = DisplayPath.of(urls[0]) + (urls.count > 1 ? " and \(urls.count - 1) more" : "")
-        let report = try await progress.during {
+        return try await progress.during {
             try await UsageScanner(options: options).scan(urls, progressInterval: ProgressLine.interval) { figures in
                 progress.show(ProgressStatus(figures, activity: "Scanning", subject: subject, noun: .entry))
             }
         }
+    }
+
+    /// Prints `report` as text or JSON, with its problems on standard error; exits 1 when there
+    /// were any (as `du`), or with the error of the one root that could not be examined at all.
+    func show(_ report: UsageReport) throws {
         // A path that could not be examined at all (not there, or not reachable) gets no row of
         // zeros: as `du`, only its error, and when no path could be, the command fails with it.
         let unexamined = report.roots.filter { Self.couldNotExamine($0, in: report) }

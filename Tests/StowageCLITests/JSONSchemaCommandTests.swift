@@ -240,13 +240,14 @@ struct JSONSchemaCommandTests {
     }
 
     /// What breaks the vocabulary in a property, or `nil`: integers end in `Bytes` or `Count`,
-    /// then `Before` or `After` for a pair (`depth` and `errno` are named as the system names them), fractional numbers in
+    /// then `Before` or `After` for a pair (`depth`, `errno`, and a hard link's `device` and `inode`, are named as the
+    /// system names them), fractional numbers in
     /// `Seconds` or `PerSecond`, booleans start with `is`, `has` or `was` (or are `exists`), dates end
     /// in `Date` (or are an event's `date`).
     static func vocabularyProblem(name: String, schema: [String: Any]) -> String? {
         let types = (schema["type"] as? [String]) ?? [(schema["type"] as? String)].compactMap { $0 }
         let quantity = name.replacing(/(Before|After)$/, with: "")  // availableBytesBefore: a before/after pair
-        if types.contains("integer"), !(quantity.hasSuffix("Bytes") || quantity.hasSuffix("Count") || ["depth", "errno", "exitStatus"].contains(name)) {
+        if types.contains("integer"), !(quantity.hasSuffix("Bytes") || quantity.hasSuffix("Count") || ["depth", "errno", "exitStatus", "device", "inode"].contains(name)) {
             return "is an integer: end it in Bytes or Count"
         }
         if types.contains("number"), !(name.hasSuffix("Seconds") || name.hasSuffix("PerSecond")) {

@@ -53,7 +53,8 @@ struct JSONSchemaCoverageTests {
                               removedPaths: [], skippedPaths: [], notCopied: [])
         let reports: [(String, any Encodable)] = [
             ("VolumeCapacity", capacity), ("UsageReport", Self.usageReport()), ("UsageTotals", Self.usageReport().roots[0]),
-            ("UsageItem", Self.items()[0]), ("UsageIssue", Self.issues()[0]), ("SweepReport", Self.sweep(cancelled: true)),
+            ("UsageItem", Self.items()[1]), ("UsageDifference", Self.difference()), ("UsageChange", Self.difference().roots[0].children[0]),
+            ("UsageFigures", UsageFigures(Self.items()[0])), ("UsageHardLink", Self.items()[1].hardLink!), ("UsageIssue", Self.issues()[0]), ("SweepReport", Self.sweep(cancelled: true)),
             ("SweptFile", Self.sweep(cancelled: false).removed[0]),
             ("SweepRecord", SweepRecord(date: Self.date, removedFileCount: 1, freedAllocatedBytes: 4096)),
             ("ReliefReport", Self.relief()), ("ReliefStep", Self.relief().steps[0]), ("AuditReport", Self.audit()),
@@ -65,8 +66,10 @@ struct JSONSchemaCoverageTests {
         for (name, report) in reports {
             // Exactly two properties have another form in JSON: `pathBytes` (`pathBase64`, only for
             // a name that is not UTF-8) and `wasCancelled` (only when true, or never); and one
-            // figure is derived: `VolumeCapacity.usedBytes`.
-            let properties = Set(Mirror(reflecting: report).children.compactMap(\.label)).subtracting(["pathBytes", "wasCancelled"])
+            // figure is derived: `VolumeCapacity.usedBytes`. A property under a property wrapper
+            // (`@NullWhenAbsent`, ...) is stored as `_name`: its name is `name`.
+            let properties = Set(Mirror(reflecting: report).children.compactMap(\.label).map { $0.hasPrefix("_") ? String($0.dropFirst()) : $0 })
+                .subtracting(["pathBytes", "wasCancelled"])
             let object = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(report)) as? [String: Any])
             let keys = Set(object.keys).subtracting(["pathBase64", "wasCancelled", "usedBytes"])
             #expect(keys == properties, "\(name): JSON \(keys.subtracting(properties).sorted()), Swift \(properties.subtracting(keys).sorted())")
@@ -101,7 +104,7 @@ struct JSONSchemaCoverageTests {
         }
         func event(_ name: String, _ schema: String, _ payload: some Encodable = EmptyPayload()) throws {
             documents.append(Document(name: "\(schema) \(name)", schema: schema,
-                                      text: try JSONOutput.line(EventLine(event: name, date: Self.date, payload: payload))))
+                                      text: try JSONOutput.line(EventLine(event: EventName(rawValue: name), date: Self.date, payload: payload))))
         }
         try document("overview", "overview.json", OverviewJSON(container: xdg, capacity: capacity, locations: locations))
         try document("locations", "locations.json", LocationsJSON(container: rooted, locations: locations))
@@ -109,6 +112,7 @@ struct JSONSchemaCoverageTests {
         try document("info --all", "info-all.json", [MountedVolumeJSON(mounted)])
         let report = Self.usageReport()
         try document("usage", "usage.json", UsageJSON(report, breakdown: report.breakdownTree()[0].children))
+        try document("usage --compare", "usage-compare.json", Self.difference())
         try document("sweep", "sweep.json", Self.sweep(cancelled: false))
         try document("sweep, cancelled", "sweep.json", Self.sweep(cancelled: true))
         try document("relieve", "relieve.json", Self.relief())
@@ -174,14 +178,28 @@ struct JSONSchemaCoverageTests {
     }
 
     static func items() -> [UsageItem] {
-        [UsageItem(pathBytes: Array("/r/a".utf8), depth: 1, isFolder: true, logicalBytes: 10, allocatedBytes: 8192, fileCount: 2),
+        [UsageItem(pathBytes: Array("/r/a".utf8), depth: 1, isFolder: true, logicalBytes: 10, allocatedBytes: 8192, fileCount: 2,
+                   modificationDate: Date(timeIntervalSince1970: 1_700_000_000)),
          UsageItem(pathBytes: Array("/r/a/".utf8) + latin1Name, depth: 2, isFolder: false, logicalBytes: 5, allocatedBytes: 4096,
-                   fileCount: 1)]
+                   fileCount: 1, hardLink: UsageHardLink(device: 2049, inode: 12, linkCount: 2))]
     }
 
     static func issues() -> [UsageIssue] {
         [UsageIssue(pathBytes: Array("/r/".utf8) + latin1Name, errno: .permissionDenied, message: "permission denied; its contents were skipped"),
          UsageIssue(pathBytes: Array("/r/b".utf8), errno: nil, message: "changed while it was read")]
+    }
+
+    /// A difference with every kind of change: the file that is not UTF-8 grew, a folder came
+    /// (with a file), and the report's second root is not in the newer one.
+    static func difference() -> UsageDifference {
+        let before = usageReport()
+        var after = before
+        after.roots.removeLast()
+        after.breakdown[1].allocatedBytes += 4096
+        after.breakdown[0].allocatedBytes += 4096
+        after.roots[0].allocatedBytes += 8192
+        after.breakdown.append(UsageItem(pathBytes: Array("/r/new".utf8), depth: 1, isFolder: true, logicalBytes: 0, allocatedBytes: 4096, fileCount: 0))
+        return after.difference(from: before)
     }
 
     static func usageReport() -> UsageReport {
@@ -215,7 +233,7 @@ struct JSONSchemaCoverageTests {
     static func relief() -> ReliefReport {
         ReliefReport(targetAvailableBytes: 1_000_000, availableBytesBefore: 10, neededBytes: 999_990, freedAllocatedBytes: 8192,
                      isSatisfied: false, isDryRun: true, isSimulated: true,
-                     steps: [ReliefStep(location: Location.temporary.identifier, report: sweep(cancelled: true))],
+                     steps: [ReliefStep(location: .temporary, report: sweep(cancelled: true))],
                      issues: [UsageIssue(pathBytes: Array("/home/u/Library/Caches".utf8), errno: .tooManySymbolicLinkLevels,
                                          message: "it is a link; skipped")])
     }
@@ -223,7 +241,7 @@ struct JSONSchemaCoverageTests {
     static func audit() -> AuditReport {
         AuditReport(findings: [AuditFinding(kind: "largeBackedUpFile", location: .documents, path: RawPath(bytes: latin1Name),
                                             allocatedBytes: 20_000_000, advice: "backed up")],
-                    purgeableUnderPressure: [LocationTotals(location: Location.caches.identifier, fileCount: 4, allocatedBytes: 16_384)],
+                    purgeableUnderPressure: [LocationTotals(location: .caches, fileCount: 4, allocatedBytes: 16_384)],
                     issues: issues())
     }
 

@@ -79,7 +79,7 @@ final class PseudoTerminal {
 ///
 /// `@unchecked Sendable`: `data` is guarded by `lock` (the reading thread appends to it; a
 /// finish that waited in vain still reads it).
-private final class MasterReader: @unchecked Sendable {
+final class MasterReader: @unchecked Sendable {
     private var data = Data()
     private let lock = NSLock()
     private let done = DispatchSemaphore(value: 0)
@@ -88,6 +88,10 @@ private final class MasterReader: @unchecked Sendable {
         Thread.detachNewThread { [self] in
             var buffer = [UInt8](repeating: 0, count: 65_536)
             while true {
+                // Waits in poll, not in read: a read in progress would keep the terminal open
+                // after its last descriptor is closed (InteractiveTerminal.hangUp).
+                var ready = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+                if poll(&ready, 1, 100) == 0 { continue }
                 let count = read(master, &buffer, buffer.count)
                 if count > 0 {
                     lock.withLock { data.append(contentsOf: buffer[0..<count]) }
@@ -100,6 +104,9 @@ private final class MasterReader: @unchecked Sendable {
             done.signal()
         }
     }
+
+    /// What was read until now (the terminal still open).
+    var received: Data { lock.withLock { data } }
 
     /// What was read, once the terminal is closed (at most ten seconds after the child ended:
     /// past that the test fails, with what was read until then).

@@ -72,7 +72,7 @@ struct UsageTreeCommandTests {
     }
 
     @Test("--min-size leaves out smaller rows, in text and JSON")
-    func minimumSize() throws {
+    func minimumBytes() throws {
         let runner = try CommandRunner()
         let root = try Self.makeMixedTree(runner)
         let text = try runner.run("usage", root, "--depth", "2", "--min-size", "95kB", "--top", "0")

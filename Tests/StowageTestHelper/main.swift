@@ -69,7 +69,7 @@ func folderURL(_ index: Int) -> URL { URL(filePath: argument(index), directoryHi
 func store(_ index: Int) -> Store { Store(container: Container(root: folderURL(index))) }
 
 func sweep(_ folder: URL, maximum: Int) throws {
-    let report = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: Int64(maximum), lowWatermark: 1)).sweep(folder)
+    let report = try Sweeper(policy: SweepPolicy(maximumAllocatedBytes: Int64(maximum), lowWatermark: 1)).sweep(folder)
     if !report.issues.isEmpty { print(report.issues) }
 }
 
@@ -86,7 +86,7 @@ func crashLoop(_ store: Store) throws -> Never {
     var generation = try ifPresent { try store.retrieve(CrashWorkload.Versioned.self, from: CrashWorkload.value, in: .documents) }?
         .generation ?? 0
     var next = try ifPresent { try store.retrieve([Int].self, from: CrashWorkload.sequence, in: .documents) }?.count ?? 0
-    var frame = try ifPresent { try store.retrieve([Data].self, from: CrashWorkload.frames, in: .documents) }?.count ?? 0
+    var frame = try ifPresent { try store.retrieveFolder(from: CrashWorkload.frames, in: .documents) }?.count ?? 0
     var (current, other) = CrashWorkload.renamed
     if try !store.exists(current, in: .documents) {
         if try store.exists(other, in: .documents) {
@@ -104,7 +104,7 @@ func crashLoop(_ store: Store) throws -> Never {
         if try store.exists(CrashWorkload.created, in: .documents) { try store.remove(CrashWorkload.created, from: .documents) }
         try store.append(generation, to: CrashWorkload.created, in: .documents)
         if generation % 3 == 0 {
-            try store.append(Data("\(frame)".utf8), to: CrashWorkload.frames, in: .documents)
+            try store.appendToFolder(Data("\(frame)".utf8), to: CrashWorkload.frames, in: .documents)
             frame += 1
         }
         try store.rename(current, to: other, in: .documents)
@@ -145,14 +145,14 @@ do {
     case "append-data":
         let (store, path, tag) = (store(1), argument(2), argument(4))
         for index in 0..<number(3) {
-            try store.append(Data("\(tag)-\(index)".utf8), to: path, in: .documents)
+            try store.appendToFolder(Data("\(tag)-\(index)".utf8), to: path, in: .documents)
         }
     case "sweep":
         for _ in 0..<number(3) { try sweep(folderURL(1), maximum: number(2)) }
     case "sweep-until":
         while !FileManager.default.fileExists(atPath: argument(3)) { try sweep(folderURL(1), maximum: number(2)) }
     case "cache-write":
-        let cache = try DiskCache(folder: folderURL(1), limits: DiskCache.Limits(maximumAllocatedSize: Int64(number(2))))
+        let cache = try DiskCache(folder: folderURL(1), limits: DiskCache.Limits(maximumAllocatedBytes: Int64(number(2))))
         let tag = argument(4)
         for index in 0..<number(3) {
             let key = "\(tag)-\(index)"
@@ -164,9 +164,9 @@ do {
         }
     case "cache-set":
         let (maximumBytes, maximumCount, size) = (number(2), number(3), number(6))
-        let limits = DiskCache.Limits(maximumAllocatedSize: maximumBytes > 0 ? Int64(maximumBytes) : nil,
+        let limits = DiskCache.Limits(maximumAllocatedBytes: maximumBytes > 0 ? Int64(maximumBytes) : nil,
                                       maximumCount: maximumCount > 0 ? maximumCount : nil,
-                                      memoryCapacity: arguments.count > 7 ? number(7) : 0)
+                                      memoryCapacityBytes: arguments.count > 7 ? number(7) : 0)
         let cache = try DiskCache(folder: folderURL(1), limits: limits)
         let block = Int64((size + 4095) / 4096 * 4096 + 4096)  // an entry: its data, the header, rounded to blocks
         var peak: (bytes: Int64, files: Int) = (0, 0)
@@ -180,7 +180,7 @@ do {
         }
         print("peak \(peak.bytes) \(peak.files)")
     case "cache-get":
-        let cache = try DiskCache(folder: folderURL(1), limits: DiskCache.Limits(memoryCapacity: 0))
+        let cache = try DiskCache(folder: folderURL(1), limits: DiskCache.Limits(memoryCapacityBytes: 0))
         print(try cache.data(for: argument(2)).map { String(decoding: $0, as: UTF8.self) } ?? "miss")
     case "cache-hits":
         let cache = try DiskCache(folder: folderURL(1))
@@ -234,7 +234,7 @@ do {
         for _ in 0..<100 { try readOnce() }
         print("reads \(reads)")
     case "cache-model-set":
-        let limits = DiskCache.Limits(maximumAllocatedSize: Int64(number(2)), maximumCount: number(3), memoryCapacity: 0)
+        let limits = DiskCache.Limits(maximumAllocatedBytes: Int64(number(2)), maximumCount: number(3), memoryCapacityBytes: 0)
         let cache = try DiskCache(folder: folderURL(1), limits: limits)
         try cache.set(CacheModelValue.data(key: number(4), version: number(5), size: number(6)), for: "k\(number(4))")
         print("sweeps \(cache.sweepCount)")
@@ -285,7 +285,7 @@ do {
                  status: 1)
         }
     case "fill":
-        let plan = FillPlan(volume: folderURL(1), goal: .consuming(Int64(number(2))), safetyFloor: .max,
+        let plan = FillPlan(volume: folderURL(1), goal: .consuming(Int64(number(2))), safetyFloorBytes: .max,
                             isForced: argument(3) == "forced")
         do {
             print("filled \(try Filler(plan: plan).fill().filledBytes)")

@@ -324,7 +324,7 @@ enum Operation: CustomStringConvertible {
             case .append(let path, let bytes):
                 try store.append(String(repeating: "x", count: bytes), to: path, in: .documents)
             case .saveFolder(let path, let items):
-                try store.save(items.map { Data(repeating: 7, count: $0) }, to: path, in: .documents, options: .replacingExistingFolder)
+                try store.saveFolder(items.map { Data(repeating: 7, count: $0) }, to: path, in: .documents, options: .replacingExistingFolder)
             case .cacheSet(let key, let bytes):
                 let before = cache.count
                 let existed = try cache.data(for: key) != nil
@@ -370,7 +370,7 @@ struct Run {
 
     /// The cache of a sequence, in `container`.
     static func cache(in container: Container) throws -> DiskCache {
-        try DiskCache(name: "differential", in: container, limits: DiskCache.Limits(memoryCapacity: 0))
+        try DiskCache(name: "differential", in: container, limits: DiskCache.Limits(memoryCapacityBytes: 0))
     }
 
     /// Runs `operations` in `container` up to the first refusal. With `snapshotBefore` (the
@@ -462,7 +462,7 @@ final class RealSide {
     func fill(leaving bytes: Int64) throws -> Int64 {
         let fill = root.appending(path: "fill", directoryHint: .isDirectory)
         try FileManager.default.createDirectory(at: fill, withIntermediateDirectories: true)
-        let report = try Filler(plan: FillPlan(volume: fill, goal: .leaving(bytes), method: .allocate, safetyFloor: 0)).fill()
+        let report = try Filler(plan: FillPlan(volume: fill, goal: .leaving(bytes), method: .allocate, safetyFloorBytes: 0)).fill()
         _ = report
         return try available()
     }

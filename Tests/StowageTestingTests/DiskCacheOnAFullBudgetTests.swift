@@ -14,7 +14,7 @@ struct DiskCacheOnAFullBudgetTests {
         let cache = try withSimulatedStorage(available: ByteCount(available)) {
             // Made on the full volume: its folder, `CACHEDIR.TAG` and index take three blocks of N.
             let cache = try DiskCache(name: "c", in: scratch.container,
-                                      limits: DiskCache.Limits(maximumAllocatedSize: 40_000, memoryCapacity: 0))
+                                      limits: DiskCache.Limits(maximumAllocatedBytes: 40_000, memoryCapacityBytes: 0))
             for index in 0..<12 {
                 let value = Data(repeating: UInt8(index), count: 3000)
                 let before = cache.count

@@ -66,17 +66,17 @@ struct SimulatedStorageTests {
         #expect(try scratch.availableInodes() == 18)
 
         // A temporary folder (one block, one inode) with a file each, renamed into place.
-        try store.save([Data(count: Int(block)), Data(count: Int(block))], to: "album", in: .documents)
+        try store.saveFolder([Data(count: Int(block)), Data(count: Int(block))], to: "album", in: .documents)
         #expect(try scratch.available() == 3 * block)
         #expect(try scratch.availableInodes() == 15)
 
         // Three blocks of data and a folder do not fit beside the old album (three blocks free).
         let error = expectNoSpace {
-            try store.save([Data(count: Int(block)), Data(count: Int(block)), Data(count: Int(block))], to: "album",
+            try store.saveFolder([Data(count: Int(block)), Data(count: Int(block)), Data(count: Int(block))], to: "album",
                            in: .documents, options: .replacingExistingFolder)
         }
         #expect(error?.path?.hasPrefix("album") == true, "got \(String(describing: error?.path))")
-        #expect(try store.retrieve([Data].self, from: "album", in: .documents).count == 2)
+        #expect(try store.retrieveFolder(from: "album", in: .documents).count == 2)
         #expect(scratch.leftovers().isEmpty)
         #expect(try scratch.available() == 3 * block)
         #expect(try scratch.availableInodes() == 15)
@@ -209,7 +209,7 @@ struct SimulatedStorageTests {
         let empty = try scratch.modelledUse()
         // Its folder, its index and the caches' CACHEDIR.TAG: a block each.
         let cache = try DiskCache(name: "thumbnails", in: scratch.container,
-                                  limits: DiskCache.Limits(maximumCount: 3, lowWatermark: 0.5, memoryCapacity: 0))
+                                  limits: DiskCache.Limits(maximumCount: 3, lowWatermark: 0.5, memoryCapacityBytes: 0))
         var start = try scratch.modelledUse()
         var available = try scratch.available()
         #expect(64 * block - available == start.bytes - empty.bytes)
@@ -249,7 +249,7 @@ struct SimulatedStorageTests {
         try FileManager.default.createDirectory(at: volume, withIntermediateDirectories: true)
         let start = try scratch.modelledUse()
         for method in [FillPlan.Method.allocate, .zeros] {
-            let report = try Filler(plan: FillPlan(volume: volume, goal: .leaving(100 * block), method: method, safetyFloor: 0)).fill()
+            let report = try Filler(plan: FillPlan(volume: volume, goal: .leaving(100 * block), method: method, safetyFloorBytes: 0)).fill()
             #expect(report.ending == .goalReached, "\(method)")
             #expect(report.availableBytesAfter == 100 * block)
             #expect(try scratch.available() == 100 * block)
@@ -258,7 +258,7 @@ struct SimulatedStorageTests {
             #expect(256 * block - (try scratch.available()) == now.bytes - start.bytes, "\(method)")
         }
         // A hold (unnamed files where the file system has them): given back when released.
-        let hold = try Filler(plan: FillPlan(volume: volume, goal: .leaving(50 * block), safetyFloor: 0)).hold()
+        let hold = try Filler(plan: FillPlan(volume: volume, goal: .leaving(50 * block), safetyFloorBytes: 0)).hold()
         #expect(hold.report.availableBytesAfter == 50 * block)
         #expect(try scratch.available() == 50 * block)
         try hold.release()
@@ -285,7 +285,7 @@ struct SimulatedStorageAsyncTests {
     func asyncCalls() async throws {
         let scratch = try ScratchContainer()
         let store = scratch.store
-        let cache = try DiskCache(name: "async", in: scratch.container, limits: DiskCache.Limits(memoryCapacity: 0))
+        let cache = try DiskCache(name: "async", in: scratch.container, limits: DiskCache.Limits(memoryCapacityBytes: 0))
         let start = try scratch.modelledUse()
         let available = try scratch.available()
 

@@ -84,7 +84,7 @@ final class SimulatedStorageXCTests: XCTestCase {
     func testAsyncFormCarriesTheBudgetIntoDiskCacheAndStoreClear() async throws {
         let scratch = try ScratchContainer()
         try await withSimulatedStorage(available: 409_600) {
-            let cache = try DiskCache(name: "feed", in: scratch.container, limits: DiskCache.Limits(memoryCapacity: 0))
+            let cache = try DiskCache(name: "feed", in: scratch.container, limits: DiskCache.Limits(memoryCapacityBytes: 0))
             let start = try scratch.modelledUse()
             let available = try scratch.available()
             try await awaiting("DiskCache's async set") { try await cache.set(Data(count: 10_000), for: "page-1") }

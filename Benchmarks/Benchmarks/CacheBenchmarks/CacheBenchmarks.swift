@@ -140,7 +140,7 @@ final class Run: @unchecked Sendable {
         folder = try FileSystem.makeScratchFolder("stowage-cache-bench") + "/cache"
         (self.name, self.op, self.limit, self.threads) = (name, op, limit, threads)
         data = Data((0 ..< bytes).map { _ in UInt8.random(in: 0 ... 255) })
-        let subject = try makeSubject(kind, folder: folder, limit: limit, memoryCapacity: op == .memoryHit ? Int(limit) : 0)
+        let subject = try makeSubject(kind, folder: folder, limit: limit, memoryCapacityBytes: op == .memoryHit ? Int(limit) : 0)
         let keys = fillKeys("fill-", limit: limit, bytes: bytes)
         if !processes || kind != .floor {  // floor workers fill halves of their own
             for key in keys { try subject.set(data, for: key) }

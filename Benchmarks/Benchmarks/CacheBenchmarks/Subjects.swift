@@ -11,11 +11,11 @@ enum Kind: String, CaseIterable { case floor = "Floor", foundation = "Foundation
 
 struct CallFailed: Error { var call: String, code = errno }
 
-/// The disk rows have the memory tier off (`memoryCapacity: 0`); the memory-tier row passes the limit.
-func makeSubject(_ kind: Kind, folder: String, limit: Int64, memoryCapacity: Int = 0) throws -> any Subject {
+/// The disk rows have the memory tier off (`memoryCapacityBytes: 0`); the memory-tier row passes the limit.
+func makeSubject(_ kind: Kind, folder: String, limit: Int64, memoryCapacityBytes: Int = 0) throws -> any Subject {
     switch kind {
     case .stowage: try DiskCache(folder: URL(filePath: folder, directoryHint: .isDirectory),
-                                 limits: DiskCache.Limits(maximumAllocatedSize: limit, memoryCapacity: memoryCapacity))
+                                 limits: DiskCache.Limits(maximumAllocatedBytes: limit, memoryCapacityBytes: memoryCapacityBytes))
     case .floor: FloorSubject(folder: folder, limit: limit)
     case .foundation: try FoundationSubject(folder: URL(filePath: folder), limit: limit)
     }

@@ -37,6 +37,9 @@
 
 int kill(pid_t, int);
 
+// bsd/arm/signal.h and bsd/i386/signal.h: what a handler may set atomically.
+typedef int sig_atomic_t;
+
 // bsd/sys/_types/_sigset_t.h: a signal set is 32 bits on Darwin (__darwin_sigset_t).
 typedef __uint32_t sigset_t;
 

@@ -8,6 +8,7 @@
 
 #include "CStowageRoom.h"
 #include "CStowageSignals.h"
+#include "CStowageTerminal.h"
 
 #ifdef __cplusplus
 extern "C" {

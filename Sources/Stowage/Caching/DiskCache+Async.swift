@@ -1,22 +1,26 @@
 import Foundation
 
 extension DiskCache {
-    /// Stores `data` under `key` on a thread of its own, as `set(_:for:expiresAfter:)`.
+    /// Stores `data` under `key` on a thread of the caches' lane, as `set(_:for:expiresAfter:)`.
     ///
     /// - Throws: `CancellationError` when the task is cancelled before the write begins (then
     ///   nothing changed); otherwise as the synchronous form.
-    public func set(_ data: Data, for key: String, expiresAfter: TimeInterval? = nil) async throws {
-        try await offActor { try self.set(data, for: key, expiresAfter: expiresAfter) }
+    public func set(_ data: Data, for key: String, expiresAfter: Duration? = nil) async throws {
+        try await set(data, for: key, expirySeconds: expiresAfter?.inSeconds)
     }
 
-    /// Stores an encoded value under `key` on a thread of its own.
-    public func set<Value: Encodable>(_ value: Value, for key: String, expiresAfter: TimeInterval? = nil) async throws {
-        let data = try encode(value, key)
-        try await offActor { try self.set(data, for: key, expiresAfter: expiresAfter) }
+    /// Stores an encoded value under `key` on a thread of the caches' lane.
+    public func set<Value: Encodable>(_ value: Value, for key: String, expiresAfter: Duration? = nil) async throws {
+        try await set(try encode(value, key), for: key, expirySeconds: expiresAfter?.inSeconds)
+    }
+
+    /// The async set itself, its expiry in seconds (as the synchronous one).
+    func set(_ data: Data, for key: String, expirySeconds: TimeInterval?) async throws {
+        try await offActor { try self.set(data, for: key, expirySeconds: expirySeconds) }
     }
 
     /// The data stored under `key`, or `nil` on a miss: from memory at once, else read on a
-    /// thread of its own.
+    /// thread of the caches' lane.
     ///
     /// - Throws: `CancellationError` when the task is cancelled before the read begins;
     ///   otherwise as `data(for:)`.
@@ -36,12 +40,12 @@ extension DiskCache {
         try decode(type, try await data(for: key), key)
     }
 
-    /// Removes the entry under `key` on a thread of its own.
+    /// Removes the entry under `key` on a thread of the caches' lane.
     public func remove(_ key: String) async throws {
         try await offActor { try self.remove(key) }
     }
 
-    /// Removes every entry, as ``removeAll()``, on a thread of its own, reporting progress as a
+    /// Removes every entry, as ``removeAll()``, on a thread of the long-running lane, reporting progress as a
     /// sweep does (``Sweeper/sweep(_:dryRun:now:allowingSystemFolders:progressInterval:progress:)``);
     /// cancelling the task stops before the next removal and returns what was removed until then
     /// (``SweepReport/wasCancelled``). Cancellation is not an error.
@@ -55,18 +59,13 @@ extension DiskCache {
         }
     }
 
-    /// Runs `body` on the caches' own threads, after checking the task was not cancelled, with
-    /// the task's simulated figures and storage budget (task-local values, which a queue's
-    /// thread does not inherit: see ``SimulationContext``).
+    /// Runs `body` on a thread of ``BlockingLane/cache`` (a fixed number of threads, however
+    /// many tasks call at once), after checking the task was not cancelled, with the task's
+    /// simulated figures and storage budget (task-local values, which the lane's thread does not
+    /// inherit: see ``SimulationContext``).
     private func offActor<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try Task.checkCancellation()
         let simulation = SimulationContext.current
-        return try await withCheckedThrowingContinuation { continuation in
-            Self.queue.async { continuation.resume(with: Result { try simulation.run(body) }) }
-        }
+        return try await BlockingLane.cache.run { try simulation.run(body) }
     }
-
-    /// Where the `async` forms do their file work: Dispatch's threads, made for blocking calls,
-    /// never the cooperative pool's.
-    private static let queue = DispatchQueue(label: "Stowage.DiskCache", qos: .userInitiated, attributes: .concurrent)
 }

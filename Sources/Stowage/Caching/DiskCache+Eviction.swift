@@ -9,7 +9,7 @@ extension DiskCache {
     /// How many evictions this instance has made (for tests and diagnostics).
     public var sweepCount: Int { index.sweepCount }
     /// The bytes of entry data held in the memory tier.
-    public var memoryCost: Int { memory.totalCost }
+    public var memoryCostBytes: Int { memory.totalCost }
 
     /// Evicts down to the low watermark of the limits, least recently used first, as a write
     /// over a limit does, and measures the folder again.

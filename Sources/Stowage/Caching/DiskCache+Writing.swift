@@ -6,13 +6,18 @@ extension DiskCache {
     /// - Parameters:
     ///   - data: The entry's contents.
     ///   - key: Any string; it is hashed to a file name and stored in the entry.
-    ///   - expiresAfter: Seconds after which the entry reads as a miss: a hit until just before
-    ///     that instant, a miss from it on. `nil` or `.infinity` for never; 0 or less (`-.infinity`
-    ///     too) is already expired: the previous entry is removed and nothing is written.
-    /// - Throws: ``StowageError/Code/invalidArgument`` (naming the key) for an expiry that is NaN;
-    ///   ``StowageError/Code/noSpace`` (naming the key) when the volume is full even after
-    ///   evicting, and other write errors; the previous entry stays as it was.
-    public func set(_ data: Data, for key: String, expiresAfter: TimeInterval? = nil) throws {
+    ///   - expiresAfter: How long after the set the entry reads as a miss: a hit until just before
+    ///     that instant, a miss from it on. `nil` for never; `.zero` or less is already expired:
+    ///     the previous entry is removed and nothing is written.
+    /// - Throws: ``StowageError/Code/noSpace`` (naming the key) when the volume is full even
+    ///   after evicting, and other write errors; the previous entry stays as it was.
+    public func set(_ data: Data, for key: String, expiresAfter: Duration? = nil) throws {
+        try set(data, for: key, expirySeconds: expiresAfter?.inSeconds)
+    }
+
+    /// The set itself, its expiry in seconds: `nil` or `.infinity` for never, 0 or less (also
+    /// `-.infinity`) already expired, NaN ``StowageError/Code/invalidArgument`` naming the key.
+    func set(_ data: Data, for key: String, expirySeconds expiresAfter: TimeInterval?) throws {
         let (fanOut, name) = Self.fileName(for: key)
         let expiry: Double
         switch expiresAfter {
@@ -58,7 +63,7 @@ extension DiskCache {
                         ? max(figures.blockSize, try Self.room(for: 0, fanOut: fanOut, in: root, blockSize: figures.blockSize))
                         : try Self.room(for: header.count + data.count, fanOut: fanOut, in: root, blockSize: figures.blockSize)
                     guard totals.allocatedBytes + (try Self.fanOutFoldersAllocated(in: root)) + figures.available >= needed else { throw error }
-                    let room = SweepPolicy(maximumAllocatedSize: max(0, totals.allocatedBytes - needed),
+                    let room = SweepPolicy(maximumAllocatedBytes: max(0, totals.allocatedBytes - needed),
                                            order: .leastRecentlyUsed, lowWatermark: limits.lowWatermark)
                     guard try evict(root, policy: room, totals: &totals).freedAllocatedBytes > 0 else { throw error }
                     try put()
@@ -243,7 +248,7 @@ extension DiskCache {
     }
 
     /// Stores an encoded value under `key`.
-    public func set<Value: Encodable>(_ value: Value, for key: String, expiresAfter: TimeInterval? = nil) throws {
-        try set(try encode(value, key), for: key, expiresAfter: expiresAfter)
+    public func set<Value: Encodable>(_ value: Value, for key: String, expiresAfter: Duration? = nil) throws {
+        try set(try encode(value, key), for: key, expirySeconds: expiresAfter?.inSeconds)
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```swift
 /// let thumbnails = try DiskCache(name: "thumbnails",
-///                                limits: DiskCache.Limits(maximumAllocatedSize: 50_000_000))
+///                                limits: DiskCache.Limits(maximumAllocatedBytes: 50_000_000))
 /// try await thumbnails.set(pngData, for: url.absoluteString)
 /// let cached = try await thumbnails.data(for: url.absoluteString)   // nil on a miss
 /// ```
@@ -20,7 +20,7 @@ import Foundation
 /// ``StowageError/Code/invalidArgument``.
 ///
 /// **Limits.** After any `set(_:for:expiresAfter:)` returns, the entries' allocated bytes are at
-/// most ``Limits/maximumAllocatedSize`` and their number at most ``Limits/maximumCount``: a write
+/// most ``Limits/maximumAllocatedBytes`` and their number at most ``Limits/maximumCount``: a write
 /// that takes the cache over a limit evicts, least recently used first, down to the low watermark,
 /// before it returns (so the next writes do not evict again), and while it does no other write can
 /// begin. Only while a write is under way can the folder hold one entry more than the limits allow:
@@ -41,7 +41,7 @@ import Foundation
 /// folder again. Eviction goes through the removal walk (``Sweeper``): pinned entries and writes
 /// in progress stay. Files put in the folder by other means are counted at the next measure.
 ///
-/// **Memory tier.** Entries up to a quarter of ``Limits/memoryCapacity`` (8 MiB unless set; 0
+/// **Memory tier.** Entries up to a quarter of ``Limits/memoryCapacityBytes`` (8 MiB unless set; 0
 /// turns it off) are also kept in memory, least recently used out first, so a repeated hit makes
 /// no system call; emptied when the system warns of memory pressure (Apple platforms). It is
 /// exact across instances and processes: every change moves the shared index's generation on,
@@ -127,7 +127,7 @@ public final class DiskCache: Sendable {
         self.place = place
         self.limits = limits
         self.format = format
-        memory = MemoryTier(capacity: limits.memoryCapacity)
+        memory = MemoryTier(capacity: limits.memoryCapacityBytes)
         index = try Self.run(folder, "") {
             let root = try Self.openRoot(folder, place)  // opening the folder makes it
             return try CacheIndex(in: root, folderPath: folder.fileSystemPath, reopen: { try Self.openRoot(folder, place) },

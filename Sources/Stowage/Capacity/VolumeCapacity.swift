@@ -207,7 +207,7 @@ extension Container {
     }
 
     /// The capacity of the volume holding `location`, counting what pressure relief could free
-    /// on that volume (``relieve(toAvailable:dryRun:now:)``'s rule: tmp, unpinned caches, files
+    /// on that volume (``relieve(toAvailableBytes:dryRun:now:)``'s rule: tmp, unpinned caches, files
     /// marked purgeable elsewhere) as reclaimable for important usage.
     ///
     /// This walks those folders (and reads the purgeable marker of each file in Documents,

@@ -1,8 +1,8 @@
 import Foundation
 
-/// The one thread bridge of scans, fills and sweeps: blocking work runs on a thread of its own,
-/// the calling task waits for it without holding a thread of the cooperative pool, and
-/// cancelling the task asks the work to stop.
+/// The contract of scans, fills and sweeps run from `async` code: blocking work runs on a thread
+/// of ``BlockingLane/longRunning`` (a fixed number of threads), the calling task waits for it
+/// without holding a thread of the cooperative pool, and cancelling the task asks the work to stop.
 ///
 /// The contract it carries (stated for users in the README's "Long-running work" and on
 /// ``WorkProgress``):
@@ -13,10 +13,7 @@ import Foundation
 /// - **Progress** is one ``WorkProgress``, reported from the working thread through a
 ///   ``ProgressReporter``: at once, then at most once per interval, and once more at the end.
 enum LongRunningWork {
-    /// The name of the threads it starts, as debuggers and `top -H` show them.
-    static let threadName = "Stowage long-running work"
-
-    /// Runs `work` on a new thread and returns what it returns (or throws what it throws).
+    /// Runs `work` on a thread of ``BlockingLane/longRunning`` and returns what it returns (or throws what it throws).
     ///
     /// - Parameters:
     ///   - progressInterval: The least time between two progress reports.
@@ -38,21 +35,12 @@ enum LongRunningWork {
         // and removals count in the caller's budget.
         let simulation = SimulationContext.current
         return try await withTaskCancellationHandler {
-            // A continuation, not a stream: waiting must outlast the task's cancellation.
-            let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, any Error>, Never>) in
-                let thread = Thread {
-                    let result = simulation.run { Result { try work(reporter) } }
-                    reporter.finish()
-                    continuation.resume(returning: result)
-                }
-                thread.name = threadName
-                // The walks recurse once per folder level, and a tree can be as deep as PATH_MAX
-                // allows (about 2,000 levels): 1 MiB crashed at 1,500. Only the pages used are
-                // committed, so a generous reservation costs nothing.
-                thread.stackSize = 64 << 20
-                thread.start()
+            // The lane's wait is not cancelled with the task: it must outlast the cancellation,
+            // which reaches the work through `cancel`.
+            try await BlockingLane.longRunning.run {
+                defer { reporter.finish() }
+                return try simulation.run { try work(reporter) }
             }
-            return try outcome.get()
         } onCancel: {
             cancel()
         }

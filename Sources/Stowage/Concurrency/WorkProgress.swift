@@ -4,10 +4,10 @@
 /// Every long-running call (`UsageScanner/scan(_:progressInterval:progress:)`,
 /// `Filler/fill(progressInterval:progress:)`,
 /// ``Sweeper/sweep(_:dryRun:now:allowingSystemFolders:progressInterval:progress:)``,
-/// ``Container/relieve(toAvailable:dryRun:now:progressInterval:progress:)``,
+/// ``Container/relieve(toAvailableBytes:dryRun:now:progressInterval:progress:)``,
 /// ``Store/clear(_:dryRun:progressInterval:progress:)``,
-/// ``Container/audit(minimumSize:progressInterval:progress:)``,
-/// ``FillFolder/release(amount:progressInterval:progress:)``) reports it under one contract:
+/// ``Container/audit(minimumBytes:progressInterval:progress:)``,
+/// ``FillFolder/release(bytes:progressInterval:progress:)``) reports it under one contract:
 ///
 /// - it is called on the thread doing the work, never on a task of Swift's cooperative pool, so
 ///   it stays punctual whatever else the process runs; keep it short, the work waits for it;
@@ -87,9 +87,7 @@ public struct WorkProgress: Sendable, Hashable {
     public static let defaultInterval: Duration = .milliseconds(200)
 
     /// Seconds since the work began, as a `Double`.
-    public var elapsedSeconds: Double {
-        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    }
+    public var elapsedSeconds: Double { elapsed.inSeconds }
 
     /// Bytes per second so far (0 before any time has passed).
     public var bytesPerSecond: Double {
@@ -101,5 +99,20 @@ public struct WorkProgress: Sendable, Hashable {
     public var fractionCompleted: Double? {
         guard let expectedBytes else { return nil }
         return expectedBytes > 0 ? min(1, max(0, Double(bytes) / Double(expectedBytes))) : 1
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double` (`TimeInterval`): where a public `Duration` meets
+    /// the file system's times.
+    var inSeconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+
+    /// `seconds` as a duration, or `nil` for a figure no `Duration` holds (NaN, an infinity, or
+    /// more than about 292 billion years).
+    init?(exactlySeconds seconds: Double) {
+        guard seconds.isFinite, abs(seconds) < 9.2e18 else { return nil }
+        self = .seconds(seconds)
     }
 }

@@ -28,7 +28,7 @@ extension StowageError: LocalizedError {
         switch code {
         case .noSpace:
             return "Free space on the volume: remove files you can re-create, or let Stowage evict caches "
-                + "with Container.relieve(toAvailable:); check VolumeCapacity before large writes."
+                + "with Container.relieve(toAvailableBytes:); check VolumeCapacity before large writes."
         case .notFound:
             return "Check the location and the path, which are case-sensitive; treat a missing item as "
                 + "nothing saved yet, or test first with Store.exists(_:in:)."

@@ -30,14 +30,15 @@ public struct UsageIssue: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case path, pathBase64, errno, message
+        case path, pathBytes = "pathBase64", errno, message
     }
 
     /// Encodes every property under its own name (`errno` as its number, `null` when there is
     /// none), and `pathBase64` only when the path is not UTF-8.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try ReportedPath.encode(text: path, bytes: pathBytes, path: .path, base64: .pathBase64, into: &container)
+        try container.encode(path, forKey: .path)
+        try container.encode(Base64WhenNotUTF8(wrappedValue: pathBytes), forKey: .pathBytes)
         try container.encode(errno?.rawValue, forKey: .errno)
         try container.encode(message, forKey: .message)
     }
@@ -45,7 +46,8 @@ public struct UsageIssue: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Decodes what ``encode(to:)`` wrote (and an `errno` of 0, as earlier versions wrote "none").
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        (path, pathBytes) = try ReportedPath.decode(path: .path, base64: .pathBase64, from: container)
+        path = try container.decode(String.self, forKey: .path)
+        pathBytes = try container.decode(Base64WhenNotUTF8.self, forKey: .pathBytes).wrappedValue
         errno = try container.decodeIfPresent(Int32.self, forKey: .errno).flatMap { $0 == 0 ? nil : Errno(rawValue: $0) }
         message = try container.decode(String.self, forKey: .message)
     }

@@ -40,12 +40,12 @@ final class FillEngine: @unchecked Sendable {
         self.plan = plan
         self.unnamed = unnamed
         parentPath = plan.volume.fileSystemPath
-        let chunkSize = plan.chunkSize ?? FillPlan.defaultChunkSize(for: plan.method)
-        guard chunkSize > 0, chunkSize <= Self.fileSizeLimit else {
+        let chunkSizeBytes = plan.chunkSizeBytes ?? FillPlan.defaultChunkSizeBytes(for: plan.method)
+        guard chunkSizeBytes > 0, chunkSizeBytes <= Self.fileSizeLimit else {
             throw StowageError(.invalidArgument, operation: .fill, path: parentPath,
-                               reason: "the chunk size must be more than 0 and at most \(ByteCount(Self.fileSizeLimit)), not \(chunkSize)")
+                               reason: "the chunk size must be more than 0 and at most \(ByteCount(Self.fileSizeLimit)), not \(chunkSizeBytes)")
         }
-        guard plan.safetyFloor >= 0 else {
+        guard plan.safetyFloorBytes >= 0 else {
             throw StowageError(.invalidArgument, operation: .fill, path: parentPath, reason: "the safety floor cannot be negative")
         }
         do {
@@ -56,13 +56,13 @@ final class FillEngine: @unchecked Sendable {
         }
         target = try plan.goal.targetAvailable(total: start.total, available: start.available,
                                                blockSize: start.blockSize, path: parentPath)
-        chunk = max(start.blockSize, chunkSize / start.blockSize * start.blockSize)
-        if !plan.isForced, target < plan.safetyFloor, target < start.available, let why = try systemVolume() {
+        chunk = max(start.blockSize, chunkSizeBytes / start.blockSize * start.blockSize)
+        if !plan.isForced, target < plan.safetyFloorBytes, target < start.available, let why = try systemVolume() {
             throw StowageError(.refused, operation: .fill, path: parentPath,
                                reason: "\(why); filling it to \(ByteCount(target).formatted(.binary)) "
-                                   + "available is below the safety floor of \(ByteCount(plan.safetyFloor).formatted(.binary)) "
+                                   + "available is below the safety floor of \(ByteCount(plan.safetyFloorBytes).formatted(.binary)) "
                                    + "(force it if you must)",
-                               neededBytes: plan.safetyFloor, availableBytes: target)
+                               neededBytes: plan.safetyFloorBytes, availableBytes: target)
         }
     }
 

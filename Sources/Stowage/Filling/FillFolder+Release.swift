@@ -17,11 +17,11 @@ extension FillFolder {
     ///   a fill file that cannot be removed, naming it (the others chosen are removed, and the
     ///   manifest names what is left).
     @discardableResult
-    public func release(amount: Int64? = nil) throws -> FillReleaseReport {
-        try release(amount: amount, reporter: nil, cancellation: nil)
+    public func release(bytes amount: Int64? = nil) throws -> FillReleaseReport {
+        try release(bytes: amount, reporter: nil, cancellation: nil)
     }
 
-    /// Gives back the space of the fill as ``release(amount:)`` does, on a thread of its own,
+    /// Gives back the space of the fill as ``release(bytes:)`` does, on a thread of its own,
     /// reporting progress; cancelling the task stops the release before its next file and
     /// returns what was released until then, marked ``FillReleaseReport/wasCancelled`` (the
     /// manifest still names every file left, so a later release finishes the job).
@@ -45,18 +45,18 @@ extension FillFolder {
     ///     fill files removed or shrunk so far, the bytes they gave back, and the bytes the
     ///     release will give back in all (``WorkProgress/expectedBytes``: the amount, or what
     ///     the fill's files hold). Keep it short.
-    /// - Throws: as ``release(amount:)``; cancellation is not an error.
+    /// - Throws: as ``release(bytes:)``; cancellation is not an error.
     @discardableResult
-    public func release(amount: Int64? = nil, progressInterval: Duration = WorkProgress.defaultInterval,
+    public func release(bytes amount: Int64? = nil, progressInterval: Duration = WorkProgress.defaultInterval,
                         progress: @escaping @Sendable (WorkProgress) -> Void) async throws -> FillReleaseReport {
         let cancellation = CancellationFlag()
         return try await LongRunningWork.run(progressInterval: progressInterval, progress: progress,
                                              cancel: { cancellation.cancel() }) { reporter in
-            try release(amount: amount, reporter: reporter, cancellation: cancellation)
+            try release(bytes: amount, reporter: reporter, cancellation: cancellation)
         }
     }
 
-    private func release(amount: Int64?, reporter: ProgressReporter?, cancellation: CancellationFlag?) throws -> FillReleaseReport {
+    private func release(bytes amount: Int64?, reporter: ProgressReporter?, cancellation: CancellationFlag?) throws -> FillReleaseReport {
         if let amount, amount < 0 {
             throw StowageError(.invalidArgument, operation: .release, path: path,
                                reason: "the amount to release cannot be negative (\(amount))")
@@ -207,7 +207,7 @@ extension FillFolder {
     }
 }
 
-/// What ``FillFolder/release(amount:)`` gave back.
+/// What ``FillFolder/release(bytes:)`` gave back.
 public struct FillReleaseReport: Sendable, Hashable, Codable {
     /// The fill folder.
     public var folder: String
@@ -226,12 +226,31 @@ public struct FillReleaseReport: Sendable, Hashable, Codable {
     /// The allocated bytes of the fill files still there.
     public var remainingBytes: Int64
     /// Whether the release was cancelled before it finished (only the `async`
-    /// ``FillFolder/release(amount:progressInterval:progress:)`` can be): the files left are
+    /// ``FillFolder/release(bytes:progressInterval:progress:)`` can be): the files left are
     /// still in the manifest, for a later release. Not part of the report's JSON.
     public var wasCancelled = false
 
     /// The JSON names: each property's own, ``wasCancelled`` left out (the command never cancels this work).
     private enum CodingKeys: String, CodingKey {
         case folder, removedFileCount, shrunkFileCount, releasedBytes, availableBytesBefore, availableBytesAfter, remainingBytes
+    }
+}
+
+// MARK: Earlier spellings, kept for one release
+
+extension FillFolder {
+    /// ``release(bytes:)``, in its earlier spelling.
+    @available(*, deprecated, renamed: "release(bytes:)")
+    @discardableResult
+    public func release(amount: Int64?) throws -> FillReleaseReport {
+        try release(bytes: amount)
+    }
+
+    /// ``release(bytes:progressInterval:progress:)``, in its earlier spelling.
+    @available(*, deprecated, renamed: "release(bytes:progressInterval:progress:)")
+    @discardableResult
+    public func release(amount: Int64?, progressInterval: Duration = WorkProgress.defaultInterval,
+                        progress: @escaping @Sendable (WorkProgress) -> Void) async throws -> FillReleaseReport {
+        try await release(bytes: amount, progressInterval: progressInterval, progress: progress)
     }
 }

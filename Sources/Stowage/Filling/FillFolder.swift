@@ -2,7 +2,7 @@ import Foundation
 
 /// The folder a fill keeps its files in, `.stowage-fill` inside the folder filled, and what can
 /// be done with it afterwards: see what is filled (``status()``) and give the space back
-/// (``release(amount:)``).
+/// (``release(bytes:)``).
 ///
 /// Every fill file carries the fill's marker (an extended attribute) from its creation and is
 /// named in the folder's manifest, with its inode, right after; so a release, even after the

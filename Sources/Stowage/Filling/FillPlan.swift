@@ -88,32 +88,32 @@ public struct FillPlan: Sendable, Hashable {
     /// How the space is taken.
     public var method: Method
     /// The most written or allocated per step, between two measurements of the volume; `nil`
-    /// for the method's default (``defaultChunkSize(for:)``). Writing methods hold one buffer
+    /// for the method's default (``defaultChunkSizeBytes(for:)``). Writing methods hold one buffer
     /// of this size: the whole memory a fill needs.
-    public var chunkSize: Int64?
+    public var chunkSizeBytes: Int64?
     /// On the volume holding `/` or the user's home folder, the least a fill may leave
     /// available unless ``isForced``: filling those to the brim breaks the system around you.
-    public var safetyFloor: Int64
-    /// Whether to fill a system volume below ``safetyFloor`` anyway.
+    public var safetyFloorBytes: Int64
+    /// Whether to fill a system volume below ``safetyFloorBytes`` anyway.
     public var isForced: Bool
 
     /// The default chunk: 4 MiB for the writing methods, big enough for full speed and small
     /// enough to stop promptly; 1 GiB for `.allocate`, which needs no buffer and allocates
     /// that much in about a millisecond.
-    public static func defaultChunkSize(for method: Method) -> Int64 {
+    public static func defaultChunkSizeBytes(for method: Method) -> Int64 {
         method == .allocate ? 1 << 30 : 4 << 20
     }
     /// The default safety floor: 1 GiB.
-    public static let defaultSafetyFloor: Int64 = 1 << 30
+    public static let defaultSafetyFloorBytes: Int64 = 1 << 30
 
     /// A plan; see the properties for each parameter.
-    public init(volume: URL, goal: Goal, method: Method = .allocate, chunkSize: Int64? = nil,
-                safetyFloor: Int64 = FillPlan.defaultSafetyFloor, isForced: Bool = false) {
+    public init(volume: URL, goal: Goal, method: Method = .allocate, chunkSizeBytes: Int64? = nil,
+                safetyFloorBytes: Int64 = FillPlan.defaultSafetyFloorBytes, isForced: Bool = false) {
         self.volume = volume
         self.goal = goal
         self.method = method
-        self.chunkSize = chunkSize
-        self.safetyFloor = safetyFloor
+        self.chunkSizeBytes = chunkSizeBytes
+        self.safetyFloorBytes = safetyFloorBytes
         self.isForced = isForced
     }
 }
@@ -121,11 +121,11 @@ public struct FillPlan: Sendable, Hashable {
 extension FillPlan {
     /// A plan that fills in `container`'s Documents folder (created if needed), on the volume
     /// the app under test keeps its data on.
-    public init(container: Container, goal: Goal, method: Method = .allocate, chunkSize: Int64? = nil,
-                safetyFloor: Int64 = FillPlan.defaultSafetyFloor, isForced: Bool = false) throws {
+    public init(container: Container, goal: Goal, method: Method = .allocate, chunkSizeBytes: Int64? = nil,
+                safetyFloorBytes: Int64 = FillPlan.defaultSafetyFloorBytes, isForced: Bool = false) throws {
         _ = try container.openFolder(of: .documents, create: true, operation: .fill)
-        self.init(volume: try container.url(for: .documents), goal: goal, method: method, chunkSize: chunkSize,
-                  safetyFloor: safetyFloor, isForced: isForced)
+        self.init(volume: try container.url(for: .documents), goal: goal, method: method, chunkSizeBytes: chunkSizeBytes,
+                  safetyFloorBytes: safetyFloorBytes, isForced: isForced)
     }
 }
 
@@ -134,4 +134,48 @@ extension StowageError.Operation {
     public static let fill = StowageError.Operation("fill")
     /// Giving back the space of a fill.
     public static let release = StowageError.Operation("release")
+}
+
+// MARK: Earlier spellings, kept for one release
+
+extension FillPlan {
+    /// A plan, in the earlier spelling of the figures' names.
+    @available(*, deprecated, renamed: "init(volume:goal:method:chunkSizeBytes:safetyFloorBytes:isForced:)")
+    @_disfavoredOverload
+    public init(volume: URL, goal: Goal, method: Method = .allocate, chunkSize: Int64? = nil,
+                safetyFloor: Int64 = FillPlan.defaultSafetyFloorBytes, isForced: Bool = false) {
+        self.init(volume: volume, goal: goal, method: method, chunkSizeBytes: chunkSize, safetyFloorBytes: safetyFloor,
+                  isForced: isForced)
+    }
+
+    /// A plan in `container`'s Documents folder, in the earlier spelling of the figures' names.
+    @available(*, deprecated, renamed: "init(container:goal:method:chunkSizeBytes:safetyFloorBytes:isForced:)")
+    @_disfavoredOverload
+    public init(container: Container, goal: Goal, method: Method = .allocate, chunkSize: Int64? = nil,
+                safetyFloor: Int64 = FillPlan.defaultSafetyFloorBytes, isForced: Bool = false) throws {
+        try self.init(container: container, goal: goal, method: method, chunkSizeBytes: chunkSize,
+                      safetyFloorBytes: safetyFloor, isForced: isForced)
+    }
+
+    /// ``chunkSizeBytes``, in its earlier spelling.
+    @available(*, deprecated, renamed: "chunkSizeBytes")
+    public var chunkSize: Int64? {
+        get { chunkSizeBytes }
+        set { chunkSizeBytes = newValue }
+    }
+
+    /// ``safetyFloorBytes``, in its earlier spelling.
+    @available(*, deprecated, renamed: "safetyFloorBytes")
+    public var safetyFloor: Int64 {
+        get { safetyFloorBytes }
+        set { safetyFloorBytes = newValue }
+    }
+
+    /// ``defaultChunkSizeBytes(for:)``, in its earlier spelling.
+    @available(*, deprecated, renamed: "defaultChunkSizeBytes(for:)")
+    public static func defaultChunkSize(for method: Method) -> Int64 { defaultChunkSizeBytes(for: method) }
+
+    /// ``defaultSafetyFloorBytes``, in its earlier spelling.
+    @available(*, deprecated, renamed: "defaultSafetyFloorBytes")
+    public static var defaultSafetyFloor: Int64 { defaultSafetyFloorBytes }
 }

@@ -13,7 +13,7 @@ import Foundation
 /// the goal. Running out of space on the way (`ENOSPC`) is a normal end, not an error. Memory
 /// stays at one chunk, whatever the size filled.
 ///
-/// Fill files live in a ``FillFolder`` with a manifest, so ``FillFolder/release(amount:)``
+/// Fill files live in a ``FillFolder`` with a manifest, so ``FillFolder/release(bytes:)``
 /// gives the space back exactly, even after this process was killed. ``hold(progress:)``
 /// instead fills with unnamed files that the system reclaims when they are closed, however the
 /// process ends.
@@ -45,7 +45,7 @@ public struct Filler: Sendable {
     /// Fills the volume on a thread of its own, reporting progress; cancelling the task stops
     /// the fill within one chunk and returns what was filled, with ``FillReport/ending``
     /// `.cancelled` (``FillReport/wasCancelled``). The files written stay, named in the
-    /// manifest, until ``FillFolder/release(amount:)`` gives the space back.
+    /// manifest, until ``FillFolder/release(bytes:)`` gives the space back.
     ///
     /// This is a long-running call under the one contract of scans, fills and sweeps (see
     /// ``WorkProgress`` and "Long-running work" in the README): cancellation is not an error,
@@ -79,7 +79,7 @@ public struct Filler: Sendable {
     /// the space comes back when the hold is released or deallocated, or when the process
     /// ends in any way, even `SIGKILL`. On a file system without unnamed files the hold uses
     /// named files in the fill folder instead (``FillHold/isUnnamed`` is then `false`), which
-    /// a killed process leaves for ``FillFolder/release(amount:)``.
+    /// a killed process leaves for ``FillFolder/release(bytes:)``.
     public func hold(progress: ((FillProgress) -> Void)? = nil) throws -> FillHold {
         let engine = try FillEngine(plan: plan, unnamed: true)
         let report = try engine.run(progress: progress)
@@ -154,24 +154,10 @@ public struct FillProgress: Sendable, Hashable, Codable {
     public var targetAvailableBytes: Int64
     /// Bytes filled per second so far.
     public var bytesPerSecond: Double
-    /// Seconds until the goal at the current rate, when there is a rate.
-    public var remainingSeconds: Double?
+    /// Seconds until the goal at the current rate, when there is a rate (`null` in JSON until then).
+    @NullWhenAbsent public var remainingSeconds: Double?
     /// Seconds since filling began.
     public var elapsedSeconds: Double
-}
-
-extension FillProgress {
-    /// Encodes every property under its own name, `remainingSeconds` as `null` while there is
-    /// no rate yet.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(filledBytes, forKey: .filledBytes)
-        try container.encode(availableBytes, forKey: .availableBytes)
-        try container.encode(targetAvailableBytes, forKey: .targetAvailableBytes)
-        try container.encode(bytesPerSecond, forKey: .bytesPerSecond)
-        try container.encode(remainingSeconds, forKey: .remainingSeconds)
-        try container.encode(elapsedSeconds, forKey: .elapsedSeconds)
-    }
 }
 
 extension FillProgress {
@@ -241,7 +227,7 @@ public struct FillReport: Sendable, Hashable, Codable {
     public var ending: Ending
 
     /// Whether the fill was cancelled (``ending`` is `.cancelled`): what was filled until then
-    /// stays, in the manifest, for ``FillFolder/release(amount:)``.
+    /// stays, in the manifest, for ``FillFolder/release(bytes:)``.
     ///
     /// ```swift
     /// let report = try await Filler(plan: plan).fill()
@@ -250,5 +236,13 @@ public struct FillReport: Sendable, Hashable, Codable {
     public var wasCancelled: Bool { ending == .cancelled }
 
     /// How far the available bytes ended from the target (positive: above it).
-    public var missedBy: Int64 { availableBytesAfter - targetAvailableBytes }
+    public var missedByBytes: Int64 { availableBytesAfter - targetAvailableBytes }
+}
+
+// MARK: Earlier spellings, kept for one release
+
+extension FillReport {
+    /// ``missedByBytes``, in its earlier spelling.
+    @available(*, deprecated, renamed: "missedByBytes")
+    public var missedBy: Int64 { missedByBytes }
 }

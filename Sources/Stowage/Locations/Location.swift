@@ -6,7 +6,7 @@
 /// or an iOS-style tree under a folder of your choice.
 ///
 /// This is one of the few public enums in Stowage: the sandbox locations are a closed set.
-public enum Location: Hashable, Sendable, CustomStringConvertible {
+public enum Location: Hashable, Sendable, CustomStringConvertible, Codable {
     /// User data the user created or can see: backed up, never purged (`Documents`).
     case documents
     /// Files the app needs to run that the user does not manage: backed up, never purged
@@ -140,4 +140,24 @@ public struct PurgePriority: Hashable, Sendable, Comparable, CustomStringConvert
 
     /// Whether `lhs` is purged before `rhs`.
     public static func < (lhs: PurgePriority, rhs: PurgePriority) -> Bool { lhs.rank < rhs.rank }
+}
+
+extension Location {
+    /// Encodes the location as its ``identifier``, as every report's JSON names a location.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(identifier)
+    }
+
+    /// Decodes a location from its ``identifier``.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` for a string that names no location.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let identifier = try container.decode(String.self)
+        guard let location = Location(identifier: identifier) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(identifier)' names no location")
+        }
+        self = location
+    }
 }

@@ -20,7 +20,15 @@ public struct Marker: Hashable, Sendable, CustomStringConvertible {
     let name: String
     private init(_ name: String) { self.name = name }
 
-    /// Excluded from backups.
+    /// Excluded from backups: on Apple platforms the `isExcludedFromBackup` resource value, which
+    /// iCloud and Finder backups honour; on Linux the extended attribute `user.xdg.robots.backup`
+    /// set to `false`, as the freedesktop.org Common Extended Attributes define it. Use it for
+    /// large files you can download again that must not live in Caches (which the system may
+    /// purge):
+    ///
+    /// ```swift
+    /// try store.mark("Downloads", in: .documents, .excludedFromBackup)
+    /// ```
     public static let excludedFromBackup = Marker("excludedFromBackup")
     /// Removable under storage pressure wherever it is.
     public static let purgeable = Marker("purgeable")

@@ -65,7 +65,7 @@ public final class StorageOverview {
     }
 
     /// What pressure relief could free now on the volume of Documents (temporary files, unpinned
-    /// caches, files marked purgeable), by the rule ``Container/relieve(toAvailable:dryRun:now:)``
+    /// caches, files marked purgeable), by the rule ``Container/relieve(toAvailableBytes:dryRun:now:)``
     /// follows; 0 until the first ``refresh()``.
     public var reclaimableBytes: Int64 { capacity?.reclaimableBytes ?? 0 }
 

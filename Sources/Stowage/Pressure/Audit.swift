@@ -1,6 +1,6 @@
 import Foundation
 
-/// What ``Container/audit(minimumSize:)`` found: storage habits that cost users space or backups.
+/// What ``Container/audit(minimumBytes:)`` found: storage habits that cost users space or backups.
 public struct AuditReport: Sendable, Hashable, Codable {
     /// Each finding, largest first.
     public var findings: [AuditFinding]
@@ -9,7 +9,7 @@ public struct AuditReport: Sendable, Hashable, Codable {
     /// Folders that could not be read.
     public var issues: [UsageIssue]
     /// Whether the audit was cancelled before it finished (only the `async`
-    /// ``Container/audit(minimumSize:progressInterval:progress:)`` can be): the findings and
+    /// ``Container/audit(minimumBytes:progressInterval:progress:)`` can be): the findings and
     /// totals then cover only what was read until then (none when it was cancelled during its
     /// first walk, the one that totals what storage pressure could free). Not part of the
     /// report's JSON.
@@ -28,12 +28,12 @@ public struct AuditReport: Sendable, Hashable, Codable {
 public struct AuditFinding: Sendable, Hashable, Codable {
     /// `largeBackedUpFile`, `largePreferencesFile` or `pinnedInCaches`.
     public var kind: String
-    /// The location's identifier.
-    public var location: String
+    /// Where it is (its ``Location/identifier`` in JSON).
+    public var location: Location
     /// The path below the location, as text (see ``pathBytes`` for the exact bytes).
     public var path: String
-    /// The path below the location, byte for byte.
-    public var pathBytes: [UInt8]
+    /// The path below the location, byte for byte (`pathBase64` in JSON, only when it is not UTF-8).
+    @Base64WhenNotUTF8 public var pathBytes: [UInt8]
     /// Its allocated size.
     public var allocatedBytes: Int64
     /// What to do about it.
@@ -41,7 +41,7 @@ public struct AuditFinding: Sendable, Hashable, Codable {
 
     init(kind: String, location: Location, path: RawPath, allocatedBytes: Int64, advice: String) {
         self.kind = kind
-        self.location = location.identifier
+        self.location = location
         self.path = path.description
         pathBytes = path.bytes
         self.allocatedBytes = allocatedBytes
@@ -50,34 +50,15 @@ public struct AuditFinding: Sendable, Hashable, Codable {
 
     /// The JSON names: the properties' own, ``pathBytes`` written as `pathBase64` (see ``ReportedPath``).
     private enum CodingKeys: String, CodingKey {
-        case kind, location, path, pathBase64, allocatedBytes, advice
+        case kind, location, path, pathBytes = "pathBase64", allocatedBytes, advice
     }
 
-    /// Encodes every property under its own name, and `pathBase64` only when the path is not UTF-8.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(location, forKey: .location)
-        try ReportedPath.encode(text: path, bytes: pathBytes, path: .path, base64: .pathBase64, into: &container)
-        try container.encode(allocatedBytes, forKey: .allocatedBytes)
-        try container.encode(advice, forKey: .advice)
-    }
-
-    /// Decodes what ``encode(to:)`` wrote.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        kind = try container.decode(String.self, forKey: .kind)
-        location = try container.decode(String.self, forKey: .location)
-        (path, pathBytes) = try ReportedPath.decode(path: .path, base64: .pathBase64, from: container)
-        allocatedBytes = try container.decode(Int64.self, forKey: .allocatedBytes)
-        advice = try container.decode(String.self, forKey: .advice)
-    }
 }
 
 /// Totals of a location.
 public struct LocationTotals: Sendable, Hashable, Codable {
-    /// The location's identifier.
-    public var location: String
+    /// The location (its ``Location/identifier`` in JSON).
+    public var location: Location
     /// Files counted.
     public var fileCount: Int
     /// Their allocated bytes.
@@ -86,24 +67,24 @@ public struct LocationTotals: Sendable, Hashable, Codable {
 
 extension Container {
     /// The size at which Apple's defaults system starts warning about a preferences file.
-    public static let preferencesWarningSize: Int64 = 4 * 1024 * 1024
+    public static let preferencesWarningBytes: Int64 = 4 * 1024 * 1024
 
     /// Looks for storage habits that cost space or backups:
-    /// - files of at least `minimumSize` in backed-up locations that are not excluded from backup
+    /// - files of at least `minimumBytes` in backed-up locations that are not excluded from backup
     ///   (re-downloadable data belongs in Caches, or should be excluded);
     /// - preferences files over 4 MiB, the size at which Apple's defaults system starts warning;
     /// - pinned files and folders in Caches, which then never go under pressure (a folder with
     ///   the bytes of all it holds, which is not listed again);
     /// and totals what pressure relief would free, by relief's own rule (see
-    /// ``relieve(toAvailable:dryRun:now:)``): tmp, unpinned caches, and files marked purgeable
+    /// ``relieve(toAvailableBytes:dryRun:now:)``): tmp, unpinned caches, and files marked purgeable
     /// elsewhere. A location whose folder cannot be used safely is reported and skipped.
     ///
     /// - Throws: as ``url(for:)``; unreadable folders are issues in the report.
-    public func audit(minimumSize: Int64 = 10_000_000) throws -> AuditReport {
-        try audit(minimumSize: minimumSize, reporter: nil, cancellation: nil)
+    public func audit(minimumBytes: Int64 = 10_000_000) throws -> AuditReport {
+        try audit(minimumBytes: minimumBytes, reporter: nil, cancellation: nil)
     }
 
-    /// Audits the container as ``audit(minimumSize:)`` does, on a thread of its own, reporting
+    /// Audits the container as ``audit(minimumBytes:)`` does, on a thread of its own, reporting
     /// progress; cancelling the task stops the audit before its next file and returns what was
     /// found until then, marked ``AuditReport/wasCancelled``.
     ///
@@ -120,23 +101,23 @@ extension Container {
     /// ```
     ///
     /// - Parameters:
-    ///   - minimumSize: The size from which a backed-up file is reported.
+    ///   - minimumBytes: The size from which a backed-up file is reported.
     ///   - progressInterval: The least time between two progress reports.
     ///   - progress: Called on the auditing thread (``WorkProgress/Phase/scanning``) with the
     ///     files examined so far by all of the audit's walks (a location is read twice: once
     ///     for what pressure would free, once for the findings) and their allocated bytes, the
     ///     location being read in ``WorkProgress/location``. Keep it short.
-    /// - Throws: as ``audit(minimumSize:)``; cancellation is not an error.
-    public func audit(minimumSize: Int64 = 10_000_000, progressInterval: Duration = WorkProgress.defaultInterval,
+    /// - Throws: as ``audit(minimumBytes:)``; cancellation is not an error.
+    public func audit(minimumBytes: Int64 = 10_000_000, progressInterval: Duration = WorkProgress.defaultInterval,
                       progress: @escaping @Sendable (WorkProgress) -> Void) async throws -> AuditReport {
         let cancellation = CancellationFlag()
         return try await LongRunningWork.run(progressInterval: progressInterval, progress: progress,
                                              cancel: { cancellation.cancel() }) { reporter in
-            try audit(minimumSize: minimumSize, reporter: reporter, cancellation: cancellation)
+            try audit(minimumBytes: minimumBytes, reporter: reporter, cancellation: cancellation)
         }
     }
 
-    private func audit(minimumSize: Int64, reporter: ProgressReporter?, cancellation: CancellationFlag?) throws -> AuditReport {
+    private func audit(minimumBytes: Int64, reporter: ProgressReporter?, cancellation: CancellationFlag?) throws -> AuditReport {
         var findings: [AuditFinding] = []
         var issues: [UsageIssue] = []
         var examinedFiles = 0
@@ -183,11 +164,11 @@ extension Container {
                         } else if try entry.carries(.pinned) {
                             findings.append(pinnedInCaches(path, size))
                         }
-                    } else if location == .preferences, entry.status.size > Self.preferencesWarningSize {
+                    } else if location == .preferences, entry.status.size > Self.preferencesWarningBytes {
                         findings.append(AuditFinding(kind: "largePreferencesFile", location: location, path: path,
                                                      allocatedBytes: size,
                                                      advice: "over 4 MiB: preferences are read whole at launch; move the data to Application Support"))
-                    } else if size >= minimumSize, !(try entry.isExcludedFromBackup()) {
+                    } else if size >= minimumBytes, !(try entry.isExcludedFromBackup()) {
                         findings.append(AuditFinding(kind: "largeBackedUpFile", location: location, path: path,
                                                      allocatedBytes: size,
                                                      advice: "backed up: if it can be downloaded again, move it to Caches or exclude it from backup"))
@@ -216,4 +197,25 @@ extension Container {
 extension StowageError.Operation {
     /// Auditing a container.
     public static let audit = StowageError.Operation("audit")
+}
+
+// MARK: Earlier spellings, kept for one release
+
+extension Container {
+    /// ``audit(minimumBytes:)``, in its earlier spelling.
+    @available(*, deprecated, renamed: "audit(minimumBytes:)")
+    public func audit(minimumSize: Int64) throws -> AuditReport {
+        try audit(minimumBytes: minimumSize)
+    }
+
+    /// ``audit(minimumBytes:progressInterval:progress:)``, in its earlier spelling.
+    @available(*, deprecated, renamed: "audit(minimumBytes:progressInterval:progress:)")
+    public func audit(minimumSize: Int64, progressInterval: Duration = WorkProgress.defaultInterval,
+                      progress: @escaping @Sendable (WorkProgress) -> Void) async throws -> AuditReport {
+        try await audit(minimumBytes: minimumSize, progressInterval: progressInterval, progress: progress)
+    }
+
+    /// ``preferencesWarningBytes``, in its earlier spelling.
+    @available(*, deprecated, renamed: "preferencesWarningBytes")
+    public static var preferencesWarningSize: Int64 { preferencesWarningBytes }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What ``Container/relieve(toAvailable:dryRun:now:)`` did.
+/// What ``Container/relieve(toAvailableBytes:dryRun:now:)`` did.
 public struct ReliefReport: Sendable, Hashable, Codable {
     /// The available bytes asked for.
     public var targetAvailableBytes: Int64
@@ -23,7 +23,7 @@ public struct ReliefReport: Sendable, Hashable, Codable {
     /// went on with the others. What each sweep met is in its step's report.
     public var issues: [UsageIssue] = []
     /// Whether the relief was cancelled before it finished (only the `async`
-    /// ``Container/relieve(toAvailable:dryRun:now:progressInterval:progress:)`` can be): the
+    /// ``Container/relieve(toAvailableBytes:dryRun:now:progressInterval:progress:)`` can be): the
     /// steps then list exactly what was removed until then, and no later location was swept.
     /// Not part of the report's JSON.
     public var wasCancelled = false
@@ -37,8 +37,8 @@ public struct ReliefReport: Sendable, Hashable, Codable {
 
 /// One location swept by pressure relief.
 public struct ReliefStep: Sendable, Hashable, Codable {
-    /// The location's identifier (`temporary`, `caches`, `documents`, ...).
-    public var location: String
+    /// The location swept (its ``Location/identifier`` in JSON: `temporary`, `caches`, ...).
+    public var location: Location
     /// What the sweep of that location removed.
     public var report: SweepReport
 }
@@ -48,7 +48,7 @@ extension Container {
     /// order it frees it, with the order of files within each and whether only files marked
     /// ``Marker/purgeable`` may go (locations that are never purged otherwise).
     ///
-    /// One rule for relief, ``PressureWatcher``, ``audit(minimumSize:)``'s pressure totals and
+    /// One rule for relief, ``PressureWatcher``, ``audit(minimumBytes:)``'s pressure totals and
     /// the reclaimable part of ``capacity(of:)-8qkvy``. Within each location the removal walk's
     /// policy holds: never a pinned file or folder, never Stowage's own records, never a write
     /// in progress, never another mount.
@@ -75,11 +75,11 @@ extension Container {
     /// - Throws: as ``capacity(of:)-8qkvy``; ``StowageError/Code/refused`` for a rooted container
     ///   whose root is `/`, the home folder or a folder above it. Files that cannot be removed
     ///   are issues in the steps.
-    public func relieve(toAvailable target: Int64, dryRun: Bool = false, now: Date = Date()) throws -> ReliefReport {
-        try relieve(toAvailable: target, dryRun: dryRun, now: now, reporter: nil, cancellation: nil)
+    public func relieve(toAvailableBytes target: Int64, dryRun: Bool = false, now: Date = Date()) throws -> ReliefReport {
+        try relieve(toAvailableBytes: target, dryRun: dryRun, now: now, reporter: nil, cancellation: nil)
     }
 
-    /// Frees space as ``relieve(toAvailable:dryRun:now:)`` does, on threads of its own,
+    /// Frees space as ``relieve(toAvailableBytes:dryRun:now:)`` does, on threads of its own,
     /// reporting progress; cancelling the task stops the relief before its next removal and
     /// returns exactly what was removed until then, marked ``ReliefReport/wasCancelled``.
     ///
@@ -90,7 +90,7 @@ extension Container {
     /// the synchronous form; pass `{ _ in }` to get cancellation alone.
     ///
     /// ```swift
-    /// let report = try await container.relieve(toAvailable: 2_000_000_000) { progress in
+    /// let report = try await container.relieve(toAvailableBytes: 2_000_000_000) { progress in
     ///     print("\(progress.location?.displayName ?? ""): \(progress.phase) \(progress.items) files")
     /// }
     /// ```
@@ -105,19 +105,19 @@ extension Container {
     ///     (``WorkProgress/Phase/scanning``), then files removed, the bytes they freed and the
     ///     bytes that location's victims free (``WorkProgress/Phase/removing``, not in a dry
     ///     run). Counts start afresh in each location. Keep it short: the relief waits for it.
-    /// - Throws: as ``relieve(toAvailable:dryRun:now:)``; cancellation is not an error.
+    /// - Throws: as ``relieve(toAvailableBytes:dryRun:now:)``; cancellation is not an error.
     /// - Important: Files removed before the cancellation stay removed.
-    public func relieve(toAvailable target: Int64, dryRun: Bool = false, now: Date = Date(),
+    public func relieve(toAvailableBytes target: Int64, dryRun: Bool = false, now: Date = Date(),
                         progressInterval: Duration = WorkProgress.defaultInterval,
                         progress: @escaping @Sendable (WorkProgress) -> Void) async throws -> ReliefReport {
         let cancellation = CancellationFlag()
         return try await LongRunningWork.run(progressInterval: progressInterval, progress: progress,
                                              cancel: { cancellation.cancel() }) { reporter in
-            try relieve(toAvailable: target, dryRun: dryRun, now: now, reporter: reporter, cancellation: cancellation)
+            try relieve(toAvailableBytes: target, dryRun: dryRun, now: now, reporter: reporter, cancellation: cancellation)
         }
     }
 
-    private func relieve(toAvailable target: Int64, dryRun: Bool, now: Date, reporter: ProgressReporter?,
+    private func relieve(toAvailableBytes target: Int64, dryRun: Bool, now: Date, reporter: ProgressReporter?,
                          cancellation: CancellationFlag?) throws -> ReliefReport {
         let capacity = try availableSpace(of: .documents)
         let needed = max(0, target - capacity.availableBytes)
@@ -141,7 +141,7 @@ extension Container {
                                        .free(remaining, order: order, purgeableOnly: purgeableOnly), dryRun: dryRun, now: now,
                                        reporter: reporter, cancellation: cancellation, location: location)
             report.freedAllocatedBytes += step.freedAllocatedBytes
-            report.steps.append(ReliefStep(location: location.identifier, report: step))
+            report.steps.append(ReliefStep(location: location, report: step))
             if step.wasCancelled {
                 report.wasCancelled = true
                 break
@@ -186,7 +186,7 @@ extension Container {
         var totals: [LocationTotals] = []
         for (location, order, purgeableOnly) in Self.reliefPlan {
             guard let folder = try usableFolder(of: location, onVolume: volume, skipped: &skipped) else {
-                if !purgeableOnly { totals.append(LocationTotals(location: location.identifier, fileCount: 0, allocatedBytes: 0)) }
+                if !purgeableOnly { totals.append(LocationTotals(location: location, fileCount: 0, allocatedBytes: 0)) }
                 continue
             }
             let path = try url(for: location).fileSystemPath
@@ -197,7 +197,7 @@ extension Container {
                 })
                 skipped += issues
                 if !purgeableOnly || files > 0 {
-                    totals.append(LocationTotals(location: location.identifier, fileCount: files, allocatedBytes: allocated))
+                    totals.append(LocationTotals(location: location, fileCount: files, allocatedBytes: allocated))
                 }
             } catch let error as SystemCallError {
                 throw StowageError(error, operation: operation, location: location, path: "")
@@ -222,5 +222,24 @@ extension Container {
             skipped.append(UsageIssue(path: (try? url(for: location).fileSystemPath) ?? location.identifier, error: error))
             return nil
         }
+    }
+}
+
+// MARK: Earlier spellings, kept for one release
+
+extension Container {
+    /// ``relieve(toAvailableBytes:dryRun:now:)``, in its earlier spelling.
+    @available(*, deprecated, renamed: "relieve(toAvailableBytes:dryRun:now:)")
+    public func relieve(toAvailable target: Int64, dryRun: Bool = false, now: Date = Date()) throws -> ReliefReport {
+        try relieve(toAvailableBytes: target, dryRun: dryRun, now: now)
+    }
+
+    /// ``relieve(toAvailableBytes:dryRun:now:progressInterval:progress:)``, in its earlier spelling.
+    @available(*, deprecated, renamed: "relieve(toAvailableBytes:dryRun:now:progressInterval:progress:)")
+    public func relieve(toAvailable target: Int64, dryRun: Bool = false, now: Date = Date(),
+                        progressInterval: Duration = WorkProgress.defaultInterval,
+                        progress: @escaping @Sendable (WorkProgress) -> Void) async throws -> ReliefReport {
+        try await relieve(toAvailableBytes: target, dryRun: dryRun, now: now, progressInterval: progressInterval,
+                          progress: progress)
     }
 }

@@ -1,10 +1,10 @@
 import Foundation
 
 /// Watches a container's volume and relieves storage pressure whenever available space drops
-/// below a threshold: the long-running form of ``Container/relieve(toAvailable:dryRun:now:)``.
+/// below a threshold: the long-running form of ``Container/relieve(toAvailableBytes:dryRun:now:)``.
 ///
 /// ```swift
-/// let watcher = PressureWatcher(container: container, threshold: 1_000_000_000, interval: .seconds(60))
+/// let watcher = PressureWatcher(container: container, thresholdBytes: 1_000_000_000, interval: .seconds(60))
 /// let task = Task { await watcher.run { event in print(event) } }
 /// // later: task.cancel() stops it promptly
 /// ```
@@ -14,20 +14,20 @@ import Foundation
 /// nearest existing folder above it), with no tree scan and no file read, so a watch costs
 /// next to nothing while idle, whatever the size of the caches: about 0.1 ms of CPU per check
 /// in the README's watch benchmark, with 100 or 100,000 cached files alike. Only a check that
-/// finds space short walks folders: those that ``Container/relieve(toAvailable:dryRun:now:)``
+/// finds space short walks folders: those that ``Container/relieve(toAvailableBytes:dryRun:now:)``
 /// sweeps, in purge order, each once, until the threshold is met.
 public struct PressureWatcher: Sendable {
     /// The container whose caches and temporary files are freed.
     public var container: Container
     /// The available bytes to keep.
-    public var threshold: Int64
+    public var thresholdBytes: Int64
     /// How often to check.
     public var interval: Duration
 
-    /// A watcher keeping `threshold` bytes available, checking every `interval`.
-    public init(container: Container, threshold: Int64, interval: Duration) {
+    /// A watcher keeping `thresholdBytes` bytes available, checking every `interval`.
+    public init(container: Container, thresholdBytes: Int64, interval: Duration) {
         self.container = container
-        self.threshold = threshold
+        self.thresholdBytes = thresholdBytes
         self.interval = interval
     }
 
@@ -48,7 +48,7 @@ public struct PressureWatcher: Sendable {
         public func formatted(_ style: ByteCountStyle = .decimal) -> String {
             func size(_ bytes: Int64) -> String { ByteCount(bytes).formatted(style) }
             guard let relief else { return "available \(size(availableBytes)): fine" }
-            let places = relief.steps.filter { !$0.report.removed.isEmpty }.map(\.location).joined(separator: ", ")
+            let places = relief.steps.filter { !$0.report.removed.isEmpty }.map(\.location.identifier).joined(separator: ", ")
             return "available \(size(availableBytes)) < \(size(relief.targetAvailableBytes)): freed "
                 + size(relief.freedAllocatedBytes) + (places.isEmpty ? "" : " from \(places)")
                 + (relief.isSatisfied ? "" : " (not enough could be freed)")
@@ -63,13 +63,13 @@ public struct PressureWatcher: Sendable {
     /// space is short, by the relief itself.
     ///
     /// - Throws: as ``Container/capacity(of:)-8qkvy`` when the volume cannot be measured, and as
-    ///   ``Container/relieve(toAvailable:dryRun:now:)`` when a relief fails.
+    ///   ``Container/relieve(toAvailableBytes:dryRun:now:)`` when a relief fails.
     public func check(now: Date = Date()) throws -> Event {
         let space = try container.availableSpace(of: .documents)
-        guard space.availableBytes < threshold else {
+        guard space.availableBytes < thresholdBytes else {
             return Event(date: now, availableBytes: space.availableBytes, relief: nil)
         }
-        let relief = try container.relieve(toAvailable: threshold, now: now)
+        let relief = try container.relieve(toAvailableBytes: thresholdBytes, now: now)
         return Event(date: now, availableBytes: space.availableBytes, relief: relief)
     }
 
@@ -81,10 +81,10 @@ public struct PressureWatcher: Sendable {
     /// - Throws: as ``check(now:)-8982r``; cancellation is not an error.
     public func check(now: Date = Date()) async throws -> Event {
         let space = try container.availableSpace(of: .documents)
-        guard space.availableBytes < threshold else {
+        guard space.availableBytes < thresholdBytes else {
             return Event(date: now, availableBytes: space.availableBytes, relief: nil)
         }
-        let relief = try await container.relieve(toAvailable: threshold, now: now, progress: { _ in })
+        let relief = try await container.relieve(toAvailableBytes: thresholdBytes, now: now, progress: { _ in })
         return Event(date: now, availableBytes: space.availableBytes, relief: relief)
     }
 
@@ -178,5 +178,22 @@ public struct PressureWatcher: Sendable {
                 }
             }
         }
+    }
+}
+
+// MARK: Earlier spellings, kept for one release
+
+extension PressureWatcher {
+    /// A watcher, in the earlier spelling of its figure's name.
+    @available(*, deprecated, renamed: "init(container:thresholdBytes:interval:)")
+    public init(container: Container, threshold: Int64, interval: Duration) {
+        self.init(container: container, thresholdBytes: threshold, interval: interval)
+    }
+
+    /// ``thresholdBytes``, in its earlier spelling.
+    @available(*, deprecated, renamed: "thresholdBytes")
+    public var threshold: Int64 {
+        get { thresholdBytes }
+        set { thresholdBytes = newValue }
     }
 }

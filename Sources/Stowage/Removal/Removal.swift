@@ -30,6 +30,9 @@ enum Removal {
         case chosen([SweepEngine.Candidate])
         /// A whole tree named for removal: every entry, pins not honoured (``removeItem(_:in:)``).
         case wholeTree
+        /// One entry directly in the folder, named by a person, and everything in it, by the rules
+        /// of ``contents`` (``Sweeper/removeItem(atPath:dryRun:)``, the usage browser's delete).
+        case entry(RawPath)
     }
 
     /// Removes what `selection` names inside the folder `root`, already opened without following a
@@ -194,6 +197,8 @@ enum Removal {
             SweepEngine(rootPath: path, root: root, policy: SweepPolicy(order: order), goal: .free(bytes, purgeableOnly: purgeableOnly), now: now)
         case .contents:
             SweepEngine(rootPath: path, root: root, policy: SweepPolicy(), goal: .everything(.contents), now: now)
+        case .entry(let name):
+            SweepEngine(rootPath: path, root: root, policy: SweepPolicy(), goal: .everything(.entry(name)), now: now)
         case .chosen, .wholeTree:
             SweepEngine(rootPath: path, root: root, policy: SweepPolicy(), goal: .everything(.wholeTree), now: now)
         }

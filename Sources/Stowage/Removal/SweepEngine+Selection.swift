@@ -18,7 +18,7 @@ extension SweepEngine {
         }
         var totalFiles = knownTotals?.files ?? 0
         var totalAllocated: Int64 = knownTotals?.allocatedBytes ?? 0
-        if case .limits = goal, policy.maximumAllocatedSize != nil || policy.maximumCount != nil, knownTotals == nil {
+        if case .limits = goal, policy.maximumAllocatedBytes != nil || policy.maximumCount != nil, knownTotals == nil {
             try walk(recording: false) { entry, kind in
                 if kind == .ordinary {
                     totalFiles += 1
@@ -32,7 +32,7 @@ extension SweepEngine {
         var heapReason = SweepReason.size
         switch goal {
         case .limits:
-            if let limit = policy.maximumAllocatedSize, totalAllocated > limit {
+            if let limit = policy.maximumAllocatedBytes, totalAllocated > limit {
                 bytesToFree = totalAllocated - Int64((Double(limit) * policy.lowWatermark).rounded(.down))
             }
             if let limit = policy.maximumCount, totalFiles > limit {
@@ -76,7 +76,7 @@ extension SweepEngine {
                 forced.append(candidate(entry, reason: .clear))
                 return
             }
-            if case .limits = goal, let maximumAge = policy.maximumAge, now - timestamp(of: status) > maximumAge {
+            if case .limits = goal, let maximumAge = policy.maximumAgeSeconds, now - timestamp(of: status) > maximumAge {
                 if isPinned(entry) {
                     pinned += 1
                     return

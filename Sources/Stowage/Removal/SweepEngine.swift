@@ -49,6 +49,9 @@ final class SweepEngine: @unchecked Sendable {
         case contents
         /// A whole tree named for removal: every entry, pins not honoured.
         case wholeTree
+        /// One entry directly in the root, named by a person (the usage browser's delete), and
+        /// everything in it, by the rules of `contents`: the root's other entries are not looked at.
+        case entry(RawPath)
     }
 
     struct Candidate {
@@ -275,7 +278,10 @@ final class SweepEngine: @unchecked Sendable {
         let everything = removesEverything
         let wholeTree = removesWholeTree
         let underPin = !wholeTree && rootIsUnderPin()
+        var onlyEntry: RawPath?
+        if case .everything(.entry(let name)) = goal { onlyEntry = name }
         try FileTreeWalk(root: root, rootPath: rootPath).run({ entry in
+            if let onlyEntry, entry.folder.isEmpty, entry.name != onlyEntry { return false }
             if underPin {
                 // The whole walk is below a pin: every entry is kept, and counted as pinned.
                 if !entry.name.hasPrefix(RelativePath.reservedPrefix) { try body(entry, .pinnedFolder) }
@@ -287,7 +293,7 @@ final class SweepEngine: @unchecked Sendable {
                 if entry.name.hasPrefix(RelativePath.reservedPrefix)
                     && !(entry.status.kind == .folder && entry.name.equals(TemporaryItem.stagingFolder)) {
                     if entry.name.hasPrefix(TemporaryItem.prefix),
-                       now - entry.status.modificationTime >= policy.leftoverGracePeriod || Self.writerIsGone(entry) {
+                       now - entry.status.modificationTime >= policy.leftoverMinimumAgeSeconds || Self.writerIsGone(entry) {
                         try body(entry, .leftover)
                     }
                     return false

@@ -4,20 +4,20 @@ import Foundation
 ///
 /// Each limit is optional. When a size or count limit is exceeded, the sweep goes down to
 /// ``lowWatermark`` of it (80% by default), so that the next few writes do not trigger another
-/// sweep at once. Files older than ``maximumAge`` go whatever the other limits say.
+/// sweep at once. Files older than ``maximumFileAge`` go whatever the other limits say.
 ///
 /// ```swift
-/// let policy = SweepPolicy(maximumAllocatedSize: 100_000_000, maximumAge: 7 * 86_400)
+/// let policy = SweepPolicy(maximumAllocatedBytes: 100_000_000, maximumFileAge: .seconds(7 * 86_400))
 /// let report = try Sweeper(policy: policy).sweep(cachesURL)
 /// ```
 public struct SweepPolicy: Sendable, Hashable {
     /// The most allocated bytes the folder's files may take.
-    public var maximumAllocatedSize: Int64?
+    public var maximumAllocatedBytes: Int64?
     /// The most files the folder may hold.
     public var maximumCount: Int?
-    /// The oldest a file may be, in seconds, measured from its last access for
+    /// The oldest a file may be, measured from its last access for
     /// ``SweepOrder/leastRecentlyUsed`` and from its last modification otherwise.
-    public var maximumAge: TimeInterval?
+    public var maximumFileAge: Duration?
     /// Which files go first.
     public var order: SweepOrder
     /// The fraction of a size or count limit to sweep down to once it is exceeded (0 < x ≤ 1).
@@ -26,17 +26,18 @@ public struct SweepPolicy: Sendable, Hashable {
     /// reclaims it (younger ones may belong to a write in progress, and are never removed by any
     /// operation, `clear` and pressure relief included). A held temporary file (a ``DiskCache``
     /// set's staged entry) whose writer is gone, its lock free, is reclaimed whatever its age.
-    public var leftoverGracePeriod: TimeInterval
+    public var leftoverMinimumAge: Duration
 
     /// A policy; every limit is off unless given.
-    public init(maximumAllocatedSize: Int64? = nil, maximumCount: Int? = nil, maximumAge: TimeInterval? = nil,
-                order: SweepOrder = .leastRecentlyUsed, lowWatermark: Double = 0.8, leftoverGracePeriod: TimeInterval = 3600) {
-        self.maximumAllocatedSize = maximumAllocatedSize
+    public init(maximumAllocatedBytes: Int64? = nil, maximumCount: Int? = nil, maximumFileAge: Duration? = nil,
+                order: SweepOrder = .leastRecentlyUsed, lowWatermark: Double = 0.8,
+                leftoverMinimumAge: Duration = .seconds(3600)) {
+        self.maximumAllocatedBytes = maximumAllocatedBytes
         self.maximumCount = maximumCount
-        self.maximumAge = maximumAge
+        self.maximumFileAge = maximumFileAge
         self.order = order
         self.lowWatermark = lowWatermark
-        self.leftoverGracePeriod = leftoverGracePeriod
+        self.leftoverMinimumAge = leftoverMinimumAge
     }
 
     /// Why this policy cannot be kept, or `nil`: a low watermark outside (0, 1], or a negative
@@ -44,11 +45,16 @@ public struct SweepPolicy: Sendable, Hashable {
     /// check it first where the values come from a person (a settings screen, a command line).
     public var problem: String? {
         if let problem = Self.problem(withLowWatermark: lowWatermark) { return problem }
-        if let size = maximumAllocatedSize, size < 0 { return "the size limit cannot be negative" }
+        if let size = maximumAllocatedBytes, size < 0 { return "the size limit cannot be negative" }
         if let count = maximumCount, count < 0 { return "the count limit cannot be negative" }
-        if let age = maximumAge, !(age >= 0) { return "the age limit cannot be negative" }
+        if let age = maximumFileAge, age < .zero { return "the age limit cannot be negative" }
         return nil
     }
+
+    /// ``maximumFileAge`` in seconds, as the walk compares it with the files' times.
+    var maximumAgeSeconds: TimeInterval? { maximumFileAge?.inSeconds }
+    /// ``leftoverMinimumAge`` in seconds.
+    var leftoverMinimumAgeSeconds: TimeInterval { leftoverMinimumAge.inSeconds }
 
     /// Why `lowWatermark` cannot be a low watermark (it must be more than 0 and at most 1), or
     /// `nil`: the one statement of the rule, for every type that has a low watermark.
@@ -115,5 +121,42 @@ public struct SweepReason: Hashable, Sendable, Codable, CustomStringConvertible 
     /// Decodes from the name.
     public init(from decoder: any Decoder) throws {
         name = try decoder.singleValueContainer().decode(String.self)
+    }
+}
+
+// MARK: Earlier spellings, kept for one release
+
+extension SweepPolicy {
+    /// A policy, in the earlier spelling: sizes in `maximumAllocatedSize`, ages in seconds.
+    @available(*, deprecated, message: "use init(maximumAllocatedBytes:maximumCount:maximumFileAge:order:lowWatermark:leftoverMinimumAge:), whose ages are Durations")
+    @_disfavoredOverload
+    public init(maximumAllocatedSize: Int64? = nil, maximumCount: Int? = nil, maximumAge: TimeInterval? = nil,
+                order: SweepOrder = .leastRecentlyUsed, lowWatermark: Double = 0.8, leftoverGracePeriod: TimeInterval = 3600) {
+        self.init(maximumAllocatedBytes: maximumAllocatedSize, maximumCount: maximumCount, order: order,
+                  lowWatermark: lowWatermark)
+        self.maximumAge = maximumAge
+        self.leftoverGracePeriod = leftoverGracePeriod
+    }
+
+    /// ``maximumAllocatedBytes``, in its earlier spelling.
+    @available(*, deprecated, renamed: "maximumAllocatedBytes")
+    public var maximumAllocatedSize: Int64? {
+        get { maximumAllocatedBytes }
+        set { maximumAllocatedBytes = newValue }
+    }
+
+    /// ``maximumFileAge`` in seconds, its earlier spelling. A negative or NaN age is kept as
+    /// -1 second (so that ``problem`` still refuses it); more than a `Duration` holds is no limit.
+    @available(*, deprecated, message: "use maximumFileAge, a Duration")
+    public var maximumAge: TimeInterval? {
+        get { maximumAgeSeconds }
+        set { maximumFileAge = newValue.map { Duration(exactlySeconds: $0) ?? ($0 > 0 ? nil : .seconds(-1)) } ?? nil }
+    }
+
+    /// ``leftoverMinimumAge`` in seconds, its earlier spelling (NaN or less than nothing is 0).
+    @available(*, deprecated, message: "use leftoverMinimumAge, a Duration")
+    public var leftoverGracePeriod: TimeInterval {
+        get { leftoverMinimumAgeSeconds }
+        set { leftoverMinimumAge = Duration(exactlySeconds: max(0, newValue)) ?? (newValue > 0 ? .seconds(9e18) : .zero) }
     }
 }

@@ -35,48 +35,9 @@ public struct SweepReport: Sendable, Hashable, Codable {
     /// ```
     ///
     /// Encoded only when `true` (as `wasCancelled`), so a complete report's JSON is unchanged.
-    public var wasCancelled = false
+    @OmittedWhenFalse public var wasCancelled = false
 }
 
-extension SweepReport {
-    /// The JSON names: the properties' own.
-    private enum CodingKeys: String, CodingKey {
-        case folder, isDryRun, removed, removedFolders, freedLogicalBytes, freedAllocatedBytes, keptFileCount
-        case keptAllocatedBytes, pinnedItemCount, issues, wasCancelled
-    }
-
-    /// Decodes what ``encode(to:)`` wrote; `wasCancelled` is `false` when absent.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        folder = try container.decode(String.self, forKey: .folder)
-        isDryRun = try container.decode(Bool.self, forKey: .isDryRun)
-        removed = try container.decode([SweptFile].self, forKey: .removed)
-        removedFolders = try container.decode([String].self, forKey: .removedFolders)
-        freedLogicalBytes = try container.decode(Int64.self, forKey: .freedLogicalBytes)
-        freedAllocatedBytes = try container.decode(Int64.self, forKey: .freedAllocatedBytes)
-        keptFileCount = try container.decode(Int.self, forKey: .keptFileCount)
-        keptAllocatedBytes = try container.decode(Int64.self, forKey: .keptAllocatedBytes)
-        pinnedItemCount = try container.decode(Int.self, forKey: .pinnedItemCount)
-        issues = try container.decode([UsageIssue].self, forKey: .issues)
-        wasCancelled = try container.decodeFlag(forKey: .wasCancelled)
-    }
-
-    /// Encodes every property under its own name, and `wasCancelled` only when it is `true`.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(folder, forKey: .folder)
-        try container.encode(isDryRun, forKey: .isDryRun)
-        try container.encode(removed, forKey: .removed)
-        try container.encode(removedFolders, forKey: .removedFolders)
-        try container.encode(freedLogicalBytes, forKey: .freedLogicalBytes)
-        try container.encode(freedAllocatedBytes, forKey: .freedAllocatedBytes)
-        try container.encode(keptFileCount, forKey: .keptFileCount)
-        try container.encode(keptAllocatedBytes, forKey: .keptAllocatedBytes)
-        try container.encode(pinnedItemCount, forKey: .pinnedItemCount)
-        try container.encode(issues, forKey: .issues)
-        try container.encodeIfTrue(wasCancelled, forKey: .wasCancelled)
-    }
-}
 
 /// One file a sweep removed.
 ///
@@ -86,8 +47,8 @@ extension SweepReport {
 public struct SweptFile: Sendable, Hashable, Codable {
     /// The path below the swept folder, as text (see ``pathBytes`` for the exact bytes).
     public var path: String
-    /// The path below the swept folder, byte for byte.
-    public var pathBytes: [UInt8]
+    /// The path below the swept folder, byte for byte (`pathBase64` in JSON, only when it is not UTF-8).
+    @Base64WhenNotUTF8 public var pathBytes: [UInt8]
     /// Its logical size (0 for a hard link whose data another name keeps).
     public var logicalBytes: Int64
     /// The allocated bytes its removal freed (0 for a hard link whose data another name keeps).
@@ -111,30 +72,9 @@ public struct SweptFile: Sendable, Hashable, Codable {
 
     /// The JSON names: the properties' own, ``pathBytes`` written as `pathBase64` (see ``ReportedPath``).
     private enum CodingKeys: String, CodingKey {
-        case path, pathBase64, logicalBytes, allocatedBytes, lastAccessDate, lastModificationDate, reason
+        case path, pathBytes = "pathBase64", logicalBytes, allocatedBytes, lastAccessDate, lastModificationDate, reason
     }
 
-    /// Encodes every property under its own name, and `pathBase64` only when the path is not UTF-8.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try ReportedPath.encode(text: path, bytes: pathBytes, path: .path, base64: .pathBase64, into: &container)
-        try container.encode(logicalBytes, forKey: .logicalBytes)
-        try container.encode(allocatedBytes, forKey: .allocatedBytes)
-        try container.encode(lastAccessDate, forKey: .lastAccessDate)
-        try container.encode(lastModificationDate, forKey: .lastModificationDate)
-        try container.encode(reason, forKey: .reason)
-    }
-
-    /// Decodes what ``encode(to:)`` wrote.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        (path, pathBytes) = try ReportedPath.decode(path: .path, base64: .pathBase64, from: container)
-        logicalBytes = try container.decode(Int64.self, forKey: .logicalBytes)
-        allocatedBytes = try container.decode(Int64.self, forKey: .allocatedBytes)
-        lastAccessDate = try container.decode(Date.self, forKey: .lastAccessDate)
-        lastModificationDate = try container.decode(Date.self, forKey: .lastModificationDate)
-        reason = try container.decode(SweepReason.self, forKey: .reason)
-    }
 }
 
 /// When a folder was last swept, for callers that throttle sweeps.

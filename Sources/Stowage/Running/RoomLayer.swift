@@ -151,7 +151,7 @@ final class RoomLayer {
             let target = (availableBytes + figures.blockSize - 1) / figures.blockSize * figures.blockSize
             let fill = FillFolder(in: volume)
             if figures.available < target, try fill.status() != nil {
-                try fill.release(amount: target - figures.available)
+                try fill.release(bytes: target - figures.available)
                 figures = try root.spaceFigures()
             }
             guard figures.available >= target, figures.available <= target + figures.blockSize else {

@@ -12,7 +12,7 @@ extension Store {
     /// type (a literal, a `map`, a generic `Value`), an array value adds its elements, never
     /// itself as one nested element. To add one element that is itself an array (a row of a
     /// `[[Int]]` file), wrap it: `append([row], ...)`. `Data` and `[Data]` values, however typed,
-    /// go to a numbered folder (``append(_:to:in:fileExtension:options:)-(Data,_,_,_,_)``).
+    /// go to a numbered folder (``appendToFolder(_:to:in:fileExtension:options:)``).
     ///
     /// **The type is checked.** Before writing, the array's first element is decoded as `Value`
     /// from its own bytes (never the whole file): when it does not decode, the append is refused
@@ -45,7 +45,7 @@ extension Store {
     public func append<Value: Codable>(_ value: Value, to path: String, in location: Location,
                                        options: WriteOptions = .default) throws {
         if Value.self == Data.self, let data = value as? Data {
-            try append(contentsOf: [data], to: path, in: location, fileExtension: nil, options: options)
+            try appendToFolder(contentsOf: [data], to: path, in: location, options: options)
         } else if let array = value as? any CodableElements {
             try array.append(to: self, path: path, location: location, options: options)
         } else {
@@ -75,7 +75,7 @@ extension Store {
     /// Each value is checked against the array's first element, as
     /// ``append(_:to:in:options:)-(Value,_,_,_)`` describes; a refused append writes none of
     /// them. `Data` elements, however typed, go to a numbered folder
-    /// (``append(contentsOf:to:in:fileExtension:options:)``).
+    /// (``appendToFolder(contentsOf:to:in:fileExtension:options:)``).
     ///
     /// ```swift
     /// try store.append(contentsOf: [first, second], to: "log.json", in: .applicationSupport)
@@ -85,7 +85,7 @@ extension Store {
     public func append<Value: Codable>(contentsOf values: [Value], to path: String, in location: Location,
                                        options: WriteOptions = .default) throws {
         if Value.self == Data.self, let items = values as? [Data] {
-            try append(contentsOf: items, to: path, in: location, fileExtension: nil, options: options)
+            try appendToFolder(contentsOf: items, to: path, in: location, options: options)
         } else {
             try appendElements(values, to: path, in: location, options: options)
         }

@@ -1,46 +1,26 @@
 import Foundation
 
 extension Store {
-    /// Excludes the file or folder at `path` from backups.
-    ///
-    /// On Apple platforms this sets the `isExcludedFromBackup` resource value, which iCloud and
-    /// Finder backups honour. On Linux it sets the extended attribute `user.xdg.robots.backup`
-    /// to `false`, as the freedesktop.org Common Extended Attributes define it; backup tools
-    /// that read it skip the item. Use it for large files you can download again that must not
-    /// live in Caches (which the system may purge).
-    ///
-    /// The exclusion stays when the file is saved again (the atomic save passes it on to the new
-    /// file, as it does ``Marker/pinned`` and ``Marker/purgeable``); a file removed and made
-    /// anew is backed up again.
-    ///
-    /// - Throws: ``StowageError/Code/unsupported`` on a file system without extended attributes
-    ///   (never a silent no-op), ``StowageError/Code/notFound``, ``StowageError/Code/invalidPath``
-    ///   for a link.
+    /// Excludes the item at `path` from backups: the earlier second name of
+    /// ``mark(_:in:_:)`` with ``Marker/excludedFromBackup``.
+    @available(*, deprecated, message: "use mark(_:in:_:) with .excludedFromBackup")
     public func excludeFromBackup(_ path: String, in location: Location) throws {
-        try withItem(path, in: location, operation: .mark) { item, url in
-            try BackupMarker.setExcluded(true, item: item, url: url)
-        }
+        try mark(path, in: location, .excludedFromBackup)
     }
 
-    /// Includes the item at `path` in backups again (removes the exclusion).
-    ///
-    /// - Throws: as ``excludeFromBackup(_:in:)``.
+    /// Includes the item at `path` in backups again: the earlier second name of
+    /// ``unmark(_:in:_:)`` with ``Marker/excludedFromBackup``.
+    @available(*, deprecated, message: "use unmark(_:in:_:) with .excludedFromBackup")
     public func includeInBackup(_ path: String, in location: Location) throws {
-        try withItem(path, in: location, operation: .mark) { item, url in
-            try BackupMarker.setExcluded(false, item: item, url: url)
-        }
+        try unmark(path, in: location, .excludedFromBackup)
     }
 
-    /// Whether the item at `path` is excluded from backup by ``excludeFromBackup(_:in:)``.
-    ///
-    /// Items in locations that are not backed up at all (caches, temporary) report `false`
-    /// unless marked: ask ``Location/policy`` for the location's own rule.
-    ///
-    /// - Throws: as ``excludeFromBackup(_:in:)``.
+    /// Whether the item at `path` is excluded from backup: the earlier second name of
+    /// ``markers(of:in:)`` containing ``Marker/excludedFromBackup`` (which, on a file system
+    /// without extended attributes, is `false` rather than ``StowageError/Code/unsupported``).
+    @available(*, deprecated, message: "use markers(of:in:).contains(.excludedFromBackup)")
     public func isExcludedFromBackup(_ path: String, in location: Location) throws -> Bool {
-        try withItem(path, in: location, operation: .mark) { item, url in
-            try BackupMarker.isExcluded(item: item, url: url)
-        }
+        try markers(of: path, in: location).contains(.excludedFromBackup)
     }
 
     /// Opens the existing item at `path` (file or folder, never a link) and runs `body` with it.

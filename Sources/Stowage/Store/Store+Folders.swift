@@ -3,13 +3,17 @@ import Foundation
 extension Store {
     /// Saves `items` as a folder of numbered files `0`, `1`, `2`, ... at `path` in `location`.
     ///
+    /// A name of its own, so that a folder is never written where a JSON file was meant: an
+    /// array of `Data` given to ``save(_:to:in:options:)-(Value,_,_,_)`` is saved as a folder too
+    /// (so that it reads back as what it is), but a call that means a folder says so.
+    ///
     /// The folder is written completely under a temporary name and then renamed into place, so
     /// readers see the whole folder or none of it. Saving over an existing item is an error
     /// unless ``WriteOptions/replacesExistingFolder`` is set; then the old folder is swapped out
     /// atomically (`renameat2(RENAME_EXCHANGE)` where the file system has it) and removed.
     ///
     /// ```swift
-    /// try store.save(pages, to: "Scans/receipt", in: .documents, fileExtension: "png")
+    /// try store.saveFolder(pages, to: "Scans/receipt", in: .documents, fileExtension: "png")
     /// // Scans/receipt/0.png, Scans/receipt/1.png, ...
     /// ```
     ///
@@ -22,8 +26,8 @@ extension Store {
     /// - Throws: ``StowageError/Code/alreadyExists`` when something is at `path` and replacement
     ///   was not asked for, ``StowageError/Code/invalidArgument`` for an extension containing `/`,
     ///   and the errors of ``save(_:to:in:options:)-(Data,_,_,_)``.
-    public func save(_ items: [Data], to path: String, in location: Location, fileExtension: String? = nil,
-                     options: WriteOptions = .default) throws {
+    public func saveFolder(_ items: [Data], to path: String, in location: Location, fileExtension: String? = nil,
+                           options: WriteOptions = .default) throws {
         try perform(.save, location, path) {
             let relative = try RelativePath(path)
             let suffix = try Self.numberedSuffix(fileExtension, location: location, path: path)
@@ -67,7 +71,7 @@ extension Store {
     /// Retrieves the files of the folder at `path` in `location`: the numbered files first, in
     /// numeric order (`10` after `9`), then the other files by name.
     ///
-    /// A folder written by ``save(_:to:in:fileExtension:options:)`` or the `[Data]` appends holds
+    /// A folder written by ``saveFolder(_:to:in:fileExtension:options:)`` or ``appendToFolder(_:to:in:fileExtension:options:)`` holds
     /// only numbered files (`0`, `1`, ... or `0.png`, `1.png`, ...), which come back in the order
     /// they were saved. Any other regular file is returned too, after them, ordered by the bytes
     /// of its name, as `Disk.retrieve(_:from:as: [Data].self)` returns every file of the folder:
@@ -76,17 +80,17 @@ extension Store {
     /// links are skipped; links are never followed.
     ///
     /// ```swift
-    /// let pages = try store.retrieve([Data].self, from: "Scans/receipt", in: .documents)
+    /// let pages = try store.retrieveFolder(from: "Scans/receipt", in: .documents)
     /// ```
     ///
     /// - Throws: ``StowageError/Code/notFound``, ``StowageError/Code/wrongKind`` when `path` is a
     ///   file, ``StowageError/Code/invalidPath``. An empty folder is `[]`, not an error.
-    public func retrieve(_ type: [Data].Type, from path: String, in location: Location) throws -> [Data] {
+    public func retrieveFolder(from path: String, in location: Location) throws -> [Data] {
         try retrieveNamedFiles(from: path, in: location).map(\.data)
     }
 
     /// The files of the folder at `path` with their names, in the order of
-    /// ``retrieve(_:from:in:)-([Data].Type,_,_)``.
+    /// ``retrieveFolder(from:in:)``.
     func retrieveNamedFiles(from path: String, in location: Location) throws -> [(name: String, data: Data)] {
         try perform(.retrieve, location, path) {
             let relative = try RelativePath(path)
@@ -113,41 +117,25 @@ extension Store {
     ///     highest-numbered file present, if any.
     ///   - options: Durability and protection of the new file.
     /// ```swift
-    /// try store.append(photo, to: "Album", in: .documents, fileExtension: "png")  // Album/3.png
+    /// try store.appendToFolder(photo, to: "Album", in: .documents, fileExtension: "png")  // Album/3.png
     /// ```
     ///
     /// - Throws: ``StowageError/Code/wrongKind`` when `path` is a file, and the errors of
     ///   ``save(_:to:in:options:)-(Data,_,_,_)``.
-    public func append(_ data: Data, to path: String, in location: Location, fileExtension: String? = nil,
-                       options: WriteOptions = .default) throws {
-        try append(contentsOf: [data], to: path, in: location, fileExtension: fileExtension, options: options)
-    }
-
-    /// Appends each of `items` to the numbered folder at `path` as its own file, numbered in order.
-    ///
-    /// The spelling `Disk.append(_: [Data], ...)` uses: the same as
-    /// ``append(contentsOf:to:in:fileExtension:options:)``. A `[Data]` never becomes one JSON
-    /// file, however it was produced (a variable, a `map`, a generic `Value`).
-    ///
-    /// ```swift
-    /// try store.append(newVideos, to: "videos/", in: .documents)  // videos/2, videos/3, ...
-    /// ```
-    ///
-    /// - Throws: as ``append(_:to:in:fileExtension:options:)-(Data,_,_,_,_)``.
-    public func append(_ items: [Data], to path: String, in location: Location, fileExtension: String? = nil,
-                       options: WriteOptions = .default) throws {
-        try append(contentsOf: items, to: path, in: location, fileExtension: fileExtension, options: options)
+    public func appendToFolder(_ data: Data, to path: String, in location: Location, fileExtension: String? = nil,
+                               options: WriteOptions = .default) throws {
+        try appendToFolder(contentsOf: [data], to: path, in: location, fileExtension: fileExtension, options: options)
     }
 
     /// Appends several files to the numbered folder at `path`, numbered in order.
     ///
     /// ```swift
-    /// try store.append(contentsOf: newPages, to: "Scans/receipt", in: .documents)
+    /// try store.appendToFolder(contentsOf: newPages, to: "Scans/receipt", in: .documents)
     /// ```
     ///
-    /// - Throws: as ``append(_:to:in:fileExtension:options:)-(Data,_,_,_,_)``.
-    public func append(contentsOf items: [Data], to path: String, in location: Location,
-                       fileExtension: String? = nil, options: WriteOptions = .default) throws {
+    /// - Throws: as ``appendToFolder(_:to:in:fileExtension:options:)``.
+    public func appendToFolder(contentsOf items: [Data], to path: String, in location: Location,
+                               fileExtension: String? = nil, options: WriteOptions = .default) throws {
         try perform(.append, location, path) {
             let relative = try RelativePath(path)
             let durable = options.isDurable(in: location)
@@ -189,7 +177,7 @@ extension Store {
         return entries.sorted { $0.number < $1.number }
     }
 
-    /// The names of the regular files in `folder` in the order ``retrieve(_:from:in:)-([Data].Type,_,_)``
+    /// The names of the regular files in `folder` in the order ``retrieveFolder(from:in:)``
     /// returns them: numbered files by number (equal numbers by name), then the others by their
     /// names' bytes; hidden files, folders and links left out. Names are bytes: a file whose
     /// name is not UTF-8 is read under that name, never under a repaired one.
@@ -265,5 +253,45 @@ extension Store {
             }
             try Removal.removeItem(aside, in: folder)
         }
+    }
+}
+
+// MARK: Earlier spellings, kept for one release
+
+extension Store {
+    /// ``saveFolder(_:to:in:fileExtension:options:)``, in its earlier spelling, an overload of
+    /// `save` that wrote a folder where a JSON file may have been meant.
+    @available(*, deprecated, renamed: "saveFolder(_:to:in:fileExtension:options:)")
+    public func save(_ items: [Data], to path: String, in location: Location, fileExtension: String? = nil,
+                     options: WriteOptions = .default) throws {
+        try saveFolder(items, to: path, in: location, fileExtension: fileExtension, options: options)
+    }
+
+    /// ``retrieveFolder(from:in:)``, in its earlier spelling.
+    @available(*, deprecated, message: "use retrieveFolder(from:in:)")
+    public func retrieve(_ type: [Data].Type, from path: String, in location: Location) throws -> [Data] {
+        try retrieveFolder(from: path, in: location)
+    }
+
+    /// ``appendToFolder(_:to:in:fileExtension:options:)``, in its earlier spelling.
+    @available(*, deprecated, renamed: "appendToFolder(_:to:in:fileExtension:options:)")
+    public func append(_ data: Data, to path: String, in location: Location, fileExtension: String? = nil,
+                       options: WriteOptions = .default) throws {
+        try appendToFolder(data, to: path, in: location, fileExtension: fileExtension, options: options)
+    }
+
+    /// ``appendToFolder(contentsOf:to:in:fileExtension:options:)``, in an earlier spelling (the
+    /// one `Disk.append(_: [Data], ...)` uses).
+    @available(*, deprecated, renamed: "appendToFolder(contentsOf:to:in:fileExtension:options:)")
+    public func append(_ items: [Data], to path: String, in location: Location, fileExtension: String? = nil,
+                       options: WriteOptions = .default) throws {
+        try appendToFolder(contentsOf: items, to: path, in: location, fileExtension: fileExtension, options: options)
+    }
+
+    /// ``appendToFolder(contentsOf:to:in:fileExtension:options:)``, in its earlier spelling.
+    @available(*, deprecated, renamed: "appendToFolder(contentsOf:to:in:fileExtension:options:)")
+    public func append(contentsOf items: [Data], to path: String, in location: Location,
+                       fileExtension: String? = nil, options: WriteOptions = .default) throws {
+        try appendToFolder(contentsOf: items, to: path, in: location, fileExtension: fileExtension, options: options)
     }
 }

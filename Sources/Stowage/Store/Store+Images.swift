@@ -108,18 +108,18 @@ extension Store {
     ///
     /// - Throws: ``StowageError/Code/encodingFailed`` naming the file of the first image that
     ///   cannot be encoded (nothing is written then), ``StowageError/Code/invalidArgument`` for a
-    ///   quality outside 0...1, and the errors of ``save(_:to:in:fileExtension:options:)``.
+    ///   quality outside 0...1, and the errors of ``saveFolder(_:to:in:fileExtension:options:)``.
     public func save<Image: StorableImage>(_ images: [Image], to path: String, in location: Location, format: ImageFormat = .png,
                                            options: WriteOptions = .default) throws {
         try checkQuality(of: format, path: path, location: location, operation: .save)
         let data = try images.enumerated().map { index, image in
             try encoded(image, as: format, path: "\(path)/\(index).\(format.fileExtension)", location: location, operation: .save)
         }
-        try save(data, to: path, in: location, fileExtension: format.fileExtension, options: options)
+        try saveFolder(data, to: path, in: location, fileExtension: format.fileExtension, options: options)
     }
 
     /// Retrieves the images of the folder at `path`, in the order of
-    /// ``retrieve(_:from:in:)->[Data]`` (numbered files by number).
+    /// ``retrieveFolder(from:in:)`` (numbered files by number).
     ///
     /// Unlike `Disk`, which leaves out a file that is not an image, a folder holding one is an error.
     ///
@@ -128,7 +128,7 @@ extension Store {
     /// ```
     ///
     /// - Throws: ``StowageError/Code/decodingFailed`` naming the first file that is not an image
-    ///   and its index, and the errors of ``retrieve(_:from:in:)->[Data]``.
+    ///   and its index, and the errors of ``retrieveFolder(from:in:)``.
     public func retrieve<Image: StorableImage>(_ type: [Image].Type, from path: String, in location: Location) throws -> [Image] {
         try retrieveNamedFiles(from: path, in: location).enumerated().map { index, file in
             guard let image = Image.decodedImage(from: file.data) else {
@@ -154,7 +154,7 @@ extension Store {
     ///     new or empty folder).
     ///   - jpegQuality: The quality when `format` is `nil` and the folder holds JPEG files.
     ///   - options: Durability and protection of the new file.
-    /// - Throws: as ``append(_:to:in:fileExtension:options:)-(Data,_,_,_,_)``, and
+    /// - Throws: as ``appendToFolder(_:to:in:fileExtension:options:)``, and
     ///   ``StowageError/Code/encodingFailed``.
     public func append<Image: StorableImage>(_ image: Image, to path: String, in location: Location, format: ImageFormat? = nil,
                                              jpegQuality: Double = 1, options: WriteOptions = .default) throws {
@@ -172,7 +172,7 @@ extension Store {
             chosen = try last.map { try imageFormat(forName: path + "/" + $0.name, jpegQuality: jpegQuality, operation: .append, location: location) } ?? .png
         }
         let data = try encoded(image, as: chosen, path: path, location: location, operation: .append)
-        try append(data, to: path, in: location, fileExtension: chosen.fileExtension, options: options)
+        try appendToFolder(data, to: path, in: location, fileExtension: chosen.fileExtension, options: options)
     }
 
     private func imageFormat(forName name: String, jpegQuality: Double, operation: StowageError.Operation,

@@ -25,7 +25,8 @@ extension Store {
     /// `false` means nothing is there: the item is missing, a folder on the way is missing, or a
     /// file is on the way (`"a/b"` where `a` is a file names nothing). When Stowage cannot look,
     /// it throws rather than guess. For the answer `Disk.exists` gives, which is `false` for
-    /// anything it cannot find, use ``contains(_:in:)``.
+    /// anything it cannot find, write `(try? store.exists(path, in: location)) == true`: a hint,
+    /// never a reason to create or overwrite something.
     ///
     /// ```swift
     /// if try store.exists("Inbox/messages.json", in: .documents) { ... }
@@ -43,23 +44,11 @@ extension Store {
         }
     }
 
-    /// Whether `path` in `location` names an item Stowage can reach: ``exists(_:in:)`` without
-    /// `try`, for code ported from `Disk` (`if Disk.exists(path, in: .documents)` becomes
-    /// `if store.contains(path, in: .documents)`).
-    ///
-    /// Best effort, like `Disk.exists` and `FileManager.fileExists(atPath:)`: `false` for a
-    /// missing item and also for every path ``exists(_:in:)`` throws for (an invalid path such as
-    /// `""` or `"../x"`, a path through a symbolic link, a folder that cannot be searched). Use
-    /// ``exists(_:in:)`` when "could not tell" must not read as "no", for example before
-    /// deciding to create something.
-    ///
-    /// ```swift
-    /// if store.contains("Inbox/draft.json", in: .documents) {
-    ///     showDraftBadge()  // a hint for the screen; nothing is created or overwritten on its word
-    /// }
-    /// ```
+    /// Whether `path` in `location` names an item Stowage can reach, every error read as "no":
+    /// the earlier second name of ``exists(_:in:)``, one question with one name now.
+    @available(*, deprecated, message: "use try exists(_:in:); (try? exists(_:in:)) == true where an error may read as \"no\"")
     public func contains(_ path: String, in location: Location) -> Bool {
-        (try? exists(path, in: location)) ?? false  // best effort, as documented: errors read as "no"
+        (try? exists(path, in: location)) == true  // best effort, as documented: errors read as "no"
     }
 
     /// Whether the item at `path` in `location` is a folder (a link to a folder is not).

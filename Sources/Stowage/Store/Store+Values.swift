@@ -10,7 +10,7 @@ extension Store {
     /// saved can be retrieved as what it is: a `Data` is written as its bytes
     /// (``save(_:to:in:options:)-(Data,_,_,_)``) and a `[Data]`, even one built by `map` or
     /// passed through generic code, as a folder of numbered files
-    /// (``save(_:to:in:fileExtension:options:)``), never as JSON of base64 strings.
+    /// (``saveFolder(_:to:in:fileExtension:options:)``), never as JSON of base64 strings.
     ///
     /// ```swift
     /// try store.save(settings, to: "settings.json", in: .applicationSupport)
@@ -20,7 +20,7 @@ extension Store {
     ///   ``StowageError/Code/invalidPath``, ``StowageError/Code/wrongKind`` when a folder is in
     ///   the way, ``StowageError/Code/noSpace`` (the previous file is intact and no temporary
     ///   file remains), ``StowageError/Code/permissionDenied``, ``StowageError/Code/ioFailure``;
-    ///   for a `[Data]`, those of ``save(_:to:in:fileExtension:options:)``, which this form calls
+    ///   for a `[Data]`, those of ``saveFolder(_:to:in:fileExtension:options:)``, which this form calls
     ///   with ``WriteOptions/replacesExistingFolder`` set (a save replaces what it saves over,
     ///   whatever the type; call the `[Data]` form itself to refuse an existing folder).
     public func save<Value: Encodable>(_ value: Value, to path: String, in location: Location,
@@ -32,7 +32,7 @@ extension Store {
             // A save replaces what it saves over, for `[Data]` too in generic code: the folder.
             var replacing = options
             replacing.replacesExistingFolder = true
-            return try save(items, to: path, in: location, fileExtension: nil, options: replacing)
+            return try saveFolder(items, to: path, in: location, options: replacing)
         }
         let data: Data
         do {
@@ -54,7 +54,7 @@ extension Store {
     ///
     /// As for saving, `Data` and `[Data]` keep their own forms whatever their static type: in
     /// generic code where `Value` is `Data`, the file's bytes are returned, and where it is
-    /// `[Data]`, the files of the folder (as `retrieve([Data].self, from:in:)`).
+    /// `[Data]`, the files of the folder (as ``retrieveFolder(from:in:)``).
     ///
     /// ```swift
     /// let settings = try store.retrieve(Settings.self, from: "settings.json", in: .applicationSupport)
@@ -68,7 +68,7 @@ extension Store {
         if Value.self == Data.self, let data = try readFile(path, in: location, operation: .retrieve) as? Value {
             return data
         }
-        if Value.self == [Data].self, let items = try retrieve([Data].self, from: path, in: location) as? Value {
+        if Value.self == [Data].self, let items = try retrieveFolder(from: path, in: location) as? Value {
             return items
         }
         let data = try readFile(path, in: location, operation: .retrieve)

@@ -6,14 +6,14 @@ import Foundation
 /// (bind mounts included), never removes a file or folder marked ``Marker/pinned``, removes
 /// only the folders it empties (never one that was empty already), and reclaims the
 /// leftover temporary files of interrupted atomic writes (older than
-/// ``SweepPolicy/leftoverGracePeriod``, or at once for a ``DiskCache`` set's staged file whose
+/// ``SweepPolicy/leftoverMinimumAge``, or at once for a ``DiskCache`` set's staged file whose
 /// writer is gone). Stowage's own bookkeeping files (`CACHEDIR.TAG`,
 /// append journals, the last-sweep record) are never touched. A file that changed after it was
 /// chosen is kept and reported. Sweeps of one folder by several processes at once take turns
 /// (an exclusive `flock` on the folder).
 ///
 /// ```swift
-/// let sweeper = Sweeper(policy: SweepPolicy(maximumAllocatedSize: 200_000_000))
+/// let sweeper = Sweeper(policy: SweepPolicy(maximumAllocatedBytes: 200_000_000))
 /// let preview = try sweeper.sweep(cachesURL, dryRun: true)
 /// let report = try sweeper.sweep(cachesURL)   // removes what the preview listed
 /// ```
@@ -58,7 +58,7 @@ public struct Sweeper: Sendable {
     /// is ``sweep(_:dryRun:now:allowingSystemFolders:)``: the same rules, refusals and report.
     ///
     /// ```swift
-    /// let report = try await Sweeper(policy: SweepPolicy(maximumAllocatedSize: 200_000_000)).sweep(cachesURL) { progress in
+    /// let report = try await Sweeper(policy: SweepPolicy(maximumAllocatedBytes: 200_000_000)).sweep(cachesURL) { progress in
     ///     print("\(progress.phase): \(progress.items) files, \(ByteCount(progress.bytes).formatted())")
     /// }
     /// print("freed \(ByteCount(report.freedAllocatedBytes).formatted())" + (report.wasCancelled ? " (cancelled)" : ""))

@@ -307,7 +307,9 @@ final class ScanEngine: @unchecked Sendable {
                 if listsChildren {
                     childItems.append(register(UsageItem(pathBytes: childPath.bytes, depth: childDepth, isFolder: status.kind == .folder,
                                                          logicalBytes: status.size, allocatedBytes: status.allocatedSize,
-                                                         fileCount: status.kind == .file ? 1 : 0)))
+                                                         fileCount: status.kind == .file ? 1 : 0,
+                                                         modificationDate: Date(timeIntervalSince1970: status.modificationTime),
+                                                         hardLink: UsageHardLink(status))))
                 }
                 if status.kind == .file {
                     accumulator.largest.offer(path: childPath, status: status)
@@ -424,7 +426,7 @@ struct LargestFiles {
         insert((path, status.size, status.allocatedSize))
     }
 
-    private mutating func insert(_ entry: Entry) {
+    mutating func insert(_ entry: Entry) {
         guard limit > 0 else { return }
         if entries.count < limit {
             entries.append(entry)

@@ -59,6 +59,12 @@ extension UsageReport {
         struct Key: Hashable {
             var path: [UInt8]
             var depth: Int
+
+            /// The path's bytes hashed at once (byte by byte, hashing was most of a large tree's time).
+            func hash(into hasher: inout Hasher) {
+                path.withUnsafeBytes { hasher.combine(bytes: $0) }
+                hasher.combine(depth)
+            }
         }
         let slash = UInt8(ascii: "/")
         func parentPath(of path: [UInt8]) -> [UInt8] {

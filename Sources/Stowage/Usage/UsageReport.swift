@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a usage scan found: sizes, counts, the largest files, a breakdown, and the problems met.
 ///
 /// Sizes come from `lstat`: ``logicalBytes`` sums `st_size` (what `du -b` prints) and
@@ -31,7 +33,7 @@ public struct UsageReport: Sendable, Hashable, Codable {
     /// ```
     ///
     /// Encoded only when `true` (as `wasCancelled`), so a complete report's JSON is unchanged.
-    public var wasCancelled = false
+    @OmittedWhenFalse public var wasCancelled = false
 
     /// The logical bytes of all roots.
     public var logicalBytes: Int64 { totals.logicalBytes }
@@ -39,41 +41,11 @@ public struct UsageReport: Sendable, Hashable, Codable {
     public var allocatedBytes: Int64 { totals.allocatedBytes }
 }
 
-extension UsageReport {
-    /// The JSON names: the properties' own.
-    private enum CodingKeys: String, CodingKey {
-        case roots, totals, skippedHardLinkCount, largestFiles, breakdown, issues, wasCancelled
-    }
-
-    /// Decodes what ``encode(to:)`` wrote; `wasCancelled` is `false` when absent.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        roots = try container.decode([UsageTotals].self, forKey: .roots)
-        totals = try container.decode(UsageTotals.self, forKey: .totals)
-        skippedHardLinkCount = try container.decode(Int.self, forKey: .skippedHardLinkCount)
-        largestFiles = try container.decode([UsageItem].self, forKey: .largestFiles)
-        breakdown = try container.decode([UsageItem].self, forKey: .breakdown)
-        issues = try container.decode([UsageIssue].self, forKey: .issues)
-        wasCancelled = try container.decodeFlag(forKey: .wasCancelled)
-    }
-
-    /// Encodes every property under its own name, and `wasCancelled` only when it is `true`.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(roots, forKey: .roots)
-        try container.encode(totals, forKey: .totals)
-        try container.encode(skippedHardLinkCount, forKey: .skippedHardLinkCount)
-        try container.encode(largestFiles, forKey: .largestFiles)
-        try container.encode(breakdown, forKey: .breakdown)
-        try container.encode(issues, forKey: .issues)
-        try container.encodeIfTrue(wasCancelled, forKey: .wasCancelled)
-    }
-}
 
 /// Sizes and counts of a tree.
 public struct UsageTotals: Sendable, Hashable, Codable {
-    /// The root's path, or `nil` for a sum over several roots.
-    public var path: String?
+    /// The root's path, or `nil` for a sum over several roots (`null` in JSON).
+    @NullWhenAbsent public var path: String?
     /// Sum of `st_size`.
     public var logicalBytes: Int64 = 0
     /// Sum of `st_blocks * 512`.
@@ -95,24 +67,10 @@ public struct UsageTotals: Sendable, Hashable, Codable {
     /// let report = UsageScanner().scan([photos, photos.appending(path: "2024")])
     /// report.roots[1].alreadyCountedIn  // photos' path: 2024 is counted once, under photos
     /// ```
-    public var alreadyCountedIn: String?
+    @NullWhenAbsent public var alreadyCountedIn: String?
 
     /// Empty totals for `path`.
     public init(path: String? = nil) { self.path = path }
-
-    /// Encodes every property under its own name; `path` is `null` for a sum over several
-    /// roots, `alreadyCountedIn` `null` unless an earlier root counted this one.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(path, forKey: .path)
-        try container.encode(logicalBytes, forKey: .logicalBytes)
-        try container.encode(allocatedBytes, forKey: .allocatedBytes)
-        try container.encode(fileCount, forKey: .fileCount)
-        try container.encode(folderCount, forKey: .folderCount)
-        try container.encode(symbolicLinkCount, forKey: .symbolicLinkCount)
-        try container.encode(otherCount, forKey: .otherCount)
-        try container.encode(alreadyCountedIn, forKey: .alreadyCountedIn)
-    }
 
     mutating func add(_ status: FileStatus) {
         logicalBytes += status.size
@@ -143,8 +101,8 @@ public struct UsageTotals: Sendable, Hashable, Codable {
 public struct UsageItem: Sendable, Hashable, Codable {
     /// The full path, as text (see ``pathBytes`` for the exact bytes).
     public var path: String
-    /// The full path, byte for byte.
-    public var pathBytes: [UInt8]
+    /// The full path, byte for byte (`pathBase64` in JSON, only when it is not UTF-8).
+    @Base64WhenNotUTF8 public var pathBytes: [UInt8]
     /// How many levels below its root it is (1 for a root's direct children).
     public var depth: Int
     /// Whether it is a folder (with totals of its contents) or a single item.
@@ -155,9 +113,20 @@ public struct UsageItem: Sendable, Hashable, Codable {
     public var allocatedBytes: Int64
     /// Files inside (1 for a file).
     public var fileCount: Int
+    /// When the file or folder itself was last modified (`st_mtime`; for a folder, when an entry
+    /// was last added, removed or renamed in it, not the newest time inside), for the items of
+    /// the breakdown; `nil` for a root's and the largest files' items, and in JSON written
+    /// before it was recorded. In JSON only when known.
+    public var modificationDate: Date?
+    /// For a file with several hard links (`st_nlink` above 1): its identity and link count,
+    /// which a saved scan carries (ncdu's `dev`, `ino`, `nlink` and `hlnkc`) so that a reader
+    /// counts the file once; `nil` for everything else. In JSON only when set.
+    public var hardLink: UsageHardLink?
 
     /// An item at the path spelled by the bytes `pathBytes`.
-    init(pathBytes: [UInt8], depth: Int, isFolder: Bool, logicalBytes: Int64, allocatedBytes: Int64, fileCount: Int) {
+    init(pathBytes: [UInt8], depth: Int, isFolder: Bool, logicalBytes: Int64, allocatedBytes: Int64, fileCount: Int,
+         modificationDate: Date? = nil, hardLink: UsageHardLink? = nil) {
+        self.hardLink = hardLink
         path = ReportedPath.text(pathBytes)
         self.pathBytes = pathBytes
         self.depth = depth
@@ -165,6 +134,7 @@ public struct UsageItem: Sendable, Hashable, Codable {
         self.logicalBytes = logicalBytes
         self.allocatedBytes = allocatedBytes
         self.fileCount = fileCount
+        self.modificationDate = modificationDate
     }
 
     /// An item at `path` (its UTF-8 bytes).
@@ -175,29 +145,25 @@ public struct UsageItem: Sendable, Hashable, Codable {
 
     /// The JSON names: the properties' own, ``pathBytes`` written as `pathBase64` (see ``ReportedPath``).
     private enum CodingKeys: String, CodingKey {
-        case path, pathBase64, depth, isFolder, logicalBytes, allocatedBytes, fileCount
+        case path, pathBytes = "pathBase64", depth, isFolder, logicalBytes, allocatedBytes, fileCount, modificationDate, hardLink
     }
+}
 
-    /// Encodes every property under its own name, and `pathBase64` only when the path is not UTF-8.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try ReportedPath.encode(text: path, bytes: pathBytes, path: .path, base64: .pathBase64, into: &container)
-        try container.encode(depth, forKey: .depth)
-        try container.encode(isFolder, forKey: .isFolder)
-        try container.encode(logicalBytes, forKey: .logicalBytes)
-        try container.encode(allocatedBytes, forKey: .allocatedBytes)
-        try container.encode(fileCount, forKey: .fileCount)
-    }
+/// The identity of a file with several hard links: what tells two of its names apart from two
+/// files (see ``UsageItem/hardLink``).
+public struct UsageHardLink: Sendable, Hashable, Codable {
+    /// The device it is on (`st_dev`).
+    public var device: UInt64
+    /// Its inode number (`st_ino`).
+    public var inode: UInt64
+    /// Its names (`st_nlink`), when the scan made knows; `nil` when a saved scan did not say.
+    public var linkCount: UInt64?
 
-    /// Decodes what ``encode(to:)`` wrote.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        (path, pathBytes) = try ReportedPath.decode(path: .path, base64: .pathBase64, from: container)
-        depth = try container.decode(Int.self, forKey: .depth)
-        isFolder = try container.decode(Bool.self, forKey: .isFolder)
-        logicalBytes = try container.decode(Int64.self, forKey: .logicalBytes)
-        allocatedBytes = try container.decode(Int64.self, forKey: .allocatedBytes)
-        fileCount = try container.decode(Int.self, forKey: .fileCount)
+    /// The identity `device` and `inode`, with `linkCount` names.
+    public init(device: UInt64, inode: UInt64, linkCount: UInt64?) {
+        self.device = device
+        self.inode = inode
+        self.linkCount = linkCount
     }
 }
 
@@ -215,5 +181,13 @@ extension UsageIssue {
         } else {
             self.init(pathBytes: pathBytes, errno: nil, message: String(describing: error))
         }
+    }
+}
+
+extension UsageHardLink {
+    /// The identity of the file of `status` when it has several hard links; `nil` otherwise.
+    init?(_ status: FileStatus) {
+        guard status.kind == .file, status.linkCount > 1 else { return nil }
+        self.init(device: status.device, inode: status.inode, linkCount: status.linkCount)
     }
 }

@@ -51,7 +51,7 @@ enum JSONOutput {
 
 /// One line of `--json-lines`: the event's name and time, then the payload's own keys.
 struct EventLine<Payload: Encodable>: Encodable {
-    var event: String
+    var event: EventName
     var date: Date
     var payload: Payload
 
@@ -69,25 +69,3 @@ struct EventLine<Payload: Encodable>: Encodable {
 /// An event with no figures of its own.
 struct EmptyPayload: Encodable {}
 
-/// An optional property that is written as `null` when it has no value, instead of being left
-/// out as synthesized `Encodable` leaves it: the vocabulary's "keys are never left out", with
-/// synthesized conformances.
-///
-/// ```swift
-/// struct ContainerJSON: Encodable {
-///     @NullWhenAbsent var root: String?   // "root": null
-/// }
-/// ```
-@propertyWrapper
-struct NullWhenAbsent<Value: Encodable>: Encodable {
-    var wrappedValue: Value?
-
-    init(wrappedValue: Value?) { self.wrappedValue = wrappedValue }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        if let wrappedValue { try container.encode(wrappedValue) } else { try container.encodeNil() }
-    }
-}
-
-extension NullWhenAbsent: Sendable where Value: Sendable {}

@@ -32,7 +32,7 @@ struct WatchReliefJSON: Encodable {
         isSatisfied = relief.isSatisfied
         isSimulated = relief.isSimulated
         steps = relief.steps.map {
-            Step(location: $0.location, removedFileCount: $0.report.removed.count, freedAllocatedBytes: $0.report.freedAllocatedBytes)
+            Step(location: $0.location.identifier, removedFileCount: $0.report.removed.count, freedAllocatedBytes: $0.report.freedAllocatedBytes)
         }
     }
 }

@@ -25,6 +25,23 @@ struct StowageTestingSnippets {
         #expect(try store.retrieve(Data.self, from: "draft.bin", in: .documents).count == 4_096)
     }
     // end snippet
+
+    var container: Container { scratch.container }
+
+    /// What the disk-leak example's code under test does: writes thumbnails and removes them.
+    func renderAndDiscardThumbnails(in folder: URL) throws {
+        for index in 0..<3 { try Data(count: 1000).write(to: folder.appending(path: "t\(index).png")) }
+        for index in 0..<3 { try FileManager.default.removeItem(at: folder.appending(path: "t\(index).png")) }
+    }
+
+    // snippet StowageTesting/disk-leak
+    @Test func thumbnailsLeaveNothingBehind() throws {
+        let caches = try container.url(for: .caches)
+        try withDiskGrowthCheck(in: [caches], atMost: 8_192, inodes: 2) {
+            try renderAndDiscardThumbnails(in: caches)
+        }
+    }
+    // end snippet
 }
 
 /// The landing page's XCTest example.

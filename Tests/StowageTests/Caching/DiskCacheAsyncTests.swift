@@ -18,7 +18,7 @@ struct DiskCacheAsyncTests {
         let folder = TestFolder()
         let cache = try DiskCache(folder: folder.file("cache"))
         try await cache.set(Data("bytes".utf8), for: "data")
-        try await cache.set(Thumbnail(width: 64, name: "a"), for: "value", expiresAfter: 60)
+        try await cache.set(Thumbnail(width: 64, name: "a"), for: "value", expiresAfter: .seconds(60))
         #expect(try await cache.data(for: "data") == Data("bytes".utf8))
         #expect(try await cache.value(Thumbnail.self, for: "value") == Thumbnail(width: 64, name: "a"))
         #expect(try await cache.data(for: "missing") == nil)
@@ -32,7 +32,7 @@ struct DiskCacheAsyncTests {
     @Test("a task cancelled before a set, a read or a remove begins throws CancellationError and changes nothing")
     func cancelledBefore() async throws {
         let folder = TestFolder()
-        let cache = try DiskCache(folder: folder.file("cache"), limits: DiskCache.Limits(memoryCapacity: 0))
+        let cache = try DiskCache(folder: folder.file("cache"), limits: DiskCache.Limits(memoryCapacityBytes: 0))
         try await cache.set(Data("kept".utf8), for: "k")
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
@@ -60,7 +60,7 @@ struct DiskCacheAsyncTests {
     func removeAllCancelled() async throws {
         let folder = TestFolder()
         let url = folder.file("cache")
-        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(memoryCapacity: 0))
+        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(memoryCapacityBytes: 0))
         // The removal's progress comes from its own thread, after every file (interval zero), and
         // cancels the task from there once 100 files are gone.
         for index in 0..<12_000 { try await cache.set(Data(count: 10), for: "k\(index)") }

@@ -12,7 +12,7 @@ struct DiskCacheFullDiskTests {
         let folder = TestFolder()
         let volume = try ScratchVolume.mount(size: "8m", in: folder)
         let url = volume.url.appending(path: "cache")
-        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(memoryCapacity: 0))
+        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(memoryCapacityBytes: 0))
         // Eight entries of 2 pages each, used oldest first: "e0" is the least recently used.
         for index in 0..<8 {
             try cache.set(Data(repeating: UInt8(index), count: 6000), for: "e\(index)")
@@ -39,11 +39,11 @@ struct DiskCacheFullDiskTests {
         #expect(folder.leftoverTemporaryItems(prefixes: [TemporaryItem.prefix]).isEmpty, "no temporary file left")
         let after = try CacheFolder.entries(in: url)
         #expect(after.files == disk.files, "a write that cannot fit evicts nothing: \(after.files) of \(disk.files) entries left")
-        let reopened = try DiskCache(folder: url, limits: DiskCache.Limits(memoryCapacity: 0))
+        let reopened = try DiskCache(folder: url, limits: DiskCache.Limits(memoryCapacityBytes: 0))
         #expect(reopened.count == after.files && reopened.allocatedBytes == after.allocatedBytes)
 
         // An empty cache on a full volume has nothing to give: noSpace at once.
-        let empty = try DiskCache(folder: url.appending(path: "../empty-cache"), limits: DiskCache.Limits(memoryCapacity: 0))
+        let empty = try DiskCache(folder: url.appending(path: "../empty-cache"), limits: DiskCache.Limits(memoryCapacityBytes: 0))
         _ = try? Filler(plan: FillPlan(volume: volume.url, goal: .leaving(0))).fill()
         let emptyError = expectStowageError(.noSpace) { try empty.set(Data(count: 6000), for: "first") }
         #expect(emptyError?.path?.contains("[first]") == true)
@@ -78,7 +78,7 @@ struct DiskCacheFullDiskTests {
             try #require(figures.available == available && figures.blockSize == blockSize)
             // Made on the full volume: its folders, `CACHEDIR.TAG` and index take five blocks of N.
             let cache = try DiskCache(name: "c", in: Container(root: root),
-                                      limits: DiskCache.Limits(maximumAllocatedSize: 40_000, memoryCapacity: 0))
+                                      limits: DiskCache.Limits(maximumAllocatedBytes: 40_000, memoryCapacityBytes: 0))
             for index in 0..<12 {
                 let value = Data(repeating: UInt8(index), count: 3000)
                 let before = try CacheFolder.entries(in: cache.folder)

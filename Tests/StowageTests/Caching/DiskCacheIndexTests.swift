@@ -66,7 +66,7 @@ struct DiskCacheIndexTests {
         var random = SeededRandom(for: "randomBytes")
         let folder = TestFolder()
         let url = folder.file("cache")
-        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(maximumAllocatedSize: 200_000))
+        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(maximumAllocatedBytes: 200_000))
         let index = url.appending(path: CacheIndex.name)
         for round in 0..<40 {
             try cache.set(Data(count: Int.random(in: 1...20_000, using: &random)), for: "k\(round % 12)")
@@ -93,7 +93,7 @@ struct DiskCacheIndexTests {
         // units); these do, so only the check word can tell.
         let folder = TestFolder()
         let url = folder.file("cache")
-        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(maximumAllocatedSize: 200_000, memoryCapacity: 0))
+        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(maximumAllocatedBytes: 200_000, memoryCapacityBytes: 0))
         try cache.set(Data(count: 100), for: "k")
         let words: [UInt64] = [CacheIndex.magic, 0, 40 * 4096, 40, 12_345, 0x0123_4567_89AB_CDEF, 0, 0]
         var bytes = Data()
@@ -115,7 +115,7 @@ struct DiskCacheIndexTests {
     func somethingInTheWay(kind: InTheWay) throws {
         let folder = TestFolder()
         let url = folder.file("cache")
-        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(maximumCount: 10, memoryCapacity: 0))
+        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(maximumCount: 10, memoryCapacityBytes: 0))
         try cache.set(Data("kept".utf8), for: "kept")
         let index = url.appending(path: CacheIndex.name)
         let outside = folder.file("outside")
@@ -162,7 +162,7 @@ struct DiskCacheIndexTests {
     func folderRemovedMidChange(operation: String) throws {
         let folder = TestFolder()
         let url = folder.file("cache")
-        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(maximumCount: 3, memoryCapacity: 0))
+        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(maximumCount: 3, memoryCapacityBytes: 0))
         try cache.set(Data("old".utf8), for: "old")
         let probe = TestProbe()
         probe.on(.cacheChanging) { hit in

@@ -13,7 +13,7 @@ struct DiskCacheLeftoverTests {
     func killedWritersLeftovers() throws {
         let folder = TestFolder()
         let url = folder.file("cache")
-        let limits = DiskCache.Limits(maximumAllocatedSize: 100_000, memoryCapacity: 0)
+        let limits = DiskCache.Limits(maximumAllocatedBytes: 100_000, memoryCapacityBytes: 0)
         let cache = try DiskCache(folder: url, limits: limits)
         let killed = 6
         try killWriters(killed, in: url)
@@ -44,7 +44,7 @@ struct DiskCacheLeftoverTests {
     func removalReclaims() throws {
         let folder = TestFolder()
         let url = folder.file("cache")
-        let cache = try DiskCache(folder: url, limits: .init(memoryCapacity: 0))
+        let cache = try DiskCache(folder: url, limits: .init(memoryCapacityBytes: 0))
         try killWriters(2, in: url)
         #expect(staged(url).count == 2)
         try cache.remove("absent")
@@ -55,7 +55,7 @@ struct DiskCacheLeftoverTests {
     func probeBoundaries() throws {
         let folder = TestFolder()
         let url = folder.file("cache")
-        let cache = try DiskCache(folder: url, limits: .init(memoryCapacity: 0))
+        let cache = try DiskCache(folder: url, limits: .init(memoryCapacityBytes: 0))
         try cache.set(Data(count: 10), for: "k")  // makes the staging folder
         let staging = url.appending(path: TemporaryItem.stagingFolder)
         let lockedName = TemporaryItem.heldPrefix + "locked"

@@ -75,15 +75,15 @@ struct DiskCacheMemoryTierTests {
     func capacity() throws {
         let folder = TestFolder()
         let url = folder.file("cache")
-        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(memoryCapacity: 4000))
+        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(memoryCapacityBytes: 4000))
         try cache.set(Data(count: 1000), for: "a")
         try cache.set(Data(count: 1000), for: "b")
         try cache.set(Data(count: 1000), for: "c")
         try cache.set(Data(count: 1000), for: "d")
-        #expect(cache.memoryCost == 4000, "exactly at its capacity")
+        #expect(cache.memoryCostBytes == 4000, "exactly at its capacity")
         _ = try cache.data(for: "a")  // a is now the most recently used
         try cache.set(Data(count: 1000), for: "e")
-        #expect(cache.memoryCost == 4000)
+        #expect(cache.memoryCostBytes == 4000)
         // b was the least recently used: gone from memory, still on disk.
         let (fanOut, name) = DiskCache.fileName(for: "b")
         let (fanOutA, nameA) = DiskCache.fileName(for: "a")
@@ -92,10 +92,10 @@ struct DiskCacheMemoryTierTests {
         #expect(try cache.data(for: "b") == nil, "b was out of memory: read from disk")
         #expect(try cache.data(for: "a") == Data(count: 1000), "a stayed in memory")
         try cache.set(Data(count: 1001), for: "a")  // over a quarter of 4,000
-        #expect(cache.memoryCost == 4000 - 1000, "the big entry is not kept, and a's old value neither")
+        #expect(cache.memoryCostBytes == 4000 - 1000, "the big entry is not kept, and a's old value neither")
         #expect(try cache.data(for: "a") == Data(count: 1001), "from disk")
         try cache.set(Data(count: 1000), for: "exactly a quarter")
-        #expect(cache.memoryCost == 4000)
+        #expect(cache.memoryCostBytes == 4000)
     }
 
     /// Issue 30, item 4: the tier served what its own instance's eviction had just removed.
@@ -103,16 +103,16 @@ struct DiskCacheMemoryTierTests {
     func evictionEmptiesTheTier() throws {
         let folder = TestFolder()
         let url = folder.file("cache")
-        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(maximumAllocatedSize: 3 << 20))
+        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(maximumAllocatedBytes: 3 << 20))
         for index in 1...4 { try cache.set(Data(repeating: UInt8(index), count: 1 << 20), for: "key\(index)") }
-        let other = try DiskCache(folder: url, limits: DiskCache.Limits(memoryCapacity: 0))
+        let other = try DiskCache(folder: url, limits: DiskCache.Limits(memoryCapacityBytes: 0))
         #expect(try other.data(for: "key1") == nil, "the set of key4 evicted key1 from disk")
         for index in 1...4 {
             #expect(try cache.data(for: "key\(index)") == other.data(for: "key\(index)"), "key\(index): memory and disk agree")
         }
         // Larger than the size limit: evicted by its own set.
         let small = try DiskCache(folder: folder.file("small"),
-                                  limits: DiskCache.Limits(maximumAllocatedSize: 1 << 20, memoryCapacity: 16 << 20))
+                                  limits: DiskCache.Limits(maximumAllocatedBytes: 1 << 20, memoryCapacityBytes: 16 << 20))
         try small.set(Data(count: 1_100_000), for: "big")
         #expect(small.count == 0)
         #expect(try small.data(for: "big") == nil, "not served from memory after its own eviction")
@@ -124,23 +124,23 @@ struct DiskCacheMemoryTierTests {
         let cache = try DiskCache(folder: folder.file("cache"))
         // No clock raced: the cache's clock is set (an hour ahead, then past the expiry).
         try DiskCache.$wallClock.withValue({ 1_000 }) { () throws in
-            try cache.set(Data("later".utf8), for: "k", expiresAfter: 3600)
+            try cache.set(Data("later".utf8), for: "k", expiresAfter: .seconds(3600))
             #expect(try cache.data(for: "k") == Data("later".utf8))
         }
-        #expect(cache.memoryCost == 5, "the memory tier holds the entry it must not serve")
+        #expect(cache.memoryCostBytes == 5, "the memory tier holds the entry it must not serve")
         try DiskCache.$wallClock.withValue({ 4_600 }) { () throws in #expect(try cache.data(for: "k") == nil) }
         try cache.remove("k")
         try cache.set(Data("v".utf8), for: "v")
-        #expect(cache.memoryCost == 1)
+        #expect(cache.memoryCostBytes == 1)
         // The system's warning empties every registered tier; here only this one, so that the
         // memory tiers of tests running at the same time keep theirs.
         MemoryPressure.relieve { $0 === cache.memory }
-        #expect(cache.memoryCost == 0)
+        #expect(cache.memoryCostBytes == 0)
         #expect(try cache.data(for: "v") == Data("v".utf8), "from disk")
-        let off = try DiskCache(folder: folder.file("off"), limits: DiskCache.Limits(memoryCapacity: 0))
+        let off = try DiskCache(folder: folder.file("off"), limits: DiskCache.Limits(memoryCapacityBytes: 0))
         try off.set(Data("v".utf8), for: "v")
-        #expect(off.memoryCost == 0)
-        expectStowageError(.invalidArgument) { _ = try DiskCache(folder: folder.file("bad"), limits: DiskCache.Limits(memoryCapacity: -1)) }
+        #expect(off.memoryCostBytes == 0)
+        expectStowageError(.invalidArgument) { _ = try DiskCache(folder: folder.file("bad"), limits: DiskCache.Limits(memoryCapacityBytes: -1)) }
     }
 
     @Test("a cache folder made again behind the caches' backs never lets a memory tier see an old generation as current")

@@ -44,8 +44,8 @@ struct DiskCacheModelTests {
     // it has just written").
 
     static let keys = 14
-    static let limits = DiskCache.Limits(maximumAllocatedSize: 48 * 1024, maximumCount: 6, lowWatermark: 0.8,
-                                         memoryCapacity: 256 * 1024)
+    static let limits = DiskCache.Limits(maximumAllocatedBytes: 48 * 1024, maximumCount: 6, lowWatermark: 0.8,
+                                         memoryCapacityBytes: 256 * 1024)
     static let killPoints = ["cache.changing", "atomic-write.before-rename", "atomic-write.renamed", "cache.written",
                              "sweep.chosen", "cache.evicted"]
 
@@ -160,7 +160,7 @@ struct DiskCacheModelTests {
             self.url = url
             helper = try builtProduct("stowage-test-helper")
             instances = try (0..<2).map { _ in try DiskCache(folder: url, limits: DiskCacheModelTests.limits) }
-            disk = try DiskCache(folder: url, limits: DiskCache.Limits(memoryCapacity: 0))
+            disk = try DiskCache(folder: url, limits: DiskCache.Limits(memoryCapacityBytes: 0))
             for key in 0..<DiskCacheModelTests.keys { allowed[key] = [nil] }
         }
 
@@ -207,7 +207,7 @@ struct DiskCacheModelTests {
             case .set(let i, let key, let version, let size, let expiry):
                 let before = instances[i].sweepCount
                 try instances[i].set(CacheModelValue.data(key: key, version: version, size: size), for: "k\(key)",
-                                     expiresAfter: expiry.seconds)
+                                     expiresAfter: expiry.seconds.map { .seconds($0) })
                 if instances[i].sweepCount > before { evictedAll(but: key) }
                 allowed[key] = expiry.seconds.map { $0 <= 0 } == true ? [nil] : [version]
                 changed(by: i)
@@ -253,7 +253,7 @@ struct DiskCacheModelTests {
             var environment = ProcessInfo.processInfo.environment
             if let point { environment["STOWAGE_TEST_FAULTS"] = "\(point)@1=kill" }
             let limits = DiskCacheModelTests.limits
-            let child = try ChildProcess(helper, ["cache-model-set", url.fileSystemPath, String(limits.maximumAllocatedSize!),
+            let child = try ChildProcess(helper, ["cache-model-set", url.fileSystemPath, String(limits.maximumAllocatedBytes!),
                                                   String(limits.maximumCount!), String(key), String(version), String(size)],
                                          environment: environment)
             let result = try child.finish(within: .seconds(120))
@@ -325,7 +325,7 @@ struct DiskCacheModelTests {
             let entries = try CacheFolder.entries(in: url)
             if checkLimits {
                 let limits = DiskCacheModelTests.limits
-                guard entries.files <= limits.maximumCount!, entries.allocatedBytes <= limits.maximumAllocatedSize! else {
+                guard entries.files <= limits.maximumCount!, entries.allocatedBytes <= limits.maximumAllocatedBytes! else {
                     throw fail("after \(operation), the folder holds \(entries.files) entries of \(entries.allocatedBytes) bytes, over the limits")
                 }
             }
@@ -474,7 +474,7 @@ struct DiskCacheModelTests {
         // writes v2: the disk then holds what the model does not allow.
         let stale = try Runner()
         #expect(stale.run([.set(instance: 0, key: 0, version: 1, size: 30, expiry: .never)]) == nil)
-        try DiskCache(folder: stale.url, limits: DiskCache.Limits(memoryCapacity: 0))
+        try DiskCache(folder: stale.url, limits: DiskCache.Limits(memoryCapacityBytes: 0))
             .set(CacheModelValue.data(key: 0, version: 2, size: 30), for: "k0")
         let parted = stale.run([.get(instance: 0, key: 0)])
         #expect(parted?.message.contains("the disk holds v2 for k0") == true, "\(String(describing: parted))")

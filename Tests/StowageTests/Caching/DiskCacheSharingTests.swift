@@ -11,7 +11,7 @@ struct DiskCacheSharingTests {
     func twoInstances() throws {
         let folder = TestFolder()
         let url = folder.file("cache")
-        let limits = DiskCache.Limits(maximumAllocatedSize: 1_000_000, memoryCapacity: 0)
+        let limits = DiskCache.Limits(maximumAllocatedBytes: 1_000_000, memoryCapacityBytes: 0)
         let first = try DiskCache(folder: url, limits: limits)
         let second = try DiskCache(folder: url, limits: limits)
         var peak: Int64 = 0
@@ -93,7 +93,7 @@ struct DiskCacheSharingTests {
     func threadsOfOneInstanceTakeTurns() throws {
         let folder = TestFolder()
         let url = folder.file("cache")
-        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(maximumAllocatedSize: 1_000_000, memoryCapacity: 0))
+        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(maximumAllocatedBytes: 1_000_000, memoryCapacityBytes: 0))
         let inside = DispatchSemaphore(value: 0), leave = DispatchSemaphore(value: 0)
         let firstDone = DispatchSemaphore(value: 0), secondDone = DispatchSemaphore(value: 0)
         let failures = FailureList()
@@ -145,7 +145,7 @@ struct DiskCacheSharingTests {
         let helper = try builtProduct("stowage-test-helper")
         let url = folder.file("cache")
         let limit: Int64 = 100_000
-        let limits = DiskCache.Limits(maximumAllocatedSize: limit, memoryCapacity: 0)
+        let limits = DiskCache.Limits(maximumAllocatedBytes: limit, memoryCapacityBytes: 0)
         let survivor = try DiskCache(folder: url, limits: limits)
         try survivor.set(Data(count: 10_000), for: "before")
         var environment = ProcessInfo.processInfo.environment
@@ -167,7 +167,7 @@ struct DiskCacheSharingTests {
     func damagedIndex() throws {
         let folder = TestFolder()
         let url = folder.file("cache")
-        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(memoryCapacity: 0))
+        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(memoryCapacityBytes: 0))
         for index in 0..<5 { try cache.set(Data(count: 5000), for: "k\(index)") }
         let index = url.appending(path: CacheIndex.name)
         try Data(repeating: 0xAB, count: 64).write(to: index)  // a wrong magic number and wrong totals
@@ -186,7 +186,7 @@ struct DiskCacheSharingTests {
     func folderMadeAgain() throws {
         let folder = TestFolder()
         let url = folder.file("cache")
-        let limits = DiskCache.Limits(maximumCount: 3, memoryCapacity: 0)
+        let limits = DiskCache.Limits(maximumCount: 3, memoryCapacityBytes: 0)
         let first = try DiskCache(folder: url, limits: limits)
         try first.set(Data(count: 100), for: "old")
         try FileManager.default.removeItem(at: url)

@@ -151,7 +151,7 @@ struct CapacityTests {
                                      options: WriteOptions(spaceRequirement: .important))
                 }
                 expectStowageError(.noSpace) {
-                    try store.save([big], to: "album", in: .documents, options: WriteOptions(spaceRequirement: .important))
+                    try store.saveFolder([big], to: "album", in: .documents, options: WriteOptions(spaceRequirement: .important))
                 }
                 try store.save(Data(count: 100), to: "fits.bin", in: .documents, options: WriteOptions(spaceRequirement: .important))
                 try store.save(big, to: "unchecked.bin", in: .documents)
@@ -171,7 +171,7 @@ struct CapacityTests {
             let old = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0) })
             try store.save(old, to: "keep.bin", in: .documents)
             try store.save([Message(id: 1, text: "a")], to: "log.json", in: .documents)
-            try store.save([Data("a".utf8)], to: "album", in: .documents)
+            try store.saveFolder([Data("a".utf8)], to: "album", in: .documents)
             let arrayBefore = try store.retrieve(Data.self, from: "log.json", in: .documents)
             // Fill what is left, leaving less than a block.
             let filler = volume.url.appending(path: "filler")
@@ -185,8 +185,8 @@ struct CapacityTests {
                 ("save", { try store.save(Data(count: 200_000), to: "keep.bin", in: .documents) }),
                 ("save value", { try store.save(Array(repeating: Message(id: 1, text: "x"), count: 5000), to: "keep.bin", in: .documents) }),
                 ("append", { try store.append(Message(id: 2, text: String(repeating: "b", count: 20_000)), to: "log.json", in: .documents) }),
-                ("save folder", { try store.save([Data(count: 100_000)], to: "album2", in: .documents) }),
-                ("append data", { try store.append(Data(count: 100_000), to: "album", in: .documents) }),
+                ("save folder", { try store.saveFolder([Data(count: 100_000)], to: "album2", in: .documents) }),
+                ("append data", { try store.appendToFolder(Data(count: 100_000), to: "album", in: .documents) }),
                 ("checked", { try store.save(Data(count: 8192), to: "new.bin", in: .documents, options: WriteOptions(spaceRequirement: .important)) }),
             ] as [(String, () throws -> Void)] {
                 let error = expectStowageError(.noSpace, attempt)
@@ -194,7 +194,7 @@ struct CapacityTests {
             }
             #expect(try store.retrieve(Data.self, from: "keep.bin", in: .documents) == old)
             #expect(try store.retrieve(Data.self, from: "log.json", in: .documents) == arrayBefore)
-            #expect(try store.retrieve([Data].self, from: "album", in: .documents) == [Data("a".utf8)])
+            #expect(try store.retrieveFolder(from: "album", in: .documents) == [Data("a".utf8)])
             #expect(try !store.exists("album2", in: .documents))
             #expect(folder.leftoverTemporaryItems().isEmpty, "\(folder.leftoverTemporaryItems())")
         }

@@ -23,14 +23,14 @@ struct ContainerWorkContractTests {
         let container = try Self.container(in: folder, count: 10)
         let log = ProgressLog()
         let report = try await SimulatedCapacity.withFigures(available: 0) {
-            try await container.relieve(toAvailable: 1 << 40, progressInterval: .zero) { log.record($0) }
+            try await container.relieve(toAvailableBytes: 1 << 40, progressInterval: .zero) { log.record($0) }
         }
         let values = log.values
         #expect(log.allOutsideTasks, "called on sweeping threads, never on a task of the cooperative pool")
-        #expect(report.steps.map(\.location) == ["temporary", "caches"] && report.freedAllocatedBytes > 0)
+        #expect(report.steps.map(\.location) == [.temporary, .caches] && report.freedAllocatedBytes > 0)
         #expect(Set(values.compactMap(\.location)) == [.temporary, .caches] && values.allSatisfy { $0.location != nil })
         for step in report.steps {
-            let location = try #require(Location(identifier: step.location))
+            let location = step.location
             let last = try #require(values.last { $0.location == location && $0.phase == .removing })
             #expect(last.items == step.report.removed.count && last.bytes == step.report.freedAllocatedBytes)
         }
@@ -47,7 +47,7 @@ struct ContainerWorkContractTests {
         let gate = FirstCallGate()
         let task = Task {
             try await SimulatedCapacity.withFigures(available: 0) {
-                try await container.relieve(toAvailable: 1 << 40, progressInterval: .zero) { progress in
+                try await container.relieve(toAvailableBytes: 1 << 40, progressInterval: .zero) { progress in
                     if progress.phase == .removing { gate.pass() }
                 }
             }
@@ -56,7 +56,7 @@ struct ContainerWorkContractTests {
         let report = try await task.value
         #expect(gate.wasReached)
         #expect(report.wasCancelled && !report.isSatisfied)
-        #expect(report.steps.map(\.location) == ["temporary"])
+        #expect(report.steps.map(\.location) == [.temporary])
         #expect(report.steps.first?.report.removed.count == 1)
         #expect(LongRunningContractTests.fileCount(try container.url(for: .temporary).fileSystemPath) == 9)
         #expect(LongRunningContractTests.fileCount(try container.url(for: .caches).fileSystemPath) == 10)
@@ -67,7 +67,7 @@ struct ContainerWorkContractTests {
         let folder = TestFolder()
         let container = try Self.container(in: folder, count: 2)
         let report = try await SimulatedCapacity.withFigures(available: 1000) {
-            try await container.relieve(toAvailable: 5000, dryRun: true) { _ in }
+            try await container.relieve(toAvailableBytes: 5000, dryRun: true) { _ in }
         }
         #expect(report.isSimulated && report.availableBytesBefore == 1000 && report.neededBytes == 4000)
     }
@@ -144,7 +144,7 @@ struct ContainerWorkContractTests {
     func releaseProgress() async throws {
         let folder = TestFolder()
         let volume = try ScratchVolume.mount(size: "16m", in: folder)
-        let plan = FillPlan(volume: volume.url, goal: .consuming(4 << 20), method: .zeros, chunkSize: 1 << 20)
+        let plan = FillPlan(volume: volume.url, goal: .consuming(4 << 20), method: .zeros, chunkSizeBytes: 1 << 20)
         let fill = try await Filler(plan: plan).fill { _ in }
         let log = ProgressLog()
         let report = try await FillFolder(in: volume.url).release(progressInterval: .zero) { log.record($0) }
@@ -161,7 +161,7 @@ struct ContainerWorkContractTests {
         let folder = TestFolder()
         let volume = try ScratchVolume.mount(size: "16m", in: folder)
         // Fill files are up to 1 GiB: this fill makes one, and the release reports before it.
-        let plan = FillPlan(volume: volume.url, goal: .consuming(4 << 20), method: .zeros, chunkSize: 1 << 20)
+        let plan = FillPlan(volume: volume.url, goal: .consuming(4 << 20), method: .zeros, chunkSizeBytes: 1 << 20)
         let fill = try await Filler(plan: plan).fill { _ in }
         let gate = FirstCallGate()
         let task = Task {

@@ -58,7 +58,7 @@ struct LongRunningContractTests {
         let folder = TestFolder()
         let volume = try ScratchVolume.mount(size: "64m", in: folder)
         let before = try VolumeCapacity.forVolume(containing: volume.url).availableBytes
-        let plan = FillPlan(volume: volume.url, goal: .leaving(0), method: .zeros, chunkSize: 64 << 10)
+        let plan = FillPlan(volume: volume.url, goal: .leaving(0), method: .zeros, chunkSizeBytes: 64 << 10)
         let gate = FirstCallGate()
         let task = Task { try await Filler(plan: plan).fill(progressInterval: .zero) { _ in gate.pass() } }
         gate.cancelAtFirstCall(task)
@@ -146,7 +146,7 @@ struct LongRunningContractTests {
     func fillProgress() async throws {
         let folder = TestFolder()
         let volume = try ScratchVolume.mount(size: "16m", in: folder)
-        let plan = FillPlan(volume: volume.url, goal: .leaving(8 << 20), method: .zeros, chunkSize: 1 << 20)
+        let plan = FillPlan(volume: volume.url, goal: .leaving(8 << 20), method: .zeros, chunkSizeBytes: 1 << 20)
         let log = ProgressLog()
         let report = try await Filler(plan: plan).fill(progressInterval: .zero) { log.record($0) }
         let values = log.values

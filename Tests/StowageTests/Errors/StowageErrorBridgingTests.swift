@@ -19,7 +19,7 @@ struct StowageErrorBridgingTests {
         let error = Self.noSpace
         #expect(error.errorDescription == error.description)
         #expect(error.failureReason == "No space left on device (needed 12 MB, 3 MB available).")
-        #expect(error.recoverySuggestion?.contains("Container.relieve(toAvailable:)") == true)
+        #expect(error.recoverySuggestion?.contains("Container.relieve(toAvailableBytes:)") == true)
         let exists = StowageError(.alreadyExists, operation: .save, location: .documents, path: "Album")
         #expect(exists.recoverySuggestion?.contains("replacesExistingFolder") == true)
         let path = StowageError(.invalidPath, operation: .save, location: .documents, path: "../x",

@@ -111,7 +111,7 @@ struct FillReleaseSafetyTests {
     @Test("releasing an amount neither shrinks nor removes that file")
     func releaseAmountLeavesUnmarkedFile() throws {
         let setup = try Self.fillAndAddStranger()
-        let report = try FillFolder(in: setup.volume.url).release(amount: 100_000)
+        let report = try FillFolder(in: setup.volume.url).release(bytes: 100_000)
         #expect(report.shrunkFileCount == 1 && report.removedFileCount == 0, "the fill's own file is shrunk instead")
         #expect(try Data(contentsOf: URL(filePath: setup.fillPath)) == setup.stranger)
     }
@@ -228,7 +228,7 @@ struct FillReleaseSafetyTests {
         try Self.addEntry("fill-000002", for: victim, in: fillPath)
 
         #expect(try FillFolder(in: volume.url).status()?.fileCount == 1, "the link is not the fill's")
-        let partial = try FillFolder(in: volume.url).release(amount: 4096)
+        let partial = try FillFolder(in: volume.url).release(bytes: 4096)
         #expect(partial.shrunkFileCount == 1 && partial.removedFileCount == 0, "the fill's own file is shrunk: \(partial)")
         let rest = try FillFolder(in: volume.url).release()
         #expect(rest.removedFileCount == 1 && rest.remainingBytes == 0, "\(rest)")
@@ -253,7 +253,7 @@ struct FillReleaseSafetyTests {
         var figures = statvfs()
         try #require(statvfs(volume.path, &figures) == 0 && figures.f_bavail == 0, "0 bytes free")
 
-        let report = try FillFolder(in: volume.url).release(amount: amount)
+        let report = try FillFolder(in: volume.url).release(bytes: amount)
         if amount == nil {
             #expect(report.removedFileCount == 1 && report.availableBytesAfter > 0, "\(report)")
             #expect(!FileManager.default.fileExists(atPath: fillPath))
@@ -267,7 +267,7 @@ struct FillReleaseSafetyTests {
     func rebuiltManifestIsSaved() throws {
         let filled = try Self.filled(consuming: 4_000_000)
         try #require(truncate(filled.fillPath + "/" + FillManifest.fileName, 0) == 0, "an empty manifest is a damaged one")
-        let report = try FillFolder(in: filled.volume.url).release(amount: 4096)
+        let report = try FillFolder(in: filled.volume.url).release(bytes: 4096)
         #expect(report.shrunkFileCount == 1 && report.removedFileCount == 0, "\(report)")
         #expect(try FillFolder(in: filled.volume.url).status()?.fileCount == 1, "status reads the saved manifest")
     }

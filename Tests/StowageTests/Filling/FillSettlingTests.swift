@@ -124,7 +124,7 @@ struct FillSettlingTests {
         let folder = TestFolder()
         let volume = try ScratchVolume.mountXFS(megabytes: 400, in: folder.url)
         let fill = try Filler(plan: FillPlan(volume: volume.url, goal: .leaving(100_000_000), method: .zeros)).fill()
-        let part = try FillFolder(in: volume.url).release(amount: 50_000_000)
+        let part = try FillFolder(in: volume.url).release(bytes: 50_000_000)
         #expect(part.availableBytesAfter == (try Self.settledAvailable(volume)))
         #expect(part.availableBytesAfter >= fill.availableBytesAfter + 50_000_000, "\(part)")
         let rest = try FillFolder(in: volume.url).release()
@@ -178,7 +178,7 @@ struct FillSettlingTests {
         let volume = try ScratchVolume.mount(size: "64m", in: folder.url)
         var wrote = false
         let report = try Filler(plan: FillPlan(volume: volume.url, goal: .leaving(30_000_000), method: .zeros,
-                                               chunkSize: 1 << 20)).fill { _ in
+                                               chunkSizeBytes: 1 << 20)).fill { _ in
             if !wrote {  // after the first chunk: 40 MB of a 64 MB volume taken by someone else
                 wrote = true
                 try? Data(count: 40_000_000).write(to: volume.url.appending(path: "other.bin"))

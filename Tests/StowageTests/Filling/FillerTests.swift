@@ -39,7 +39,7 @@ struct FillerTests {
         let folder = TestFolder()
         let volume = try Self.mount(kind, in: folder)
         let goal: Int64 = 10_000_000
-        let report = try Filler(plan: FillPlan(volume: volume.url, goal: .leaving(goal), method: method, chunkSize: 1 << 20)).fill()
+        let report = try Filler(plan: FillPlan(volume: volume.url, goal: .leaving(goal), method: method, chunkSizeBytes: 1 << 20)).fill()
         let after = try Self.figures(volume)
         #expect(report.ending == .goalReached)
         #expect(report.targetAvailableBytes == (goal + after.blockSize - 1) / after.blockSize * after.blockSize)
@@ -98,7 +98,7 @@ struct FillerTests {
         let volume = try Self.mount(.ext4, in: folder)
         let other = Data((0..<5_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         var wrote = false
-        let report = try Filler(plan: FillPlan(volume: volume.url, goal: .leaving(8_000_000), chunkSize: 1 << 20)).fill { _ in
+        let report = try Filler(plan: FillPlan(volume: volume.url, goal: .leaving(8_000_000), chunkSizeBytes: 1 << 20)).fill { _ in
             if !wrote {
                 wrote = true
                 try? other.write(to: volume.url.appending(path: "other.bin"))
@@ -132,7 +132,7 @@ struct FillerTests {
         let folder = TestFolder()
         let volume = try Self.mount(.tmpfs, in: folder, megabytes: 256)
         let before = try Self.figures(volume).available
-        let plan = FillPlan(volume: volume.url, goal: .leaving(0), method: .random, chunkSize: 64 << 10)
+        let plan = FillPlan(volume: volume.url, goal: .leaving(0), method: .random, chunkSizeBytes: 64 << 10)
         // The task is cancelled from the filling thread's first progress call, so the fill is
         // cancelled after exactly one chunk however busy the machine is.
         let gate = FirstCallGate()
@@ -161,7 +161,7 @@ struct FillerTests {
         let folder = TestFolder()
         let volume = try Self.mount(.tmpfs, in: folder)
         let report = try Filler(plan: FillPlan(volume: volume.url, goal: .consuming(30_000_000))).fill()
-        let released = try FillFolder(in: volume.url).release(amount: 5_000_000)
+        let released = try FillFolder(in: volume.url).release(bytes: 5_000_000)
         #expect(released.releasedBytes >= 5_000_000 && released.releasedBytes < 5_000_000 + report.blockSizeBytes)
         #expect(released.availableBytesAfter - released.availableBytesBefore == released.releasedBytes)
         #expect(released.shrunkFileCount == 1 && released.removedFileCount == 0)
@@ -187,7 +187,7 @@ struct FillerTests {
         var immutable: ImmutableFile? = try ImmutableFile(fillPath + "/fill-000002")
 
         // The amount of the two newest: fill-000003 goes, fill-000002 fails, fill-000001 is not chosen.
-        let error = #expect(throws: StowageError.self) { try FillFolder(in: volume.url).release(amount: Int64(2 * size)) }
+        let error = #expect(throws: StowageError.self) { try FillFolder(in: volume.url).release(bytes: Int64(2 * size)) }
         #expect(error?.code == .permissionDenied && error?.path == fillPath + "/fill-000002", "\(String(describing: error))")
         #expect(!FileManager.default.fileExists(atPath: fillPath + "/fill-000003"), "the other file chosen was given back")
         let named = try #require(try FillReleaseSafetyTests.manifest(in: fillPath).json["files"] as? [[String: Any]])
@@ -275,7 +275,7 @@ struct FillerTests {
             (FillPlan(volume: volume.url, goal: .leaving(1 << 40)), .invalidArgument),
             (FillPlan(volume: volume.url, goal: .leavingPercent(101)), .invalidArgument),
             (FillPlan(volume: volume.url, goal: .consuming(1 << 40)), .noSpace),
-            (FillPlan(volume: volume.url, goal: .leaving(0), chunkSize: 0), .invalidArgument),
+            (FillPlan(volume: volume.url, goal: .leaving(0), chunkSizeBytes: 0), .invalidArgument),
             (FillPlan(volume: volume.url.appending(path: "missing"), goal: .leaving(0)), .notFound),
         ]
         for (plan, code) in cases {
@@ -285,17 +285,17 @@ struct FillerTests {
         }
         #expect(try Self.available(volume, settlingAt: before) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: volume.path).isEmpty)
-        expectStowageError(.invalidArgument) { _ = try FillFolder(in: volume.url).release(amount: -1) }
+        expectStowageError(.invalidArgument) { _ = try FillFolder(in: volume.url).release(bytes: -1) }
     }
 
     @Test("the volume holding / is refused below the safety floor unless forced, and nothing is written")
-    func safetyFloor() throws {
+    func safetyFloorBytes() throws {
         let folder = TestFolder()
         try requireOnRootVolume(folder.path)
         // A floor above anything the volume has and a goal of one block: even if the refusal
         // failed, one block of the system volume would be taken, not all of it.
         let error = try #require(expectStowageError(.refused) {
-            _ = try Filler(plan: FillPlan(volume: folder.url, goal: .consuming(4096), safetyFloor: .max)).fill()
+            _ = try Filler(plan: FillPlan(volume: folder.url, goal: .consuming(4096), safetyFloorBytes: .max)).fill()
         })
         #expect(error.path == folder.path)
         #expect(error.reason?.contains("safety floor") == true)
@@ -330,7 +330,7 @@ struct FillerTests {
         let volume = try ScratchVolume.mount(size: "16m", in: folder)
         let targets = TargetLog()
         let intruder = volume.path + "/another-writer.bin"
-        let report = try await Filler(plan: FillPlan(volume: volume.url, goal: .leaving(4 << 20), chunkSize: 1 << 20))
+        let report = try await Filler(plan: FillPlan(volume: volume.url, goal: .leaving(4 << 20), chunkSizeBytes: 1 << 20))
             .fill(progressInterval: .zero) { progress in
                 if let figures = FillProgress(progress) { targets.add(figures.targetAvailableBytes) }
                 // Another writer takes 12 MiB at the first report: the volume ends below the goal.

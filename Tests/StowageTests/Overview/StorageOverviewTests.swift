@@ -192,7 +192,7 @@ struct StorageOverviewTests {
         let canceller = TaskCanceller(watching: caches)
         let task = Task.detached {
             try await SimulatedCapacity.withFigures(available: 0) {
-                try await container.relieve(toAvailable: 1_000_000_000, progressInterval: .zero) { progress in
+                try await container.relieve(toAvailableBytes: 1_000_000_000, progressInterval: .zero) { progress in
                     if progress.phase == .removing, progress.items >= 100 { canceller.cancel() }
                 }
             }
@@ -212,7 +212,7 @@ struct StorageOverviewTests {
         let remaining = Set(try FileManager.default.contentsOfDirectory(atPath: folder.file("container/Library/Caches").path))
         #expect(remaining.count == 200 && remaining.isDisjoint(with: removed), "what was not reached stays; what is reported is gone")
         #expect(folder.exists("container/Documents/keep.bin"), "no later location was swept")
-        #expect(report.steps.map(\.location) == ["temporary", "caches"] || report.steps.map(\.location) == ["caches"])
+        #expect(report.steps.map(\.location) == [.temporary, .caches] || report.steps.map(\.location) == [.caches])
         #expect(report.freedAllocatedBytes == report.steps.flatMap(\.report.removed).reduce(0) { $0 + $1.allocatedBytes })
     }
 }

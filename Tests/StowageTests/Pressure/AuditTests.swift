@@ -21,7 +21,7 @@ struct AuditTests {
         try #require(fd >= 0)
         defer { close(fd) }
         try ExtendedAttributes.set(BackupMarker.attribute, to: Array("false".utf8), on: fd)
-        let report = try folder.container().audit(minimumSize: 100_000)
+        let report = try folder.container().audit(minimumBytes: 100_000)
         #expect(report.findings.count == 1, "\(report.findings)")
         let finding = try #require(report.findings.first)
         #expect(finding.kind == "largeBackedUpFile")
@@ -49,7 +49,7 @@ struct AuditTests {
         try store.mark("avatar.png", in: .caches, .pinned)
         let caches = try container.url(for: .caches).fileSystemPath
         func allocated(_ path: String) throws -> Int64 { try Sys.lstat(caches + "/" + path).allocatedSize }
-        let report = try container.audit(minimumSize: 1)
+        let report = try container.audit(minimumBytes: 1)
         let pinned = report.findings.filter { $0.kind == "pinnedInCaches" }
         #expect(pinned.map(\.path).sorted() == ["avatar.png", "offline"], "\(report.findings)")
         let offline = try #require(pinned.first { $0.path == "offline" })

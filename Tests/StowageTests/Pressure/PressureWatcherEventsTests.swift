@@ -12,7 +12,7 @@ struct PressureWatcherEventsTests {
         try store.save(Data(count: 8192), to: "t1", in: .temporary)
         for index in 0..<5 { try store.save(Data(count: 4096), to: "sub/c\(index)", in: .caches) }
         try store.save(Data(count: 4096), to: "precious.doc", in: .documents)
-        let watcher = PressureWatcher(container: store.container, threshold: 4096 + 16_384, interval: .milliseconds(10))
+        let watcher = PressureWatcher(container: store.container, thresholdBytes: 4096 + 16_384, interval: .milliseconds(10))
         // Pretend 4 KiB are available: each check finds space short and relieves what it can.
         let outcomes = await SimulatedCapacity.withFigures(available: 4096) { () async -> [PressureWatcher.Events.Element] in
             var outcomes: [PressureWatcher.Events.Element] = []
@@ -27,7 +27,7 @@ struct PressureWatcherEventsTests {
         #expect(events.allSatisfy { $0.availableBytes == 4096 })
         let first = try #require(events[0].relief)
         #expect(first.isSimulated && first.neededBytes == 16_384 && first.isSatisfied)
-        #expect(first.steps.map(\.location) == ["temporary", "caches"])
+        #expect(first.steps.map(\.location) == [.temporary, .caches])
         #expect(try store.exists("precious.doc", in: .documents))
         #expect(events.dropFirst().allSatisfy { $0.relief != nil }, "space stays short (simulated), so every check relieves")
     }
@@ -38,7 +38,7 @@ struct PressureWatcherEventsTests {
         // A container below a link that loops: its volume cannot be measured.
         try FileManager.default.createSymbolicLink(atPath: folder.path + "/loop", withDestinationPath: "loop")
         let container = Container(root: folder.file("loop/container"))
-        let watcher = PressureWatcher(container: container, threshold: 1, interval: .milliseconds(10))
+        let watcher = PressureWatcher(container: container, thresholdBytes: 1, interval: .milliseconds(10))
         var outcomes: [PressureWatcher.Events.Element] = []
         for await outcome in watcher.events {
             outcomes.append(outcome)
@@ -53,7 +53,7 @@ struct PressureWatcherEventsTests {
     @Test("the sequence ends when the iterating task is cancelled; run(onEvent:) returns, cancellation being no error")
     func cancellationEndsTheSequence() async throws {
         let folder = TestFolder()
-        let watcher = PressureWatcher(container: folder.store().container, threshold: 1, interval: .seconds(3600))
+        let watcher = PressureWatcher(container: folder.store().container, thresholdBytes: 1, interval: .seconds(3600))
         let iterating = Task { () async -> Int in
             var count = 0
             for await _ in watcher.events {
@@ -79,7 +79,7 @@ struct PressureWatcherEventsTests {
         // Pretend 4 KiB are available and ask for far more than the files free: the relief walks and
         // would remove them all. The watcher's task is cancelled from the relief's own thread, once
         // it has chosen its victims and before it removes any (no race with a loaded machine).
-        let watcher = PressureWatcher(container: store.container, threshold: 1 << 40, interval: .seconds(3600))
+        let watcher = PressureWatcher(container: store.container, thresholdBytes: 1 << 40, interval: .seconds(3600))
         let gate = FirstCallGate()
         let probe = TestProbe()
         probe.on(.sweepChosen) { _ in gate.pass() }

@@ -32,7 +32,7 @@ struct PressureWatcherTests {
         let folder = TestFolder()
         let (volume, store) = try Self.populatedStore(in: folder)
         let real = try VolumeCapacity.forVolume(containing: volume.url).availableBytes
-        let watcher = PressureWatcher(container: store.container, threshold: 1, interval: .seconds(1))
+        let watcher = PressureWatcher(container: store.container, thresholdBytes: 1, interval: .seconds(1))
         let counter = TestProbe()
         let events = try TestProbe.$installed.withValue(counter) {
             try (0..<100).map { _ in try watcher.check() }
@@ -44,7 +44,7 @@ struct PressureWatcherTests {
         // Simulated figures are honoured the same way, still without a scan.
         let simulated = try SimulatedCapacity.withFigures(available: 5_000_000) {
             try TestProbe.$installed.withValue(counter) {
-                try PressureWatcher(container: store.container, threshold: 4_000_000, interval: .seconds(1)).check()
+                try PressureWatcher(container: store.container, thresholdBytes: 4_000_000, interval: .seconds(1)).check()
             }
         }
         #expect(simulated.availableBytes == 5_000_000 && simulated.relief == nil)
@@ -56,7 +56,7 @@ struct PressureWatcherTests {
         let folder = TestFolder()
         let (volume, store) = try Self.populatedStore(in: folder)
         defer { withExtendedLifetime(volume) {} }
-        let watcher = PressureWatcher(container: store.container, threshold: 4096 + 16_384, interval: .seconds(1))
+        let watcher = PressureWatcher(container: store.container, thresholdBytes: 4096 + 16_384, interval: .seconds(1))
         let counter = TestProbe()
         // Pretend 4 KiB are available: 16 KiB must go, tmp's 8 KiB and then two caches.
         let event = try SimulatedCapacity.withFigures(available: 4096) {
@@ -65,7 +65,7 @@ struct PressureWatcherTests {
         let relief = try #require(event.relief)
         #expect(event.availableBytes == 4096)
         #expect(relief.isSimulated && relief.availableBytesBefore == 4096 && relief.neededBytes == 16_384)
-        #expect(relief.steps.map(\.location) == ["temporary", "caches"])
+        #expect(relief.steps.map(\.location) == [.temporary, .caches])
         #expect(relief.isSatisfied)
         #expect(try store.exists("precious.doc", in: .documents))
         // Measuring is one statvfs: the only walks are the removal walks of the two locations
@@ -101,14 +101,14 @@ struct PressureWatcherTests {
         #expect(try fresh.availableSpace(of: .caches).availableBytes == capacity.availableBytes)
     }
 
-    @Test("relieve(toAvailable:) measures without a scan too")
+    @Test("relieve(toAvailableBytes:) measures without a scan too")
     func reliefMeasuresCheaply() throws {
         let folder = TestFolder()
         let (volume, store) = try Self.populatedStore(in: folder)
         defer { withExtendedLifetime(volume) {} }
         let counter = TestProbe()
         let report = try SimulatedCapacity.withFigures(available: 1_000_000) {
-            try TestProbe.$installed.withValue(counter) { try store.container.relieve(toAvailable: 1000) }
+            try TestProbe.$installed.withValue(counter) { try store.container.relieve(toAvailableBytes: 1000) }
         }
         #expect(report.neededBytes == 0 && report.steps.isEmpty && report.isSimulated)
         #expect(counter.count(.usageScan) + counter.count(.fileTreeWalk) == 0)
@@ -120,13 +120,13 @@ struct PressureWatcherTests {
         let (volume, store) = try Self.populatedStore(in: folder)
         defer { withExtendedLifetime(volume) {} }
         let threshold: Int64 = 1_000_000
-        let watcher = PressureWatcher(container: store.container, threshold: threshold, interval: .seconds(1))
+        let watcher = PressureWatcher(container: store.container, thresholdBytes: threshold, interval: .seconds(1))
         func at(_ available: Int64) -> ByteCount { ByteCount(available) }
 
         // Exactly at the threshold: "below the threshold" is false, nothing is needed, nothing goes.
         let fine = try SimulatedCapacity.withFigures(available: at(threshold)) { try watcher.check() }
         let fineAsync = try await SimulatedCapacity.withFigures(available: at(threshold)) { try await watcher.check() }
-        let none = try SimulatedCapacity.withFigures(available: at(threshold)) { try store.container.relieve(toAvailable: threshold) }
+        let none = try SimulatedCapacity.withFigures(available: at(threshold)) { try store.container.relieve(toAvailableBytes: threshold) }
         #expect(fine.relief == nil && fine.availableBytes == threshold)
         #expect(fineAsync.relief == nil && fineAsync.availableBytes == threshold)
         #expect(none.neededBytes == 0 && none.steps.isEmpty && none.isSatisfied && none.freedAllocatedBytes == 0)
@@ -136,22 +136,22 @@ struct PressureWatcherTests {
         let short = try SimulatedCapacity.withFigures(available: at(threshold - 1)) { try watcher.check() }
         let relief = try #require(short.relief, "one byte below the threshold relieves")
         #expect(relief.neededBytes == 1 && relief.isSatisfied && relief.freedAllocatedBytes == 8192)
-        #expect(relief.steps.map(\.location) == ["temporary"])
+        #expect(relief.steps.map(\.location) == [.temporary])
         #expect(relief.steps[0].report.removed.map(\.path) == ["t1"])
         #expect(try !store.exists("t1", in: .temporary))
         try store.save(Data(count: 8192), to: "t1", in: .temporary)
         let shortAsync = try await SimulatedCapacity.withFigures(available: at(threshold - 1)) { try await watcher.check() }
-        #expect(shortAsync.relief?.neededBytes == 1 && shortAsync.relief?.steps.map(\.location) == ["temporary"])
+        #expect(shortAsync.relief?.neededBytes == 1 && shortAsync.relief?.steps.map(\.location) == [.temporary])
 
         // Freeing exactly what is needed satisfies it, and the relief stops there (Caches untouched);
         // one byte more and Caches are swept too.
         try store.save(Data(count: 8192), to: "t1", in: .temporary)
-        let exact = try SimulatedCapacity.withFigures(available: at(threshold - 8192)) { try store.container.relieve(toAvailable: threshold) }
+        let exact = try SimulatedCapacity.withFigures(available: at(threshold - 8192)) { try store.container.relieve(toAvailableBytes: threshold) }
         #expect(exact.neededBytes == 8192 && exact.freedAllocatedBytes == 8192 && exact.isSatisfied)
-        #expect(exact.steps.map(\.location) == ["temporary"])
+        #expect(exact.steps.map(\.location) == [.temporary])
         try store.save(Data(count: 8192), to: "t1", in: .temporary)
-        let more = try SimulatedCapacity.withFigures(available: at(threshold - 8193)) { try store.container.relieve(toAvailable: threshold) }
-        #expect(more.steps.map(\.location) == ["temporary", "caches"] && more.isSatisfied)
+        let more = try SimulatedCapacity.withFigures(available: at(threshold - 8193)) { try store.container.relieve(toAvailableBytes: threshold) }
+        #expect(more.steps.map(\.location) == [.temporary, .caches] && more.isSatisfied)
         #expect(more.steps[1].report.removed.count == 1 && more.freedAllocatedBytes == 8192 + 4096)
     }
 }

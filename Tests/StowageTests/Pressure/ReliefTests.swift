@@ -17,26 +17,26 @@ struct ReliefTests {
         let capacity = try store.container.capacity()
         // Pretend 4 KiB are available and ask for 4 + 8 (tmp) + 8 (two caches) KiB.
         let report = try SimulatedCapacity.withFigures(available: 4096, total: ByteCount(capacity.totalBytes)) {
-            try store.container.relieve(toAvailable: 4096 + 16_384, dryRun: false)
+            try store.container.relieve(toAvailableBytes: 4096 + 16_384, dryRun: false)
         }
         #expect(report.isSimulated)
         #expect(report.neededBytes == 16_384)
         #expect(report.isSatisfied)
-        #expect(report.steps.map(\.location) == ["temporary", "caches"])
+        #expect(report.steps.map(\.location) == [.temporary, .caches])
         #expect(report.steps[0].report.removed.map(\.path) == ["t1"])
         #expect(report.steps[1].report.removed.count == 2)
         #expect(try store.exists("precious.doc", in: .documents))
         #expect(try store.exists("maps.pack", in: .applicationSupport))
 
         let more = try SimulatedCapacity.withFigures(available: 0, total: ByteCount(capacity.totalBytes)) {
-            try store.container.relieve(toAvailable: 4 * 4096 + 4096, dryRun: true)
+            try store.container.relieve(toAvailableBytes: 4 * 4096 + 4096, dryRun: true)
         }
-        #expect(more.steps.filter { !$0.report.removed.isEmpty }.map(\.location) == ["caches", "applicationSupport"])
+        #expect(more.steps.filter { !$0.report.removed.isEmpty }.map(\.location) == [.caches, .applicationSupport])
         #expect(more.steps.last?.report.removed.map(\.path) == ["maps.pack"], "purgeable files go last")
-        #expect(!more.steps.contains { $0.location == "documents" && !$0.report.removed.isEmpty }, "unmarked documents never go")
+        #expect(!more.steps.contains { $0.location == .documents && !$0.report.removed.isEmpty }, "unmarked documents never go")
         #expect(try store.exists("c4", in: .caches), "a dry run removes nothing")
         let none = try SimulatedCapacity.withFigures(available: 1_000_000, total: ByteCount(capacity.totalBytes)) {
-            try store.container.relieve(toAvailable: 1000)
+            try store.container.relieve(toAvailableBytes: 1000)
         }
         #expect(none.steps.isEmpty && none.neededBytes == 0)
     }

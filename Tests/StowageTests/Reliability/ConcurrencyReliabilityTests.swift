@@ -55,7 +55,7 @@ struct ConcurrencyReliabilityTests {
         let store = folder.store()
         Self.expectComplete(try store.retrieve([Tagged].self, from: "shared.json", in: .documents),
                             tags: (0..<Self.writers).map { "p\($0)" })
-        let files = try store.retrieve([Data].self, from: "shared-folder", in: .documents)
+        let files = try store.retrieveFolder(from: "shared-folder", in: .documents)
         let expected = (0..<Self.writers).flatMap { writer in (0..<Self.appends).map { Data("p\(writer)-\($0)".utf8) } }
         #expect(files.count == expected.count)
         #expect(Set(files) == Set(expected), "every file once")
@@ -88,7 +88,7 @@ struct ConcurrencyReliabilityTests {
             #expect(result.output.isEmpty, "a sweeper met issues: \(result.output)")
         }
 
-        let final = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: Int64(limit), lowWatermark: 1)).sweep(cache)
+        let final = try Sweeper(policy: SweepPolicy(maximumAllocatedBytes: Int64(limit), lowWatermark: 1)).sweep(cache)
         #expect(final.issues.isEmpty, "\(final.issues)")
         #expect(final.keptAllocatedBytes <= Int64(limit), "within the limit after a final sweep")
         #expect(folder.leftoverTemporaryItems(prefixes: [TemporaryItem.prefix, ".stowage-append-"]).isEmpty, "no stray temporary files")
@@ -136,10 +136,10 @@ struct ConcurrencyReliabilityTests {
         while round < 600 || (tally.removedFolders < 200 && round < 100_000) {
             try store.save(Tagged(tag: "v", index: round), to: "values/\(round % 3)/v.json", in: .caches)
             try store.save(Data([UInt8(round % 256)]), to: "data/\(round % 3)", in: .caches)
-            try store.save([Data("a".utf8), Data("b".utf8)], to: "frames/\(round % 3)", in: .caches,
+            try store.saveFolder([Data("a".utf8), Data("b".utf8)], to: "frames/\(round % 3)", in: .caches,
                            options: WriteOptions(replacesExistingFolder: true))
             try store.append(Tagged(tag: "a", index: round), to: "arrays/\(round % 3)/a.json", in: .caches)
-            try store.append(Data([1]), to: "appended/\(round % 3)", in: .caches)
+            try store.appendToFolder(Data([1]), to: "appended/\(round % 3)", in: .caches)
             round += 1
         }
         tally.stopAndWait()

@@ -74,7 +74,7 @@ struct CorruptInputReliabilityTests {
     func cacheEntries() throws {
         let folder = TestFolder()
         // Files changed behind the cache's back are read from disk only without a memory tier.
-        let cache = try DiskCache(folder: folder.file("cache"), limits: DiskCache.Limits(memoryCapacity: 0))
+        let cache = try DiskCache(folder: folder.file("cache"), limits: DiskCache.Limits(memoryCapacityBytes: 0))
         let (fanOut, name) = DiskCache.fileName(for: "k")
         let entry = "cache/\(fanOut)/\(name)"
         let header = DiskCache.header(key: "k", expiry: 0, dataLength: 5)

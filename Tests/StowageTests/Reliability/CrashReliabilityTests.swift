@@ -66,7 +66,7 @@ struct CrashReliabilityTests {
         #expect(folder.leftoverTemporaryItems(prefixes: [".stowage-append-"]).isEmpty, "reads settled every journal")
 
         // Leftover temporary files are reclaimed by a sweep once older than the grace period
-        // (SweepPolicy.leftoverGracePeriod, an hour): younger ones may be writes in progress.
+        // (SweepPolicy.leftoverMinimumAge, an hour): younger ones may be writes in progress.
         let leftovers = folder.leftoverTemporaryItems(in: "container/Documents", prefixes: [TemporaryItem.prefix])
         let crashFolder = folder.file("container/Documents/" + CrashWorkload.folder)
         let early = try Sweeper(policy: SweepPolicy()).sweep(crashFolder)
@@ -150,7 +150,7 @@ struct CrashReliabilityTests {
         }
         // The numbered folder: files 0, 1, ..., each holding its own number.
         if folder.exists(documents + CrashWorkload.frames) {
-            let frames = try store.retrieve([Data].self, from: CrashWorkload.frames, in: .documents)
+            let frames = try store.retrieveFolder(from: CrashWorkload.frames, in: .documents)
             #expect(frames == (0..<frames.count).map { Data("\($0)".utf8) }, "\(label): frames \(frames.count)")
             #expect(frames.count >= progress.frames, "\(label): appended files were lost")
             progress.frames = frames.count

@@ -29,7 +29,7 @@ struct DiskFullReliabilityTests {
         try store.save(Message(id: 1, text: "kept"), to: "value.json", in: .documents)
         try store.save(Data("kept data".utf8), to: "blob.bin", in: .applicationSupport)
         try store.save([Message(id: 1, text: "first")], to: "log.json", in: .documents)
-        try store.save([Data("zero".utf8)], to: "frames", in: .caches)
+        try store.saveFolder([Data("zero".utf8)], to: "frames", in: .caches)
         try cache.set(Data("kept entry".utf8), for: "old key")
         try folder.write(String(repeating: "r", count: 100_000), to: "resource.bin")
 
@@ -55,7 +55,7 @@ struct DiskFullReliabilityTests {
                 try store.save(big, to: "blob.bin", in: .applicationSupport)
             },
             Attempt(name: "save a folder of data", path: "frames") {
-                try store.save([big, big], to: "frames", in: .caches, options: WriteOptions(replacesExistingFolder: true))
+                try store.saveFolder([big, big], to: "frames", in: .caches, options: WriteOptions(replacesExistingFolder: true))
             },
             Attempt(name: "append a value", path: "log.json") {
                 try store.append(Message(id: 2, text: bigText), to: "log.json", in: .documents)
@@ -64,10 +64,10 @@ struct DiskFullReliabilityTests {
                 try store.append(contentsOf: [Message(id: 3, text: bigText)], to: "log.json", in: .documents)
             },
             Attempt(name: "append data to a numbered folder", path: "frames") {
-                try store.append(big, to: "frames", in: .caches)
+                try store.appendToFolder(big, to: "frames", in: .caches)
             },
             Attempt(name: "append data items", path: "frames") {
-                try store.append(contentsOf: [big], to: "frames", in: .caches)
+                try store.appendToFolder(contentsOf: [big], to: "frames", in: .caches)
             },
             Attempt(name: "materialize a resource", path: "resource.bin") {
                 try store.materialize(folder.file("resource.bin"), to: "resource.bin")

@@ -104,11 +104,11 @@ struct HostilePathReliabilityTests {
         Operation(name: "retrieve Data") { h, p in
             try expect(try h.store.retrieve(Data.self, from: p, in: .documents) == Data("hostile".utf8), "other bytes")
         },
-        Operation(name: "excludeFromBackup") { h, p in try h.store.excludeFromBackup(p, in: .documents) },
+        Operation(name: "excludeFromBackup") { h, p in try h.store.mark(p, in: .documents, .excludedFromBackup) },
         Operation(name: "isExcludedFromBackup") { h, p in
-            try expect(try h.store.isExcludedFromBackup(p, in: .documents), "not excluded")
+            try expect(try h.store.markers(of: p, in: .documents).contains(.excludedFromBackup), "not excluded")
         },
-        Operation(name: "includeInBackup") { h, p in try h.store.includeInBackup(p, in: .documents) },
+        Operation(name: "includeInBackup") { h, p in try h.store.unmark(p, in: .documents, .excludedFromBackup) },
         Operation(name: "mark") { h, p in try h.store.mark(p, in: .documents, .pinned) },
         Operation(name: "markers") { h, p in try expect(try h.store.markers(of: p, in: .documents) == [.pinned], "markers") },
         Operation(name: "unmark") { h, p in try h.store.unmark(p, in: .documents, .pinned) },
@@ -127,11 +127,11 @@ struct HostilePathReliabilityTests {
             try expect(try h.store.retrieve([Message].self, from: p, in: .documents).map(\.id) == [1, 2, 3], "other array")
             try h.store.remove(p, from: .documents)
         },
-        Operation(name: "save [Data]") { h, p in try h.store.save([Data("0".utf8)], to: p, in: .documents) },
-        Operation(name: "append Data") { h, p in try h.store.append(Data("1".utf8), to: p, in: .documents) },
-        Operation(name: "append [Data]") { h, p in try h.store.append(contentsOf: [Data("2".utf8)], to: p, in: .documents) },
+        Operation(name: "save [Data]") { h, p in try h.store.saveFolder([Data("0".utf8)], to: p, in: .documents) },
+        Operation(name: "append Data") { h, p in try h.store.appendToFolder(Data("1".utf8), to: p, in: .documents) },
+        Operation(name: "append [Data]") { h, p in try h.store.appendToFolder(contentsOf: [Data("2".utf8)], to: p, in: .documents) },
         Operation(name: "retrieve [Data]") { h, p in
-            try expect(try h.store.retrieve([Data].self, from: p, in: .documents) == ["0", "1", "2"].map { Data($0.utf8) }, "items")
+            try expect(try h.store.retrieveFolder(from: p, in: .documents) == ["0", "1", "2"].map { Data($0.utf8) }, "items")
             try h.store.remove(p, from: .documents)
         },
         Operation(name: "materialize") { h, p in
@@ -249,7 +249,7 @@ struct HostilePathReliabilityTests {
 
         expectStowageError(.invalidPath) { try store.save(Data("evil".utf8), to: "escape/x", in: .documents) }
         expectStowageError(.invalidPath) { try store.retrieve(Data.self, from: "file-link", in: .documents) }
-        expectStowageError(.invalidPath) { try store.append(Data("evil".utf8), to: "escape", in: .documents) }
+        expectStowageError(.invalidPath) { try store.appendToFolder(Data("evil".utf8), to: "escape", in: .documents) }
         expectStowageError(.invalidPath) { try DiskCache(name: "escape", in: folder.container()) }
         #expect(try folder.snapshot("outside") == before)
         // Then every operation; on the links themselves some succeed (saving over a link

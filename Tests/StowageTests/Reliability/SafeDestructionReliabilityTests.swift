@@ -45,7 +45,7 @@ struct SafeDestructionReliabilityTests {
         let error = expectStowageError(.invalidPath) { try scene.store.clear(location) }
         #expect(error?.reason?.contains(path) == true, "the error names the link: \(String(describing: error))")
         try SimulatedCapacity.withFigures(available: 0) {
-            let relief = try scene.container.relieve(toAvailable: 1_000_000_000)
+            let relief = try scene.container.relieve(toAvailableBytes: 1_000_000_000)
             #expect(relief.issues.contains { $0.path.hasPrefix(path) }, "\(relief.issues)")
             _ = try scene.container.audit()
             _ = try scene.container.capacity()
@@ -86,9 +86,9 @@ struct SafeDestructionReliabilityTests {
         for round in 0..<150 {
             try? scene.store.save(Data(repeating: 2, count: 100), to: "r\(round)/f", in: .caches)
             _ = try? scene.store.clear(.caches)
-            _ = try? Sweeper(policy: SweepPolicy(maximumAge: 0)).sweep(URL(filePath: caches), now: Date() + 10)
+            _ = try? Sweeper(policy: SweepPolicy(maximumFileAge: .seconds(0))).sweep(URL(filePath: caches), now: Date() + 10)
             _ = try? SimulatedCapacity.withFigures(available: 0) {
-                try scene.container.relieve(toAvailable: 1_000_000_000)
+                try scene.container.relieve(toAvailableBytes: 1_000_000_000)
             }
         }
         stop.set()
@@ -110,7 +110,7 @@ struct SafeDestructionReliabilityTests {
         #expect(report.issues.contains { $0.path == volume.path && $0.message.contains("mount point") }, "\(report.issues)")
         #expect(try String(contentsOf: volume.url.appending(path: "keep.bin"), encoding: .utf8) == "on the mount")
         #expect(try !scene.store.exists("old/a.bin", in: .caches))
-        let sweep = try Sweeper(policy: SweepPolicy(maximumAge: 0)).sweep(caches, now: Date() + 10)
+        let sweep = try Sweeper(policy: SweepPolicy(maximumFileAge: .seconds(0))).sweep(caches, now: Date() + 10)
         #expect(sweep.removed.isEmpty && sweep.issues.contains { $0.path == volume.path })
         #expect(FileManager.default.fileExists(atPath: volume.path + "/keep.bin"))
     }
@@ -127,7 +127,7 @@ struct SafeDestructionReliabilityTests {
         }
         defer { _ = try? runProcess(URL(filePath: "/bin/umount"), [target]) }
         let before = try scene.sentinel()
-        let sweep = try Sweeper(policy: SweepPolicy(maximumAge: 0)).sweep(URL(filePath: scene.root + "/Library/Caches"),
+        let sweep = try Sweeper(policy: SweepPolicy(maximumFileAge: .seconds(0))).sweep(URL(filePath: scene.root + "/Library/Caches"),
                                                                          now: Date() + 10)
         #expect(sweep.issues.contains { $0.path == target && $0.message.contains("mount point") }, "\(sweep.issues)")
         let clear = try scene.store.clear(.caches)
@@ -146,9 +146,9 @@ struct SafeDestructionReliabilityTests {
             try FileManager.default.createDirectory(atPath: caches + "/" + empty, withIntermediateDirectories: true)
         }
         try scene.store.save(Data("x".utf8), to: "gone/only.bin", in: .caches)
-        let nothing = try Sweeper(policy: SweepPolicy(maximumAge: 1e9)).sweep(URL(filePath: caches))
+        let nothing = try Sweeper(policy: SweepPolicy(maximumFileAge: .seconds(1e9))).sweep(URL(filePath: caches))
         #expect(nothing.removed.isEmpty && nothing.removedFolders.isEmpty)
-        let report = try Sweeper(policy: SweepPolicy(maximumAge: 0)).sweep(URL(filePath: caches), now: Date() + 10)
+        let report = try Sweeper(policy: SweepPolicy(maximumFileAge: .seconds(0))).sweep(URL(filePath: caches), now: Date() + 10)
         #expect(Set(report.removed.map(\.path)) == ["old/a.bin", "gone/only.bin"])
         #expect(report.removedFolders == ["gone"])
         for empty in ["empty", "deep/er/empty", "old/empty"] {
@@ -165,9 +165,9 @@ struct SafeDestructionReliabilityTests {
         try scene.store.save(Data(repeating: 3, count: 8192), to: "maps/region.pack", in: .documents)
         try scene.store.mark("maps/region.pack", in: .documents, .purgeable)
         let report = try SimulatedCapacity.withFigures(available: 0) {
-            try scene.container.relieve(toAvailable: 1_000_000_000)
+            try scene.container.relieve(toAvailableBytes: 1_000_000_000)
         }
-        let documentsStep = try #require(report.steps.first { $0.location == "documents" })
+        let documentsStep = try #require(report.steps.first { $0.location == .documents })
         #expect(documentsStep.report.removed.map(\.path) == ["maps/region.pack"])
         #expect(documentsStep.report.removedFolders == ["maps"])
         #expect(FileManager.default.fileExists(atPath: documents + "/user folder"))
@@ -182,13 +182,13 @@ struct SafeDestructionReliabilityTests {
         try scene.store.save(Data(repeating: 4, count: 4096), to: "keep/inner/a.bin", in: .caches)
         try scene.store.mark("keep", in: .caches, .pinned)
         let caches = URL(filePath: scene.root + "/Library/Caches")
-        let sweep = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: 0, maximumAge: 0)).sweep(caches, now: Date() + 10)
+        let sweep = try Sweeper(policy: SweepPolicy(maximumAllocatedBytes: 0, maximumFileAge: .seconds(0))).sweep(caches, now: Date() + 10)
         #expect(sweep.removed.map(\.path) == ["old/a.bin"] && sweep.pinnedItemCount == 1)
         _ = try SimulatedCapacity.withFigures(available: 0) {
-            try scene.container.relieve(toAvailable: 1_000_000_000)
+            try scene.container.relieve(toAvailableBytes: 1_000_000_000)
         }
         // Named itself, a pinned folder still protects what it holds.
-        let named = try Sweeper(policy: SweepPolicy(maximumAge: 0)).sweep(caches.appending(path: "keep"), now: Date() + 10)
+        let named = try Sweeper(policy: SweepPolicy(maximumFileAge: .seconds(0))).sweep(caches.appending(path: "keep"), now: Date() + 10)
         #expect(named.removed.isEmpty && named.pinnedItemCount == 1)
         let clear = try scene.store.clear(.caches)
         #expect(clear.pinnedItemCount == 1)
@@ -206,7 +206,7 @@ struct SafeDestructionReliabilityTests {
         }
         #expect(fd >= 0)
         close(fd)
-        let report = try Sweeper(policy: SweepPolicy(maximumAge: 0)).sweep(URL(filePath: caches), now: Date() + 10)
+        let report = try Sweeper(policy: SweepPolicy(maximumFileAge: .seconds(0))).sweep(URL(filePath: caches), now: Date() + 10)
         let bad = try #require(report.removed.first { $0.pathBytes == badName })
         #expect(bad.path == "\u{FFFD}\u{FFFD}-bad")
         let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(bad)) as? [String: Any]
@@ -230,7 +230,7 @@ struct SafeDestructionReliabilityTests {
         let caches = scene.root + "/Library/Caches"
         try Data(repeating: 5, count: 16384).write(to: URL(filePath: scene.folder.path + "/outside/linked.bin"))
         #expect(link(scene.folder.path + "/outside/linked.bin", caches + "/linked.bin") == 0)
-        let report = try Sweeper(policy: SweepPolicy(maximumAge: 0)).sweep(URL(filePath: caches), now: Date() + 10)
+        let report = try Sweeper(policy: SweepPolicy(maximumFileAge: .seconds(0))).sweep(URL(filePath: caches), now: Date() + 10)
         let linked = try #require(report.removed.first { $0.path == "linked.bin" })
         #expect(linked.allocatedBytes == 0)
         #expect(report.freedAllocatedBytes == report.removed.first { $0.path == "old/a.bin" }?.allocatedBytes)
@@ -241,7 +241,7 @@ struct SafeDestructionReliabilityTests {
     func removeWholeFolder() throws {
         let scene = try Scene()
         try scene.store.save(Data("x".utf8), to: "F/a.bin", in: .documents)
-        _ = try Sweeper(policy: SweepPolicy(maximumAge: 1e9)).sweep(URL(filePath: scene.root + "/Documents/F"))
+        _ = try Sweeper(policy: SweepPolicy(maximumFileAge: .seconds(1e9))).sweep(URL(filePath: scene.root + "/Documents/F"))
         try Data().write(to: URL(filePath: scene.root + "/Documents/F/CACHEDIR.TAG"))
         try FileManager.default.createDirectory(atPath: scene.root + "/Documents/F/.stowage-tmp-staging/sub",
                                                 withIntermediateDirectories: true)
@@ -249,10 +249,10 @@ struct SafeDestructionReliabilityTests {
         try scene.store.remove("F", from: .documents)
         #expect(try !scene.store.exists("F", in: .documents))
         // Saving a folder of data over an old one removes the old one the same way.
-        try scene.store.save([Data("1".utf8)], to: "G", in: .documents)
-        _ = try Sweeper(policy: SweepPolicy(maximumAge: 1e9)).sweep(URL(filePath: scene.root + "/Documents/G"))
-        try scene.store.save([Data("2".utf8)], to: "G", in: .documents, options: WriteOptions(replacesExistingFolder: true))
-        #expect(try scene.store.retrieve([Data].self, from: "G", in: .documents) == [Data("2".utf8)])
+        try scene.store.saveFolder([Data("1".utf8)], to: "G", in: .documents)
+        _ = try Sweeper(policy: SweepPolicy(maximumFileAge: .seconds(1e9))).sweep(URL(filePath: scene.root + "/Documents/G"))
+        try scene.store.saveFolder([Data("2".utf8)], to: "G", in: .documents, options: WriteOptions(replacesExistingFolder: true))
+        #expect(try scene.store.retrieveFolder(from: "G", in: .documents) == [Data("2".utf8)])
     }
 
     @Test("an old staging folder of an interrupted write is reclaimed whole by a sweep; a young one stays")
@@ -265,7 +265,7 @@ struct SafeDestructionReliabilityTests {
         }
         let old = Date(timeIntervalSinceNow: -7200)
         try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: caches + "/.stowage-tmp-old")
-        let report = try Sweeper(policy: SweepPolicy(maximumAge: 1e9)).sweep(URL(filePath: caches))
+        let report = try Sweeper(policy: SweepPolicy(maximumFileAge: .seconds(1e9))).sweep(URL(filePath: caches))
         #expect(report.issues.isEmpty, "\(report.issues)")
         #expect(report.removed.map(\.path) == [".stowage-tmp-old"])
         #expect(!FileManager.default.fileExists(atPath: caches + "/.stowage-tmp-old"))
@@ -303,11 +303,11 @@ struct SafeDestructionReliabilityTests {
     func refusals() throws {
         let scene = try Scene()
         // A dry run, so that even a broken refusal could remove nothing.
-        let root = expectStowageError(.refused) { try Sweeper(policy: SweepPolicy(maximumAge: 0)).sweep(URL(filePath: "/"), dryRun: true) }
+        let root = expectStowageError(.refused) { try Sweeper(policy: SweepPolicy(maximumFileAge: .seconds(0))).sweep(URL(filePath: "/"), dryRun: true) }
         #expect(root?.reason?.contains("root folder") == true)
         try FileManager.default.createSymbolicLink(atPath: scene.folder.path + "/link", withDestinationPath: scene.folder.path + "/outside")
         let before = try scene.sentinel()
-        expectStowageError(.invalidPath) { try Sweeper(policy: SweepPolicy(maximumAge: 0)).sweep(URL(filePath: scene.folder.path + "/link")) }
+        expectStowageError(.invalidPath) { try Sweeper(policy: SweepPolicy(maximumFileAge: .seconds(0))).sweep(URL(filePath: scene.folder.path + "/link")) }
         #expect(try scene.sentinel() == before)
     }
 
@@ -323,18 +323,18 @@ struct SafeDestructionReliabilityTests {
         try store.save(Data(repeating: 7, count: 4096), to: "t.bin", in: .temporary)
         try fillVolume(volume.path + "/filler")
         #expect(try VolumeCapacity.forVolume(containing: volume.url).availableBytes == 0)
-        let report = try container.relieve(toAvailable: 200_000)
+        let report = try container.relieve(toAvailableBytes: 200_000)
         #expect(report.isSatisfied, "\(report)")
-        #expect(report.steps.map(\.location) == ["temporary", "caches"])
+        #expect(report.steps.map(\.location) == [.temporary, .caches])
         #expect(try VolumeCapacity.forVolume(containing: volume.url).availableBytes >= 200_000)
         // A sweep of a full volume frees first; its record, if it cannot be written, is an issue.
         try fillVolume(volume.path + "/filler2")
         let caches = try container.url(for: .caches)
-        let nothingToFree = try Sweeper(policy: SweepPolicy(maximumAge: 1e9)).sweep(caches)
+        let nothingToFree = try Sweeper(policy: SweepPolicy(maximumFileAge: .seconds(1e9))).sweep(caches)
         #expect(nothingToFree.removed.isEmpty)
         #expect(nothingToFree.issues.map(\.path) == [caches.fileSystemPath + "/.stowage-last-sweep"], "\(nothingToFree.issues)")
         #expect(nothingToFree.issues.first?.message == "no space left on device")
-        let sweep = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: 0)).sweep(caches)
+        let sweep = try Sweeper(policy: SweepPolicy(maximumAllocatedBytes: 0)).sweep(caches)
         #expect(!sweep.removed.isEmpty)
     }
 

@@ -24,7 +24,7 @@ struct PinAboveRootTests {
         let folder = TestFolder()
         try files(folder, ["pinned/sub/a", "pinned/sub/b", "pinned/x/y/deep/c"])
         try pin(folder.file("pinned"))
-        let sweeper = Sweeper(policy: SweepPolicy(maximumAge: 0))
+        let sweeper = Sweeper(policy: SweepPolicy(maximumFileAge: .seconds(0)))
         for start in ["pinned/sub", "pinned/x/y/deep", "pinned"] {
             let report = try sweeper.sweep(folder.file(start), now: Date().addingTimeInterval(3600))
             #expect(report.removed.isEmpty, "\(start): \(report.removed.map(\.path))")
@@ -39,7 +39,7 @@ struct PinAboveRootTests {
         let folder = TestFolder()
         try files(folder, ["top/pinned/kept", "top/loose/gone", "top/alone"])
         try pin(folder.file("top/pinned"))
-        let report = try Sweeper(policy: SweepPolicy(maximumAge: 0)).sweep(folder.file("top"), now: Date().addingTimeInterval(3600))
+        let report = try Sweeper(policy: SweepPolicy(maximumFileAge: .seconds(0))).sweep(folder.file("top"), now: Date().addingTimeInterval(3600))
         #expect(report.removed.map(\.path).sorted() == ["alone", "loose/gone"])
         #expect(folder.exists("top/pinned/kept"))
     }
@@ -54,7 +54,7 @@ struct PinAboveRootTests {
         let cleared = try store.clear(.caches)
         #expect(cleared.removed.isEmpty && cleared.pinnedItemCount >= 1, "\(cleared.removed.map(\.path))")
         #expect(try store.exists("cached.bin", in: .caches))
-        let relief = try folder.container().relieve(toAvailable: Int64.max / 2, dryRun: false)
+        let relief = try folder.container().relieve(toAvailableBytes: Int64.max / 2, dryRun: false)
         #expect(relief.freedAllocatedBytes == 0, "\(relief.steps.map { $0.report.removed.map(\.path) })")
         #expect(try store.exists("scratch.bin", in: .temporary) && store.exists("cached.bin", in: .caches))
     }
@@ -66,7 +66,7 @@ struct PinAboveRootTests {
         try pin(folder.file("pinned"))
         let volume = try ScratchVolume.mount(size: "4m", in: folder.file("pinned"), named: "mnt")
         try Data("data".utf8).write(to: volume.url.appending(path: "gone"))
-        let report = try Sweeper(policy: SweepPolicy(maximumAge: 0)).sweep(volume.url, now: Date().addingTimeInterval(3600))
+        let report = try Sweeper(policy: SweepPolicy(maximumFileAge: .seconds(0))).sweep(volume.url, now: Date().addingTimeInterval(3600))
         #expect(report.removed.map(\.path) == ["gone"], "the volume's own files are its own: \(report.issues)")
     }
 
@@ -87,7 +87,7 @@ struct PinAboveRootTests {
         try pin(folder.file("pinned"))
         let bound = try ExtraMount(["--bind", folder.path + "/pinned/sub"], at: folder.path + "/bound")
         let plain = try ExtraMount(["--bind", folder.path + "/plain/sub"], at: folder.path + "/plain-bound")
-        let sweeper = Sweeper(policy: SweepPolicy(maximumAge: 0))
+        let sweeper = Sweeper(policy: SweepPolicy(maximumFileAge: .seconds(0)))
         for start in [bound.path, bound.path + "/deeper"] {
             let report = try sweeper.sweep(URL(filePath: start), now: Date().addingTimeInterval(3600))
             #expect(report.removed.isEmpty, "\(start): \(report.removed.map(\.path))")

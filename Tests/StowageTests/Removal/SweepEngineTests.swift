@@ -40,7 +40,7 @@ struct SweepEngineTests {
         try store.mark("f0", in: .caches, .pinned)
         try store.mark("f1", in: .caches, .pinned)
         // Accessed at base + 0...4 h; now is base + 10 h; older than 7 h: f0, f1 (pinned) and f2.
-        let report = try Sweeper(policy: SweepPolicy(maximumAge: 7 * 3600)).sweep(caches, now: base.addingTimeInterval(10 * 3600))
+        let report = try Sweeper(policy: SweepPolicy(maximumFileAge: .seconds(7 * 3600))).sweep(caches, now: base.addingTimeInterval(10 * 3600))
         #expect(names(report) == ["f2"])
         #expect(report.removed.allSatisfy { $0.reason == .age })
         #expect(report.pinnedItemCount == 2)
@@ -52,12 +52,12 @@ struct SweepEngineTests {
         let folder = TestFolder()
         let (_, caches) = try makeCaches(folder, count: 4)
         let total = try allocated(caches)
-        let atSize = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: total, lowWatermark: 0.5)).sweep(caches, dryRun: true)
+        let atSize = try Sweeper(policy: SweepPolicy(maximumAllocatedBytes: total, lowWatermark: 0.5)).sweep(caches, dryRun: true)
         #expect(atSize.removed.isEmpty, "\(names(atSize))")
         let atCount = try Sweeper(policy: SweepPolicy(maximumCount: 4, lowWatermark: 0.5)).sweep(caches, dryRun: true)
         #expect(atCount.removed.isEmpty, "\(names(atCount))")
         // One byte or one file over: down to the watermark (half of a byte less than 4 files: 1 file).
-        let overSize = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: total - 1, lowWatermark: 0.5)).sweep(caches, dryRun: true)
+        let overSize = try Sweeper(policy: SweepPolicy(maximumAllocatedBytes: total - 1, lowWatermark: 0.5)).sweep(caches, dryRun: true)
         #expect(names(overSize) == ["f0", "f1", "f2"])
         let overCount = try Sweeper(policy: SweepPolicy(maximumCount: 3, lowWatermark: 0.5)).sweep(caches, dryRun: true)
         #expect(names(overCount) == ["f0", "f1", "f2"], "3 files x 0.5 rounds down to 1 kept")

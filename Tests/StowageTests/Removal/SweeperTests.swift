@@ -29,7 +29,7 @@ struct SweeperTests {
     func sizeLimitLRU() throws {
         let folder = TestFolder()
         let cache = try makeCache(folder, sizes: Array(repeating: 1, count: 10))
-        let policy = SweepPolicy(maximumAllocatedSize: 8 * Self.block, lowWatermark: 0.5)
+        let policy = SweepPolicy(maximumAllocatedBytes: 8 * Self.block, lowWatermark: 0.5)
         let report = try Sweeper(policy: policy).sweep(cache, now: base.addingTimeInterval(86_400))
         #expect(names(report) == ["f0", "f1", "f2", "f3", "f4", "f5"], "10 blocks down to 4: the six least recently used")
         #expect(report.freedAllocatedBytes == 6 * Self.block)
@@ -64,7 +64,7 @@ struct SweeperTests {
         // 200 blocks over a limit of 100, down to 50: the 150 least recently used (or modified)
         // go; with the age limit, the 60 oldest (age past 82,830 s) by age, 90 more by size.
         let now = base.addingTimeInterval(86_400)
-        let policy = SweepPolicy(maximumAllocatedSize: 100 * Self.block, maximumAge: ageLimited ? 82_830 : nil,
+        let policy = SweepPolicy(maximumAllocatedBytes: 100 * Self.block, maximumFileAge: ageLimited ? .seconds(82_830) : nil,
                                  order: order, lowWatermark: 0.5)
         let report = try Sweeper(policy: policy).sweep(root, now: now)
         let expected = rank.enumerated().filter { $0.element < 150 }.map { "f\($0.offset)" }.sorted()
@@ -76,13 +76,13 @@ struct SweeperTests {
     func orders() throws {
         let folder = TestFolder()
         let cache = try makeCache(folder, sizes: [1, 5, 2, 1, 3, 1])
-        let oldest = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: 10 * Self.block, order: .oldestModified, lowWatermark: 1))
+        let oldest = try Sweeper(policy: SweepPolicy(maximumAllocatedBytes: 10 * Self.block, order: .oldestModified, lowWatermark: 1))
             .sweep(cache, dryRun: true)
         #expect(names(oldest) == ["f4", "f5"], "modified earliest: the highest indices")
-        let largest = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: 9 * Self.block, order: .largestFirst, lowWatermark: 1))
+        let largest = try Sweeper(policy: SweepPolicy(maximumAllocatedBytes: 9 * Self.block, order: .largestFirst, lowWatermark: 1))
             .sweep(cache, dryRun: true)
         #expect(names(largest) == ["f1"])
-        let largest2 = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: 6 * Self.block, order: .largestFirst, lowWatermark: 1))
+        let largest2 = try Sweeper(policy: SweepPolicy(maximumAllocatedBytes: 6 * Self.block, order: .largestFirst, lowWatermark: 1))
             .sweep(cache, dryRun: true)
         #expect(names(largest2) == ["f1", "f4"])
     }
@@ -95,7 +95,7 @@ struct SweeperTests {
         #expect(names(counted) == ["f0", "f1"])
         #expect(counted.removed.allSatisfy { $0.reason == .count })
         // Accessed at base + 0...5 hours; now is base + 10 h; older than 7 h: f0, f1, f2.
-        let aged = try Sweeper(policy: SweepPolicy(maximumAge: 7 * 3600)).sweep(cache, now: base.addingTimeInterval(10 * 3600))
+        let aged = try Sweeper(policy: SweepPolicy(maximumFileAge: .seconds(7 * 3600))).sweep(cache, now: base.addingTimeInterval(10 * 3600))
         #expect(names(aged) == ["f0", "f1", "f2"])
         #expect(aged.removed.allSatisfy { $0.reason == .age })
     }
@@ -104,7 +104,7 @@ struct SweeperTests {
     func dryRunEqualsRealRun() throws {
         let folder = TestFolder()
         let cache = try makeCache(folder, sizes: [2, 1, 3, 1, 1, 2, 1, 1, 4], subfolders: true)
-        let policy = SweepPolicy(maximumAllocatedSize: 6 * Self.block, lowWatermark: 0.5)
+        let policy = SweepPolicy(maximumAllocatedBytes: 6 * Self.block, lowWatermark: 0.5)
         let dry = try Sweeper(policy: policy).sweep(cache, dryRun: true)
         #expect(folder.exists("cache/d0/f0"), "a dry run removes nothing")
         #expect(try Sweeper.lastSweep(of: cache) == nil)
@@ -131,7 +131,7 @@ struct SweeperTests {
         // `hasPrefix`, but reserved by its bytes, as the Store's path check sees it.
         let reserved = RelativePath.reservedPrefix + "\u{301}state"
         #expect(FileManager.default.createFile(atPath: caches + "/" + reserved, contents: Data(count: 4096)))
-        let report = try Sweeper(policy: SweepPolicy(maximumAllocatedSize: 0)).sweep(folder.file("container/Library/Caches"))
+        let report = try Sweeper(policy: SweepPolicy(maximumAllocatedBytes: 0)).sweep(folder.file("container/Library/Caches"))
         #expect(report.removed.count == 5)
         #expect(report.pinnedItemCount == 1)
         #expect(try store.exists("f0", in: .caches))

@@ -62,7 +62,7 @@ enum StorageCleanup {
         schedule()  // the next one
         let work = Task {
             // Keep 2 GB available: temporary files first, then caches, least recently used first.
-            try await container.relieve(toAvailable: 2_000_000_000) { _ in }
+            try await container.relieve(toAvailableBytes: 2_000_000_000) { _ in }
         }
         // Our own budget, in case the system gives more time than the cleanup deserves.
         let budget = Task {

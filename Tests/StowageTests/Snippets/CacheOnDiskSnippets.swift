@@ -13,7 +13,7 @@ struct CacheOnDiskSnippets {
                          show: (Data) -> Void) async throws -> Metadata? {
         // snippet CacheOnDisk/overview
         let thumbnails = try DiskCache(name: "thumbnails",
-                                       limits: DiskCache.Limits(maximumAllocatedSize: 50_000_000))
+                                       limits: DiskCache.Limits(maximumAllocatedBytes: 50_000_000))
 
         try await thumbnails.set(pngData, for: url.absoluteString)
         if let cached = try await thumbnails.data(for: url.absoluteString) {
@@ -21,7 +21,7 @@ struct CacheOnDiskSnippets {
         }
 
         // Codable values, with an expiry
-        try await thumbnails.set(metadata, for: "meta:\(id)", expiresAfter: 24 * 3600)
+        try await thumbnails.set(metadata, for: "meta:\(id)", expiresAfter: .seconds(24 * 3600))
         let meta = try await thumbnails.value(Metadata.self, for: "meta:\(id)")
 
         try await thumbnails.remove(url.absoluteString)
@@ -35,7 +35,7 @@ struct CacheOnDiskSnippets {
         func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
         // snippet CacheOnDisk/synchronous
         let cache = try DiskCache(name: "thumbnails", in: Container(root: testFolder),
-                                  limits: DiskCache.Limits(maximumCount: 100, memoryCapacity: 0))
+                                  limits: DiskCache.Limits(maximumCount: 100, memoryCapacityBytes: 0))
         try cache.set(Data(count: 4096), for: "a")   // the synchronous form
         print(cache.count, cache.allocatedBytes > 0)   // 1 true
         let report = try cache.removeAll()           // what it removed, as a SweepReport

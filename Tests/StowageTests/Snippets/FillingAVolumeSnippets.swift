@@ -37,7 +37,7 @@ struct FillingAVolumeSnippets {
         if let status = try fill.status() {
             print(status.fileCount, ByteCount(status.allocatedBytes).formatted())   // 1 16.4 MB
         }
-        try fill.release(amount: 10_000_000)   // part of it: newest files first, the last one shrunk
+        try fill.release(bytes: 10_000_000)   // part of it: newest files first, the last one shrunk
         try fill.release()                     // the rest, also after the filling process was killed
         // end snippet
         return printed

@@ -31,7 +31,7 @@ struct GettingStartedSnippets {
         let loaded = try store.retrieve(Settings.self, from: "settings.json", in: .applicationSupport)
 
         try store.save(imageData, to: "thumbnails/42.png", in: .caches)
-        try store.save(pages, to: "Scans/receipt", in: .documents, fileExtension: "png")  // 0.png, 1.png, ...
+        try store.saveFolder(pages, to: "Scans/receipt", in: .documents, fileExtension: "png")  // 0.png, 1.png, ...
         // end snippet
         return loaded
     }
@@ -41,7 +41,7 @@ struct GettingStartedSnippets {
         if try !store.exists("settings.json", in: .applicationSupport) {   // "no", not "could not tell"
             try store.save(Settings(), to: "settings.json", in: .applicationSupport)
         }
-        if store.contains("Inbox/draft.json", in: .documents) { showDraftBadge() }  // a hint is enough
+        if (try? store.exists("Inbox/draft.json", in: .documents)) == true { showDraftBadge() }  // a hint is enough
         // end snippet
     }
 
@@ -54,7 +54,7 @@ struct GettingStartedSnippets {
     static func appendMore(store: Store, newEntries: [LogEntry], photoData: Data) throws {
         // snippet GettingStarted/append-more
         try store.append(newEntries, to: "log.json", in: .applicationSupport)    // [LogEntry]: each one
-        try store.append(photoData, to: "Album", in: .documents, fileExtension: "png")  // Album/3.png
+        try store.appendToFolder(photoData, to: "Album", in: .documents, fileExtension: "png")  // Album/3.png
         // end snippet
     }
 
@@ -98,7 +98,7 @@ struct GettingStartedSnippets {
         #expect(try store.retrieve(Settings.self, from: "settings.json", in: .applicationSupport) == Settings(theme: "light"))
 
         try Self.append(store: store)
-        for number in 0..<3 { try store.append(Data([UInt8(number)]), to: "Album", in: .documents, fileExtension: "png") }
+        for number in 0..<3 { try store.appendToFolder(Data([UInt8(number)]), to: "Album", in: .documents, fileExtension: "png") }
         try Self.appendMore(store: store, newEntries: [LogEntry(message: "a"), LogEntry(message: "b")], photoData: Data([9]))
         #expect(try store.retrieve([LogEntry].self, from: "log.json", in: .applicationSupport).map(\.message) == ["started", "a", "b"])
         #expect(try store.retrieve(Data.self, from: "Album/3.png", in: .documents) == Data([9]))

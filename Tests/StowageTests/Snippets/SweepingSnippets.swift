@@ -10,7 +10,7 @@ struct SweepingSnippets {
         var printed: [String] = []
         func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
         // snippet Sweeping/sweep
-        let sweeper = Sweeper(policy: SweepPolicy(maximumAllocatedSize: 200_000_000, maximumAge: 30 * 24 * 3600))
+        let sweeper = Sweeper(policy: SweepPolicy(maximumAllocatedBytes: 200_000_000, maximumFileAge: .seconds(30 * 24 * 3600)))
         let preview = try sweeper.sweep(thumbnails, dryRun: true)
         for file in preview.removed { print(file.reason, file.path) }   // age old.png
         let report = try sweeper.sweep(thumbnails)   // removes what the preview listed
@@ -42,9 +42,9 @@ struct SweepingSnippets {
         var printed: [String] = []
         func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
         // snippet Sweeping/relieve
-        let report = try container.relieve(toAvailable: 2_000_000_000)
+        let report = try container.relieve(toAvailableBytes: 2_000_000_000)
         for step in report.steps {
-            print(step.location, step.report.removed.count, ByteCount(step.report.freedAllocatedBytes).formatted())
+            print(step.location.identifier, step.report.removed.count, ByteCount(step.report.freedAllocatedBytes).formatted())
         }
         if !report.isSatisfied { showLowStorageAlert() }
         // end snippet
@@ -54,7 +54,7 @@ struct SweepingSnippets {
     static func watch(container: Container, output: @escaping @Sendable (String) -> Void) async {
         func print(_ items: Any...) { output(items.map { "\($0)" }.joined(separator: " ")) }
         // snippet Sweeping/watch
-        let watcher = PressureWatcher(container: container, threshold: 1_000_000_000, interval: .seconds(60))
+        let watcher = PressureWatcher(container: container, thresholdBytes: 1_000_000_000, interval: .seconds(60))
         for await outcome in watcher.events {
             switch outcome {
             case .success(let event) where event.relief != nil: print(event)   // it freed something
@@ -69,10 +69,10 @@ struct SweepingSnippets {
         var printed: [String] = []
         func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
         // snippet Sweeping/audit
-        let audit = try container.audit(minimumSize: 10_000_000)
-        for finding in audit.findings { print(finding.kind, finding.location, finding.path) }
+        let audit = try container.audit(minimumBytes: 10_000_000)
+        for finding in audit.findings { print(finding.kind, finding.location.identifier, finding.path) }
         for totals in audit.purgeableUnderPressure {
-            print(totals.location, ByteCount(totals.allocatedBytes).formatted())
+            print(totals.location.identifier, ByteCount(totals.allocatedBytes).formatted())
         }
         // end snippet
         return printed

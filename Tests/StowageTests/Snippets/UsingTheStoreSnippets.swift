@@ -28,8 +28,8 @@ struct UsingTheStoreSnippets {
         // snippet UsingTheStore/data
         try store.save(thumbnail, to: "thumbs/42.png", in: .caches)                      // Data: its bytes
         let bytes = try store.retrieve(Data.self, from: "thumbs/42.png", in: .caches)
-        try store.save(pages, to: "Scans/receipt", in: .documents, fileExtension: "png")  // 0.png, 1.png, ...
-        let scans = try store.retrieve([Data].self, from: "Scans/receipt", in: .documents)
+        try store.saveFolder(pages, to: "Scans/receipt", in: .documents, fileExtension: "png")  // 0.png, 1.png, ...
+        let scans = try store.retrieveFolder(from: "Scans/receipt", in: .documents)
         // end snippet
         return (bytes, scans)
     }
@@ -52,7 +52,7 @@ struct UsingTheStoreSnippets {
         try store.append([Message(id: 2, text: "a"), Message(id: 3, text: "b")],
                          to: "Inbox/messages.json", in: .documents)                                // [1, 2, 3]
         try store.append([[1, 2]], to: "matrix.json", in: .documents)     // one row: [[1, 2]]
-        try store.append(photo, to: "Album", in: .documents, fileExtension: "jpg")   // Album/0.jpg
+        try store.appendToFolder(photo, to: "Album", in: .documents, fileExtension: "jpg")   // Album/0.jpg
         // end snippet
     }
 
@@ -102,7 +102,7 @@ struct UsingTheStoreSnippets {
         try store.save(token, to: "session.json", in: .applicationSupport,
                        options: WriteOptions(protection: .complete))
         try store.save(feed, to: "feed.json", in: .caches, options: .durable)   // synced, though in Caches
-        try store.save(pages, to: "Scans/receipt", in: .documents, options: .replacingExistingFolder)
+        try store.saveFolder(pages, to: "Scans/receipt", in: .documents, options: .replacingExistingFolder)
         // end snippet
     }
 
@@ -110,8 +110,8 @@ struct UsingTheStoreSnippets {
         var printed: [String] = []
         func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
         // snippet UsingTheStore/backup
-        try store.excludeFromBackup("Downloads", in: .documents)   // re-downloadable: keep it out of backups
-        print(try store.isExcludedFromBackup("Downloads", in: .documents))   // true
+        try store.mark("Downloads", in: .documents, .excludedFromBackup)   // re-downloadable: keep it out of backups
+        print(try store.markers(of: "Downloads", in: .documents).contains(.excludedFromBackup))   // true
         // end snippet
         return printed
     }
@@ -172,10 +172,10 @@ struct UsingTheStoreSnippets {
     func optionsAndBackup() throws {
         let folder = TestFolder("snippet-options")
         let store = folder.store()
-        try store.save([Data("old".utf8)], to: "Scans/receipt", in: .documents)
+        try store.saveFolder([Data("old".utf8)], to: "Scans/receipt", in: .documents)
         try Self.options(store: store, token: "secret", feed: ["a"], pages: [Data("new".utf8)])
         #expect(folder.permissions("container/Library/Application Support/session.json") == 0o600)
-        #expect(try store.retrieve([Data].self, from: "Scans/receipt", in: .documents) == [Data("new".utf8)])
+        #expect(try store.retrieveFolder(from: "Scans/receipt", in: .documents) == [Data("new".utf8)])
         try store.save(Data(), to: "Downloads/a.bin", in: .documents)
         #expect(try Self.backup(store: store) == ["true"])
     }

@@ -9,17 +9,17 @@ struct StoreBackupTests {
         let folder = TestFolder()
         let store = folder.store()
         try store.save(Data("big".utf8), to: "videos/clip.mov", in: .documents)
-        #expect(try !store.isExcludedFromBackup("videos/clip.mov", in: .documents))
-        try store.excludeFromBackup("videos/clip.mov", in: .documents)
-        try store.excludeFromBackup("videos", in: .documents)
-        #expect(try store.isExcludedFromBackup("videos/clip.mov", in: .documents))
-        #expect(try store.isExcludedFromBackup("videos", in: .documents))
+        #expect(try !store.markers(of: "videos/clip.mov", in: .documents).contains(.excludedFromBackup))
+        try store.mark("videos/clip.mov", in: .documents, .excludedFromBackup)
+        try store.mark("videos", in: .documents, .excludedFromBackup)
+        #expect(try store.markers(of: "videos/clip.mov", in: .documents).contains(.excludedFromBackup))
+        #expect(try store.markers(of: "videos", in: .documents).contains(.excludedFromBackup))
         #expect(folder.attribute("user.xdg.robots.backup", of: "container/Documents/videos/clip.mov") == "false",
                 "what backup tools read")
-        try store.includeInBackup("videos/clip.mov", in: .documents)
-        #expect(try !store.isExcludedFromBackup("videos/clip.mov", in: .documents))
-        try store.includeInBackup("videos/clip.mov", in: .documents)  // idempotent
-        expectStowageError(.notFound) { try store.excludeFromBackup("none", in: .documents) }
+        try store.unmark("videos/clip.mov", in: .documents, .excludedFromBackup)
+        #expect(try !store.markers(of: "videos/clip.mov", in: .documents).contains(.excludedFromBackup))
+        try store.unmark("videos/clip.mov", in: .documents, .excludedFromBackup)  // idempotent
+        expectStowageError(.notFound) { try store.mark("none", in: .documents, .excludedFromBackup) }
     }
 
     @Test("a file system without extended attributes gives unsupported, not a silent no-op")
@@ -28,7 +28,7 @@ struct StoreBackupTests {
         let volume = try ScratchVolume.mount("ramfs", in: folder)
         let store = Store(container: Container(root: volume.url))
         try store.save(Data("x".utf8), to: "f", in: .documents)
-        let error = expectStowageError(.unsupported) { try store.excludeFromBackup("f", in: .documents) }
+        let error = expectStowageError(.unsupported) { try store.mark("f", in: .documents, .excludedFromBackup) }
         #expect(error?.description.contains("extended attributes") == true)
         #expect(error?.path == "f")
     }

@@ -62,24 +62,24 @@ struct StoreDiskPortTests {
         let folder = TestFolder()
         let store = folder.store()
         let blobs = [Data("a".utf8), Data("b".utf8)]
-        try store.append(blobs, to: "Folder/", in: .documents)
+        try store.appendToFolder(contentsOf: blobs, to: "Folder/", in: .documents)
         #expect(try store.isFolder("Folder", in: .documents))
         #expect(try folder.read("container/Documents/Folder/0") == "a")
         #expect(try folder.read("container/Documents/Folder/1") == "b")
-        #expect(try store.retrieve([Data].self, from: "Folder", in: .documents) == blobs)
+        #expect(try store.retrieveFolder(from: "Folder", in: .documents) == blobs)
     }
 
     @Test("appending [Data] (a variable or a map) to a numbered folder adds the next numbers")
     func appendDataArrayToExistingFolder() throws {
         let folder = TestFolder()
         let store = folder.store()
-        try store.save([Data("0".utf8), Data("1".utf8)], to: "Folder", in: .documents)
+        try store.saveFolder([Data("0".utf8), Data("1".utf8)], to: "Folder", in: .documents)
         let blobs = [Data("2".utf8)]
-        try store.append(blobs, to: "Folder/", in: .documents)
-        try store.append((3..<5).map { Data("\($0)".utf8) }, to: "Folder", in: .documents)
+        try store.appendToFolder(contentsOf: blobs, to: "Folder/", in: .documents)
+        try store.appendToFolder(contentsOf: (3..<5).map { Data("\($0)".utf8) }, to: "Folder", in: .documents)
         try Self.appendGenerically([Data("5".utf8)], store: store, path: "Folder")
         try Self.appendGenerically(Data("6".utf8), store: store, path: "Folder")
-        #expect(try store.retrieve([Data].self, from: "Folder", in: .documents).map { String(decoding: $0, as: UTF8.self) }
+        #expect(try store.retrieveFolder(from: "Folder", in: .documents).map { String(decoding: $0, as: UTF8.self) }
             == ["0", "1", "2", "3", "4", "5", "6"])
     }
 
@@ -89,9 +89,9 @@ struct StoreDiskPortTests {
     func saveMappedDataArray() throws {
         let folder = TestFolder()
         let store = folder.store()
-        try store.save((0..<12).map { Data([UInt8($0), 0]) }, to: "x", in: .documents)
+        try store.saveFolder((0..<12).map { Data([UInt8($0), 0]) }, to: "x", in: .documents)
         #expect(try store.isFolder("x", in: .documents))
-        #expect(try store.retrieve([Data].self, from: "x", in: .documents) == (0..<12).map { Data([UInt8($0), 0]) })
+        #expect(try store.retrieveFolder(from: "x", in: .documents) == (0..<12).map { Data([UInt8($0), 0]) })
     }
 
     @Test("in generic code, [Data] and Data take the folder and raw-file forms for save and retrieve")
@@ -190,7 +190,7 @@ struct StoreDiskPortTests {
         try FileManager.default.createSymbolicLink(atPath: folder.file("container/Documents/Nature/link").fileSystemPath,
                                                    withDestinationPath: "deer.png")
         let store = folder.store()
-        let files = try store.retrieve([Data].self, from: "Nature", in: .documents)
+        let files = try store.retrieveFolder(from: "Nature", in: .documents)
         #expect(files.map { String(decoding: $0, as: UTF8.self) }
             == ["zero", "two", "ten", "bird", "deer", "{}", "lion"])
     }
@@ -310,10 +310,10 @@ struct DiskReadmePortTests {
         let folder = TestFolder()
         let store = folder.store()
         let images = [Data("png 0".utf8), Data("png 1".utf8)]
-        try store.save(images, to: "FolderName/", in: .documents, fileExtension: "png")
+        try store.saveFolder(images, to: "FolderName/", in: .documents, fileExtension: "png")
         #expect(folder.exists("container/Documents/FolderName/0.png"))
         #expect(folder.exists("container/Documents/FolderName/1.png"))
-        #expect(try store.retrieve([Data].self, from: "FolderName", in: .documents) == images)
+        #expect(try store.retrieveFolder(from: "FolderName", in: .documents) == images)
     }
 
     // Disk returns the folder's files in directory order; Stowage documents one: numbered files
@@ -328,15 +328,15 @@ struct DiskReadmePortTests {
         try store.save(bird, to: "Nature/bird.png", in: .documents)
         let diary = Message(title: "Dear diary", body: "Saw a lion.")
         try store.save(diary, to: "Nature/diary.json", in: .documents)
-        let files = try store.retrieve([Data].self, from: "Nature", in: .documents)
+        let files = try store.retrieveFolder(from: "Nature", in: .documents)
         #expect(files.count == 4)
         #expect(files == [bird, deer, try Data(contentsOf: folder.file("container/Documents/Nature/diary.json")), lion])
 
         // Appending an image adds a numbered file: Nature holds no numbered file yet, so it is 0.
         let goat = Data("goat".utf8)
-        try store.append(goat, to: "Nature", in: .documents, fileExtension: "png")
+        try store.appendToFolder(goat, to: "Nature", in: .documents, fileExtension: "png")
         #expect(folder.exists("container/Documents/Nature/0.png"))
-        #expect(try store.retrieve([Data].self, from: "Nature", in: .documents).first == goat)
+        #expect(try store.retrieveFolder(from: "Nature", in: .documents).first == goat)
     }
 
     @Test("Data: save and retrieve a video's bytes")
@@ -356,14 +356,14 @@ struct DiskReadmePortTests {
         var data = [Data]()
         data.append(Data("video 0".utf8))
         data.append(Data("video 1".utf8))
-        try store.save(data, to: "videos", in: .documents)
-        let retrievedVideos = try store.retrieve([Data].self, from: "videos", in: .documents)
+        try store.saveFolder(data, to: "videos", in: .documents)
+        let retrievedVideos = try store.retrieveFolder(from: "videos", in: .documents)
         #expect(retrievedVideos == data)
 
         let newDataObject = Data("new".utf8)
-        try store.append(newDataObject, to: "Folder/", in: .documents)
-        try store.append([Data("newer".utf8), Data("newest".utf8)], to: "Folder/", in: .documents)
-        #expect(try store.retrieve([Data].self, from: "Folder", in: .documents)
+        try store.appendToFolder(newDataObject, to: "Folder/", in: .documents)
+        try store.appendToFolder(contentsOf: [Data("newer".utf8), Data("newest".utf8)], to: "Folder/", in: .documents)
+        #expect(try store.retrieveFolder(from: "Folder", in: .documents)
             == [newDataObject, Data("newer".utf8), Data("newest".utf8)])
     }
 
@@ -405,7 +405,7 @@ struct DiskReadmePortTests {
 
         // Disk's `exists` returns false for any problem; Stowage's throws for an invalid path
         // (absolute, `..`) so that a typo is not read as "missing".
-        try store.save([Data("photo".utf8)], to: "album", in: .documents)
+        try store.saveFolder([Data("photo".utf8)], to: "album", in: .documents)
         var found = false
         if try store.exists("album", in: .documents) {
             found = true
@@ -431,11 +431,11 @@ struct DiskReadmePortTests {
             .hasPrefix(folder.file("container/Library/Caches").path(percentEncoded: false)))
 
         // Disk: `doNotBackup` and `backup`.
-        try store.save([Data("photo".utf8)], to: "album", in: .documents)
-        try store.excludeFromBackup("album", in: .documents)
-        #expect(try store.isExcludedFromBackup("album", in: .documents))
-        try store.includeInBackup("album", in: .documents)
-        #expect(try !store.isExcludedFromBackup("album", in: .documents))
+        try store.saveFolder([Data("photo".utf8)], to: "album", in: .documents)
+        try store.mark("album", in: .documents, .excludedFromBackup)
+        #expect(try store.markers(of: "album", in: .documents).contains(.excludedFromBackup))
+        try store.unmark("album", in: .documents, .excludedFromBackup)
+        #expect(try !store.markers(of: "album", in: .documents).contains(.excludedFromBackup))
     }
 
     // Disk's URL counterparts (`Disk.remove(url)`, `Disk.exists(url)`, `Disk.move(url, to:)`,

@@ -62,7 +62,7 @@ struct StoreHostileFileTests {
                 expectStowageError(.wrongKind) { _ = try store.retrieve([Int].self, from: "special", in: .documents) },
                 expectStowageError(.wrongKind) { _ = try store.retrieve(Data.self, from: "special", in: .documents) },
                 expectStowageError(.wrongKind) { try store.append(1, to: "special", in: .documents) },
-                expectStowageError(.wrongKind) { try store.append(Data("x".utf8), to: "special", in: .documents) },
+                expectStowageError(.wrongKind) { try store.appendToFolder(Data("x".utf8), to: "special", in: .documents) },
             ]
             for error in errors {
                 #expect(error?.reason == Self.specialFileReason(kind), "\(String(describing: error))")

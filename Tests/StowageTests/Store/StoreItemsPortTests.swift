@@ -24,30 +24,6 @@ struct StoreItemsPortTests {
         expectStowageError(.invalidPath) { try store.exists("/etc/passwd", in: .documents) }
     }
 
-    @Test("contains answers as Disk.exists does: true for a real item, false for everything else")
-    func containsAnswersLikeDisk() throws {
-        let folder = TestFolder("contains")
-        let store = folder.store()
-        try store.save(Data("x".utf8), to: "a", in: .documents)
-        try store.save(Data("x".utf8), to: "Album/photo.png", in: .documents)
-        try folder.write("outside", to: "outside/x")
-        try FileManager.default.createSymbolicLink(atPath: folder.path + "/container/Documents/escape",
-                                                   withDestinationPath: folder.path + "/outside")
-        #expect(store.contains("a", in: .documents))
-        #expect(store.contains("Album", in: .documents))
-        #expect(store.contains("Album/photo.png", in: .documents))
-        #expect(store.contains("escape", in: .documents))  // the link itself is there
-        #expect(!store.contains("missing", in: .documents))
-        #expect(!store.contains("Album/missing.png", in: .documents))
-        #expect(!store.contains("missing", in: .caches))  // a location never created
-        #expect(!store.contains("", in: .documents))
-        #expect(!store.contains("a/b", in: .documents))
-        #expect(!store.contains("../x", in: .documents))
-        #expect(!store.contains("/etc/passwd", in: .documents))
-        #expect(!store.contains("escape/x", in: .documents))  // never followed out of the container
-        expectStowageError(.invalidPath) { try store.exists("escape/x", in: .documents) }  // could not tell
-    }
-
     @Test("renaming a folder into itself says so, names both paths, and touches nothing")
     func renameIntoItself() throws {
         let folder = TestFolder("into-itself")

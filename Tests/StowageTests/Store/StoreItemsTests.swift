@@ -40,9 +40,9 @@ struct StoreItemsTests {
         #expect(try folder.read("container/Documents/my file 100% ünï.bin") == "payload")
         #expect(!folder.exists("container/Documents/my%20file%20100%25%20%C3%BCn%C3%AF.bin"))
         #expect(try !store.exists("my file 100% ünï.bin", in: .temporary))
-        try store.save([Data("x".utf8)], to: "album", in: .caches)
+        try store.saveFolder([Data("x".utf8)], to: "album", in: .caches)
         try store.move("album", from: .caches, to: .documents, as: "kept/album")
-        #expect(try store.retrieve([Data].self, from: "kept/album", in: .documents) == [Data("x".utf8)])
+        #expect(try store.retrieveFolder(from: "kept/album", in: .documents) == [Data("x".utf8)])
     }
 
     @Test("a move never replaces what is at the destination")
@@ -62,11 +62,11 @@ struct StoreItemsTests {
     func moveAcrossVolumes() throws {
         let folder = TestFolder()
         let (store, volume) = try folder.storeWithTemporaryOnItsOwnVolume()
-        try store.save([Data("a".utf8), Data("b".utf8)], to: "download/parts", in: .temporary)
+        try store.saveFolder([Data("a".utf8), Data("b".utf8)], to: "download/parts", in: .temporary)
         try store.save(Data("single".utf8), to: "one file.bin", in: .temporary)
         try store.move("download", from: .temporary, to: .documents)
         try store.move("one file.bin", from: .temporary, to: .documents)
-        #expect(try store.retrieve([Data].self, from: "download/parts", in: .documents) == [Data("a".utf8), Data("b".utf8)])
+        #expect(try store.retrieveFolder(from: "download/parts", in: .documents) == [Data("a".utf8), Data("b".utf8)])
         #expect(try store.retrieve(Data.self, from: "one file.bin", in: .documents) == Data("single".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: volume.path).isEmpty)
         #expect(folder.leftoverTemporaryItems().isEmpty)

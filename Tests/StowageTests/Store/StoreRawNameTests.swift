@@ -17,12 +17,12 @@ struct StoreRawNameTests {
     func retrieveFolder() throws {
         let folder = TestFolder()
         let store = folder.store()
-        try store.save([Data("0".utf8)], to: "parts", in: .documents)
+        try store.saveFolder([Data("0".utf8)], to: "parts", in: .documents)
         let parts = try store.container.url(for: .documents).appending(path: "parts").fileSystemPath
         try RawFiles.makeFile(RawFiles.join(parts, Self.rawName), size: 3, byte: UInt8(ascii: "r"))
         try RawFiles.makeFile(RawFiles.join(parts, Self.twinName), size: 4, byte: UInt8(ascii: "t"))
         // Numbered first, then by the names' bytes: `x\xef\xbf\xbd` before `x\xff`.
-        #expect(try store.retrieve([Data].self, from: "parts", in: .documents)
+        #expect(try store.retrieveFolder(from: "parts", in: .documents)
                 == [Data("0".utf8), Data("tttt".utf8), Data("rrr".utf8)])
     }
 

@@ -12,14 +12,14 @@ struct StoreResaveMarkersTests {
         try store.save(Data("one".utf8), to: "maps/europe.pack", in: .applicationSupport)
         try store.mark("maps/europe.pack", in: .applicationSupport, .pinned)
         try store.mark("maps/europe.pack", in: .applicationSupport, .purgeable)
-        try store.excludeFromBackup("maps/europe.pack", in: .applicationSupport)
+        try store.mark("maps/europe.pack", in: .applicationSupport, .excludedFromBackup)
 
         try store.save(Data("two".utf8), to: "maps/europe.pack", in: .applicationSupport)
 
         #expect(try store.retrieve(Data.self, from: "maps/europe.pack", in: .applicationSupport) == Data("two".utf8))
         #expect(try store.markers(of: "maps/europe.pack", in: .applicationSupport)
             == [.pinned, .purgeable, .excludedFromBackup])
-        #expect(try store.isExcludedFromBackup("maps/europe.pack", in: .applicationSupport))
+        #expect(try store.markers(of: "maps/europe.pack", in: .applicationSupport).contains(.excludedFromBackup))
         #expect(folder.attribute("user.xdg.robots.backup",
                                  of: "container/Library/Application Support/maps/europe.pack") == "false")
     }
@@ -58,9 +58,9 @@ struct StoreResaveMarkersTests {
         let store = folder.store()
         try store.save(Data("one".utf8), to: "a.bin", in: .documents)
         try store.mark("a.bin", in: .documents, .purgeable)
-        try store.excludeFromBackup("a.bin", in: .documents)
+        try store.mark("a.bin", in: .documents, .excludedFromBackup)
         try store.unmark("a.bin", in: .documents, .purgeable)
-        try store.includeInBackup("a.bin", in: .documents)
+        try store.unmark("a.bin", in: .documents, .excludedFromBackup)
         try store.save(Data("two".utf8), to: "a.bin", in: .documents)
         #expect(try store.markers(of: "a.bin", in: .documents) == [])
     }
@@ -82,12 +82,12 @@ struct StoreResaveMarkersTests {
     func folderKeepsMarkers() throws {
         let folder = TestFolder()  // bound, so it lives as long as the test
         let store = folder.store()
-        try store.save([Data("1".utf8)], to: "album", in: .documents)
+        try store.saveFolder([Data("1".utf8)], to: "album", in: .documents)
         try store.mark("album", in: .documents, .pinned)
-        try store.excludeFromBackup("album", in: .documents)
-        try store.save([Data("2".utf8), Data("3".utf8)], to: "album", in: .documents,
+        try store.mark("album", in: .documents, .excludedFromBackup)
+        try store.saveFolder([Data("2".utf8), Data("3".utf8)], to: "album", in: .documents,
                        options: WriteOptions(replacesExistingFolder: true))
-        #expect(try store.retrieve([Data].self, from: "album", in: .documents).count == 2)
+        #expect(try store.retrieveFolder(from: "album", in: .documents).count == 2)
         #expect(try store.markers(of: "album", in: .documents) == [.pinned, .excludedFromBackup])
     }
 }

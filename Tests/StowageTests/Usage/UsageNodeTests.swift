@@ -80,4 +80,34 @@ struct UsageNodeTests {
         #expect(children.count == 1 && children[0]["path"] as? String == "/r/a/b" && (children[0]["children"] as? [Any])?.isEmpty == true)
         #expect(try JSONDecoder().decode(UsageNode.self, from: data) == node)
     }
+
+    @Test("breakdown items carry their own modification time, in JSON too; roots and the largest files none")
+    func modificationTimes() throws {
+        let folder = TestFolder()
+        let root = folder.path + "/tree"
+        try Self.makeTree(root, [("old", 10), ("sub/new", 10)])
+        let old = Date(timeIntervalSince1970: 1_000_000_000)
+        let new = Date(timeIntervalSince1970: 2_000_000_000)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: root + "/old")
+        try FileManager.default.setAttributes([.modificationDate: new], ofItemAtPath: root + "/sub")
+        var options = UsageOptions()
+        options.breakdownDepth = .max
+        let report = UsageScanner(options: options).scan([URL(filePath: root)])
+        let times = Dictionary(uniqueKeysWithValues: report.breakdown.map { ($0.path, $0.modificationDate) })
+        #expect(times[root + "/old"] == old)
+        #expect(times[root + "/sub"] == new)
+        #expect(times[root + "/sub/new"] != nil)
+        #expect(report.largestFiles.allSatisfy { $0.modificationDate == nil })
+        #expect(report.breakdownTree()[0].item.modificationDate == nil)
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        let item = try #require(report.breakdown.first { $0.path == root + "/old" })
+        let text = String(decoding: try encoder.encode(item), as: UTF8.self)
+        #expect(text.contains("\"modificationDate\":1000000000"))
+        #expect(try decoder.decode(UsageItem.self, from: Data(text.utf8)) == item)
+        let largest = try #require(report.largestFiles.first)
+        #expect(!String(decoding: try encoder.encode(largest), as: UTF8.self).contains("modificationDate"))
+    }
 }

@@ -1,0 +1,354 @@
+import Foundation
+import Stowage
+
+/// What the browser browses: paths given to `stowage usage`, or the locations of an app's
+/// container (each a root, its row saying its purge policy; deleting one clears it as `stowage
+/// clear` does).
+struct BrowserSource {
+    /// The title bar's first words: `stowage usage`, `stowage locations`.
+    var title: String
+    var roots: [URL]
+    /// The name of the node that holds the roots (a container's locations), or `nil` for the
+    /// root itself when there is one.
+    var topName: String?
+    /// For each root, what its row says after the name (a location's purge policy).
+    var notes: [String?] = []
+    /// For each root of a container, its location, and the store that clears it.
+    var locations: [Location] = []
+    var store: Store?
+    var options: UsageOptions
+}
+
+/// The full-screen browser of `stowage usage --interactive` and `stowage locations
+/// --interactive`: a scan in the background with its progress, then the tree, to walk, sort,
+/// delete from (through the removal walk) and rescan.
+///
+/// It runs on a thread of its own (``run()`` blocks), reading keys a tenth of a second at a
+/// time and drawing what changed; the signals that end a command (SIGINT, SIGTERM, SIGHUP) end
+/// it the same way `q` does, the terminal given back first; SIGWINCH redraws at the new size.
+final class Browser {
+    /// How the browser ended: `q` (0), or a signal (128 + its number, as a shell reports it).
+    enum Ending: Equatable {
+        case quit
+        case signal(Signal)
+        case terminalGone
+
+        var status: Int32 {
+            switch self {
+            case .quit: 0
+            case .signal(let signal): 128 + signal.rawValue
+            case .terminalGone: 128 + Signal.hangUp.rawValue
+            }
+        }
+    }
+
+    private enum Mode {
+        /// A scan runs: of everything (`rescanning` nil) or of one folder.
+        case scanning(BrowserScan, subject: String, rescanning: Int?)
+        case browsing
+        case help
+        /// `d` asked `question` about `node`; `y` deletes.
+        case confirming(node: Int, question: String)
+    }
+
+    private let source: BrowserSource
+    private let units: ByteCountStyle
+    private let terminal: BrowserTerminal
+    private let style: BrowserStyle
+    private var tree: BrowserTree?
+    private var mode: Mode
+    private var folder = 0
+    private var order = BrowserOrder()
+    private var rows: [Int] = []
+    private var selected = 0
+    private var offset = 0
+    private var status: String?
+    /// Signals caught (guarded by `signalLock`): the first that ends, and whether the size changed.
+    private let signalLock = NSLock()
+    private nonisolated(unsafe) var endingSignal: Signal?
+    private nonisolated(unsafe) var resized = false
+
+    init(source: BrowserSource, units: ByteCountStyle, style: BrowserStyle) throws {
+        self.source = source
+        self.units = units
+        self.style = style
+        terminal = try BrowserTerminal()
+        let subject = source.roots.count == 1 ? DisplayPath.of(source.roots[0]) : source.topName ?? "\(source.roots.count) paths"
+        mode = .scanning(BrowserScan(source.roots, options: source.options), subject: subject, rescanning: nil)
+    }
+
+    /// Runs until `q`, a signal that ends, or the terminal going away; gives the terminal back.
+    func run() -> Ending {
+        let trap = try? SignalTrap(signals: [Signal.interrupt, .terminate, .hangUp, .windowSizeChanged]) { [self] signal in
+            signalLock.withLock {
+                if signal == .windowSizeChanged { resized = true } else if endingSignal == nil { endingSignal = signal }
+            }
+        }
+        let ending = loop()
+        if case .scanning(let scan, _, _) = mode { scan.cancel() }
+        terminal.restore()
+        trap?.cancel()
+        return ending
+    }
+
+    private func loop() -> Ending {
+        while true {
+            let (signal, sizeChanged) = signalLock.withLock { () -> (Signal?, Bool) in
+                defer { resized = false }
+                return (endingSignal, resized)
+            }
+            if let signal { return .signal(signal) }
+            if sizeChanged { terminal.invalidate() }
+            collectScan()
+            terminal.draw(screen())
+            let bytes: [UInt8]
+            do {
+                bytes = try terminal.read()
+            } catch {
+                return .terminalGone
+            }
+            for key in BrowserKey.decode(bytes) {
+                if handle(key) { return .quit }
+            }
+        }
+    }
+
+    // MARK: Scans
+
+    /// Takes a finished scan's report into the tree.
+    private func collectScan() {
+        guard case .scanning(let scan, _, let rescanning) = mode, let result = scan.result else { return }
+        mode = .browsing
+        switch result {
+        case .failure(let error):
+            status = "The scan failed: \(DisplayPath.escaped(String(describing: error)))"
+            if tree == nil { tree = BrowserTree(trees: [], topName: source.topName) }
+        case .success(let report):
+            let trees = report.breakdownTree(rankedByLogicalSize: false)
+            let problems = report.issues.isEmpty ? nil : "\(Noun("folder").counted(report.issues.count)) could not be read: "
+                + DisplayPath.escaped(bytes: report.issues[0].pathBytes) + ": " + report.issues[0].message
+            if let rescanning, var updated = tree, let fresh = trees.first {
+                updated.replace(rescanning, with: fresh)
+                tree = updated
+                status = problems ?? "Scanned again: \(ByteCount(order.size(updated[rescanning])).formatted(units))"
+            } else {
+                tree = BrowserTree(trees: trees, topName: source.topName, notes: source.notes)
+                folder = tree!.top
+                status = problems
+            }
+            arrange(keeping: rows.indices.contains(selected) ? rows[selected] : nil)
+        }
+    }
+
+    /// Scans the folder shown again (the nearest folder above it whose path is text, when its
+    /// own is not: the scanner takes paths as text), or everything at the top of several roots.
+    private func rescan() {
+        guard let tree else { return }
+        var target = folder
+        while tree.isOnDisk(target), !RawPathText.isUTF8(tree.path(of: target)), let parent = tree[target].parent { target = parent }
+        guard tree.isOnDisk(target) else {
+            mode = .scanning(BrowserScan(source.roots, options: source.options), subject: source.topName ?? "\(source.roots.count) paths",
+                             rescanning: nil)
+            self.tree = nil
+            return
+        }
+        let path = String(decoding: tree.path(of: target), as: UTF8.self)
+        mode = .scanning(BrowserScan([URL(filePath: path, directoryHint: .isDirectory)], options: source.options),
+                         subject: DisplayPath.escaped(path), rescanning: target)
+    }
+
+    // MARK: Keys
+
+    /// Acts on `key`; `true` to quit.
+    private func handle(_ key: BrowserKey) -> Bool {
+        if key == .character("q") || key == .character("\u{3}") {
+            if case .confirming = mode {} else { return true }
+        }
+        switch mode {
+        case .scanning:
+            return false
+        case .help:
+            mode = .browsing
+            return false
+        case .confirming(let node, _):
+            mode = .browsing
+            if key == .character("y") || key == .character("Y") { delete(node) } else { status = "Nothing deleted." }
+            return false
+        case .browsing:
+            break
+        }
+        guard let tree else { return false }
+        status = nil
+        switch key {
+        case .up: select(selected - 1)
+        case .down: select(selected + 1)
+        case .pageUp: select(selected - listRows)
+        case .pageDown: select(selected + listRows)
+        case .home: select(0)
+        case .end: select(rows.count - 1)
+        case .open:
+            if rows.indices.contains(selected), tree[rows[selected]].isFolder {
+                folder = rows[selected]
+                selected = 0
+                offset = 0
+                arrange(keeping: nil)
+            }
+        case .back:
+            if let parent = tree[folder].parent {
+                let came = folder
+                folder = parent
+                arrange(keeping: came)
+            }
+        case .character("s"): reorder(order.choosing(.size))
+        case .character("a"):
+            var next = order
+            next.showsLogicalSize.toggle()
+            reorder(next)
+        case .character("c"): reorder(order.choosing(.count))
+        case .character("n"): reorder(order.choosing(.name))
+        case .character("m"): reorder(order.choosing(.modificationTime))
+        case .character("?"): mode = .help
+        case .character("r"): rescan()
+        case .character("d"): askToDelete()
+        default: break
+        }
+        return false
+    }
+
+    private var listRows: Int { max(1, terminal.size.rows - 2) }
+
+    private func select(_ position: Int) {
+        selected = max(0, min(rows.count - 1, position))
+        scrollToSelection()
+    }
+
+    private func scrollToSelection() {
+        if selected < offset { offset = selected }
+        if selected >= offset + listRows { offset = selected - listRows + 1 }
+        offset = max(0, min(offset, max(0, rows.count - listRows)))
+    }
+
+    private func reorder(_ next: BrowserOrder) {
+        order = next
+        arrange(keeping: rows.indices.contains(selected) ? rows[selected] : nil)
+    }
+
+    /// Sorts the folder's rows, keeping `node` selected when it is one of them.
+    private func arrange(keeping node: Int?) {
+        guard let tree else { return }
+        rows = order.sorted(tree[folder].children, in: tree)
+        selected = node.flatMap { rows.firstIndex(of: $0) } ?? min(selected, max(0, rows.count - 1))
+        scrollToSelection()
+    }
+
+    // MARK: Deleting
+
+    private func askToDelete() {
+        guard let tree, rows.indices.contains(selected) else { return }
+        let node = rows[selected]
+        let item = tree[node]
+        let size = ByteCount(item.allocatedBytes).formatted(units)
+        let before: String, after: String
+        if let location = location(of: node) {
+            before = "Clear \(location.displayName)\(location.policy.isBackedUp ? ", backed-up user data," : "") '"
+            after = "' (\(Noun.file.counted(item.fileCount)), \(size); pinned items stay)? [y/N]"
+        } else if item.isFolder {
+            before = "Delete folder '"
+            after = "' (\(Noun.file.counted(item.fileCount)), \(size); pinned items stay)? [y/N]"
+        } else {
+            before = "Delete '"
+            after = "', \(size)? [y/N]"
+        }
+        // The name gives way (cut, ending in ~) so that the question and its [y/N] always show.
+        let name = DisplayPath.escaped(bytes: item.isRoot ? tree.path(of: node) : item.name)
+        let room = terminal.size.columns - 2 - before.unicodeScalars.count - after.unicodeScalars.count
+        let question = before + fit(name, max(8, room)) + after
+        mode = .confirming(node: node, question: question)
+    }
+
+    /// The location whose folder `node` is, in a container's browser.
+    private func location(of node: Int) -> Location? {
+        guard let tree, tree[node].isRoot, source.store != nil,
+              let index = tree[tree.top].children.firstIndex(of: node), index < source.locations.count else { return nil }
+        return source.locations[index]
+    }
+
+    /// Deletes `node` through the removal walk: a location is cleared as `stowage clear` clears
+    /// it, anything else removed by `Sweeper.removeItem(atPath:)`; the figures of the folders
+    /// above follow what the report says went.
+    private func delete(_ node: Int) {
+        guard var tree else { return }
+        let name = DisplayPath.escaped(bytes: tree[node].isRoot ? tree.path(of: node) : tree[node].name)
+        do {
+            let report: SweepReport
+            let gone: Bool
+            if let location = location(of: node), let store = source.store {
+                report = try store.clear(location)
+                _ = tree.apply(report, below: node)
+                gone = false
+            } else {
+                guard let parent = tree[node].parent, tree.isOnDisk(node) else { return }
+                report = try Sweeper.removeItem(atPath: tree.path(of: node))
+                gone = tree.apply(report, below: parent).contains(node)
+            }
+            self.tree = tree
+            status = Self.outcome(of: report, name: name, gone: gone, units: units)
+            arrange(keeping: gone ? nil : node)
+        } catch let error as StowageError {
+            status = "Refused: \(DisplayPath.escaped(error))"
+        } catch {
+            status = "Refused: \(DisplayPath.escaped(String(describing: error)))"
+        }
+    }
+
+    /// The status line after a removal: what went, what stayed and why.
+    static func outcome(of report: SweepReport, name: String, gone: Bool, units: ByteCountStyle) -> String {
+        let freed = ByteCount(report.freedAllocatedBytes).formatted(units)
+        var parts: [String] = []
+        if report.removed.isEmpty && report.removedFolders.isEmpty {
+            parts.append("Nothing removed from \(name)")
+        } else {
+            parts.append((gone ? "Deleted \(name): " : "From \(name): removed ") + "\(Noun.file.counted(report.removed.count)), \(freed) freed")
+        }
+        if report.pinnedItemCount > 0 { parts.append("kept \(report.pinnedItemCount) pinned") }
+        if let issue = report.issues.first {
+            parts.append("\(report.issues.count) not removed (\(DisplayPath.escaped(bytes: issue.pathBytes)): \(issue.message))")
+        }
+        return parts.joined(separator: "; ")
+    }
+
+    // MARK: Drawing
+
+    private func screen() -> [String] {
+        let (columns, rows) = terminal.size
+        let screen = BrowserScreen(columns: columns, rows: rows, style: style, units: units)
+        switch mode {
+        case .scanning(let scan, let subject, _):
+            let (entries, bytes) = scan.progress
+            return screen.progress(scanning: subject, entries: entries, bytes: bytes, title: source.title)
+        case .help:
+            return screen.help(title: source.title)
+        case .browsing, .confirming:
+            guard let tree else { return screen.help(title: source.title) }
+            var question: String?
+            if case .confirming(_, let text) = mode { question = text }
+            return screen.folder(tree, folder, rows: self.rows, selected: selected, offset: offset, order: order,
+                                 status: question ?? status, title: source.title)
+        }
+    }
+}
+
+/// Whether bytes are UTF-8 (a path the scanner can take as text).
+enum RawPathText {
+    static func isUTF8(_ bytes: [UInt8]) -> Bool {
+        var iterator = bytes.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid: continue
+            case .error: return false
+            case .emptyInput: return true
+            }
+        }
+    }
+}
