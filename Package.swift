@@ -20,12 +20,20 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        // The few libc calls Swift's Glibc module does not import (renameat2, fallocate, ...).
-        // Only the Platform layer of `Stowage` imports it.
+        // The few libc calls Swift's Glibc module does not import (renameat2, fallocate, ...), and
+        // a room's child process. Only StowagePlatform imports it.
         .target(name: "CStowageShims"),
+        // Every system call of the library, and nothing of its domain: system-call wrappers,
+        // descriptors, file status, directory streams, mounts, signals, typed errno, the storage
+        // budget's seam. The only target that imports libc; it names nothing of `Stowage`
+        // (`package` access: a part of the library, not an API of its own).
+        .target(
+            name: "StowagePlatform",
+            dependencies: ["CStowageShims"]
+        ),
         .target(
             name: "Stowage",
-            dependencies: ["CStowageShims"],
+            dependencies: ["StowagePlatform"],
             // Apple's privacy manifest: the required-reason APIs Stowage calls, and why.
             resources: [.copy("PrivacyInfo.xcprivacy")]
         ),

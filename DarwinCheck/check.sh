@@ -183,15 +183,26 @@ compile_swift() {
 }
 
 # Compiles the Stowage library (from the folder $5) for one platform and configuration, writing
-# its module to $6 when given (for StowageTesting and the command).
+# its module to $6 when given (for StowageTesting and the command): first its platform target,
+# StowagePlatform (the only Swift code that imports libc and the C shim), whose module the
+# library imports, then the library over it.
 compile_library() {
     local name=$1 target=$2 sdk=$3 config=$4 sources=$5 emit=${6:-}
+    local platform_modules=$out/$name/modules-$(basename "$sources")-$config
+    mkdir -p "$platform_modules"
     # As SwiftPM makes it: every header of the include folder.
     printf 'module CStowageShims {\n    umbrella "%s"\n    export *\n}\n' "$sources/Sources/CStowageShims/include" \
         | write_if_changed "$out/$name/modules-$(basename "$sources")/CStowageShims.modulemap"
     # shellcheck disable=SC2046
-    compile_swift "$name" "$target" "$sdk" "$config" Stowage "$out/$name/modules-$config" "$emit" \
+    compile_swift "$name" "$target" "$sdk" "$config" StowagePlatform "$platform_modules" "$platform_modules/StowagePlatform.swiftmodule" \
         -package-name stowage -swift-version 6 \
+        -Xcc -fmodule-map-file="$out/$name/modules-$(basename "$sources")/CStowageShims.modulemap" \
+        $(find "$sources/Sources/StowagePlatform" -name '*.swift' | sort)
+    # What imports the library imports its platform too (re-exported).
+    if [ -n "$emit" ]; then cp -p "$platform_modules"/StowagePlatform.* "$(dirname "$emit")/"; fi
+    # shellcheck disable=SC2046
+    compile_swift "$name" "$target" "$sdk" "$config" Stowage "$out/$name/modules-$config" "$emit" \
+        -package-name stowage -swift-version 6 -I "$platform_modules" \
         -Xcc -fmodule-map-file="$out/$name/modules-$(basename "$sources")/CStowageShims.modulemap" \
         $(find "$sources/Sources/Stowage" -name '*.swift' | sort)
 }
@@ -270,18 +281,18 @@ check_platform() {
 # file | text | replacement | platform | expected error
 # file | text | replacement | platform | configuration | expected error. A file of the surface
 # (DarwinCheck/Surface/...) is changed in that platform's stand-in SDK, and restored after.
-mutations='Sources/Stowage/Platform/ExtendedAttributes+Darwin.swift|fgetxattr(fd, $0, nil, 0, 0, 0)|fgetxattr(fd, $0, nil, 0)|iOS|Debug|missing arguments for parameters
-Sources/Stowage/Platform/VolumeStatistics+Darwin.swift|var figures = statfs()|var figures = statfs(); var vfs = statvfs()|iOS|Debug|cannot find '"'"'statvfs'"'"' in scope
+mutations='Sources/StowagePlatform/ExtendedAttributes+Darwin.swift|fgetxattr(fd, $0, nil, 0, 0, 0)|fgetxattr(fd, $0, nil, 0)|iOS|Debug|missing arguments for parameters
+Sources/StowagePlatform/VolumeStatistics+Darwin.swift|var figures = statfs()|var figures = statfs(); var vfs = statvfs()|iOS|Debug|cannot find '"'"'statvfs'"'"' in scope
 Sources/Stowage/Filling/FillEngine+SafetyFloor.swift|for path in [RawPath("/")] + ProtectedFolders.homeFolders() {|for path in [RawPath("/"), RawPath(FileManager.default.homeDirectoryForCurrentUser.path)] {|iOS|Debug|is unavailable in iOS
 Sources/CStowageShims/shims.c|return close_keeping_errno(fd, flistxattr(fd, list, size, 0));|return close_keeping_errno(fd, flistxattr(fd, list, size));|iOS|Debug|too few arguments
 Sources/Stowage/Overview/StorageOverview.swift|@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)||iOS|Debug|is only available in iOS 17.0 or newer
 DarwinCheck/Surface/include/dirent.h|    struct _telldir *__dd_td;           // telldir'"'"'s bookkeeping
 } DIR;|};
 typedef struct __dirdesc DIR;|iOS|Debug|cannot find type '"'"'DIR'"'"' in scope
-Sources/Stowage/Platform/DirectoryStream.swift|typealias DirectoryStreamHandle = UnsafeMutablePointer<DIR>|typealias DirectoryStreamHandle = OpaquePointer|iOS|Debug|cannot convert value of type
+Sources/StowagePlatform/DirectoryStream.swift|typealias DirectoryStreamHandle = UnsafeMutablePointer<DIR>|typealias DirectoryStreamHandle = OpaquePointer|iOS|Debug|cannot convert value of type
 Sources/Stowage/Store/Store+NSImage.swift|#if canImport(AppKit) && !targetEnvironment(macCatalyst)|#if canImport(AppKit)|MacCatalyst|Debug|is unavailable in Mac Catalyst
-Sources/Stowage/Platform/VolumeStatistics+Darwin.swift|var figures = statfs()|var figures: statfs|iOS|Release|used before being initialized
-Sources/Stowage/Platform/Syscalls+Sync.swift|TestProbe.recordSync(.syncData, descriptor: fd)|TestProbe.recordSync(.syncData, descriptor: fd, again: true)|watchOS|Debug|extra argument
+Sources/StowagePlatform/VolumeStatistics+Darwin.swift|var figures = statfs()|var figures: statfs|iOS|Release|used before being initialized
+Sources/StowagePlatform/Syscalls+Sync.swift|DurabilityObserver.record(.syncData, descriptor: fd)|DurabilityObserver.record(.syncData, descriptor: fd, again: true)|watchOS|Debug|extra argument
 Sources/StowageTesting/SimulatedStorageTrait.swift|performing function: @Sendable () async throws -> Void) async throws {|performing function: @Sendable () throws -> Void) async throws {|MacCatalyst|Release|does not conform to protocol '"'"'TestScoping'"'"''
 
 # Applies the mutation $1 (record number $2), compiles, and says whether the expected error came.
@@ -371,7 +382,7 @@ selected=${*:-$all_names}
 # The sources are compiled from a snapshot, so an edit made meanwhile cannot mix two versions.
 sources=$out/sources
 rm -rf "$sources" && mkdir -p "$sources/Sources"
-cp -R "$root/Sources/Stowage" "$root/Sources/StowageTesting" "$root/Sources/CStowageShims" "$root/Sources/stowage" "$sources/Sources/"
+cp -R "$root/Sources/Stowage" "$root/Sources/StowagePlatform" "$root/Sources/StowageTesting" "$root/Sources/CStowageShims" "$root/Sources/stowage" "$sources/Sources/"
 pids=()
 status=0
 for name in $selected; do

@@ -119,7 +119,7 @@ extension Location: ExpressibleByArgument {
     public static var defaultCompletionKind: CompletionKind { .list(standard.map(\.identifier)) }
 }
 
-/// The command line as the kernel handed it over: bytes (DESIGN 17).
+/// The command line as the kernel handed it over: bytes (Architecture article: bytes at every boundary).
 ///
 /// Swift's `CommandLine.arguments`, which ArgumentParser parses, turns bytes that are not UTF-8
 /// into U+FFFD, and a repaired path is another path: `sweep $'sx\377'` once emptied the folder
@@ -135,15 +135,10 @@ enum RawCommandLine {
         return text.withMemoryRebound(to: UInt8.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
     }
 
-    /// Whether `bytes` are valid UTF-8 (decoding them changes nothing).
-    static func isUTF8(_ bytes: [UInt8]) -> Bool {
-        String(decoding: bytes, as: UTF8.self).utf8.elementsEqual(bytes)
-    }
-
     /// Throws a usage error (status 64) naming the first argument that is not UTF-8, leaving
     /// out the last `exempt` arguments (`run`'s command line, carried as bytes).
     static func requireUTF8(exceptLast exempt: Int) throws {
-        for bytes in arguments.dropLast(exempt) where !isUTF8(bytes) {
+        for bytes in arguments.dropLast(exempt) where !RawPath.isUTF8(bytes) {
             throw ValidationError("the argument '\(DisplayPath.escaped(bytes: bytes))' is not UTF-8, and stowage takes paths and "
                                   + "values only as UTF-8, exactly (a repaired name would be another file); rename it, "
                                   + "or name it by a path that is UTF-8")

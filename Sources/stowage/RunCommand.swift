@@ -132,7 +132,7 @@ struct RunCommand: ParsableCommand, StowageSubcommand {
         }
         let report: RoomReport
         do {
-            // The command line and the environment go on byte for byte (DESIGN 17).
+            // The command line and the environment go on byte for byte (Architecture article: bytes at every boundary).
             let process = try RoomProcess.start(try plan(), command: RoomCommand(arguments: try RawCommandLine.trailing(command)),
                                                 forwardsSignals: true)
             for mount in process.room.hiddenMounts {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Bytes stay bytes (DESIGN 17): an argument, a working folder or an environment variable that
+/// Bytes stay bytes (Architecture article: bytes at every boundary): an argument, a working folder or an environment variable that
 /// is not UTF-8 is carried exactly or refused with 64, never repaired into another path. Every
 /// test sets up the U+FFFD twin of the name it passes: the folder a repair would reach.
 @Suite("stowage carries arguments, working folders and environment as bytes")

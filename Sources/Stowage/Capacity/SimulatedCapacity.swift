@@ -48,17 +48,21 @@ public enum SimulatedCapacity {
     /// The environment variable holding a simulated volume total, such as `1GB`.
     public static let totalVariable = "STOWAGE_SIMULATED_TOTAL"
 
-    @TaskLocal static var taskFigures: Figures?
+    /// The figures of `withFigures(available:total:_:)` for the current task
+    /// (held by ``SimulationContext``, which carries them to Stowage's threads).
+    static var taskFigures: Figures? {
+        SimulationContext.figures.map { Figures(availableBytes: $0.available, totalBytes: $0.total) }
+    }
 
     /// Runs `body` with simulated figures for the current task and its child tasks.
     public static func withFigures<T>(available: ByteCount, total: ByteCount? = nil, _ body: () throws -> T) rethrows -> T {
-        try $taskFigures.withValue(Figures(availableBytes: available.bytes, totalBytes: total?.bytes), operation: body)
+        try SimulationContext.$figures.withValue((available.bytes, total?.bytes), operation: body)
     }
 
     /// Runs `body` with simulated figures for the current task and its child tasks.
     public static func withFigures<T>(available: ByteCount, total: ByteCount? = nil,
                                       _ body: () async throws -> T) async rethrows -> T {
-        try await $taskFigures.withValue(Figures(availableBytes: available.bytes, totalBytes: total?.bytes), operation: body)
+        try await SimulationContext.$figures.withValue((available.bytes, total?.bytes), operation: body)
     }
 
     /// Installs figures for the whole process; they stay until ``Installation/remove()``.

@@ -143,6 +143,17 @@ extension StorageBudget {
         lock.withLock { folders[folder] = BudgetedFolder() }
     }
 
+    // The platform's view (``BudgetAccounting``): a folder by its device and inode.
+
+    package func noteNewFolder(device: UInt64, inode: UInt64) {
+        noteNewFolder(FolderKey(device: device, inode: inode))
+    }
+
+    package func addEntry(nameLength: Int, toFolder device: UInt64, inode: UInt64, existingNames: () -> [Int]?) -> (() -> Void)? {
+        addEntry(nameLength: nameLength, to: FolderKey(device: device, inode: inode), existingNames: existingNames)
+            .map { charge in { self.undo(charge) } }
+    }
+
     /// Forgets the folder being removed, returning the blocks its removal gives back: what the
     /// model says it took, or one block for a folder it never met.
     func forgetFolder(_ folder: FolderKey) -> Int64 {

@@ -36,9 +36,10 @@ import Foundation
 ///
 /// `@unchecked Sendable`: `availableBlocks`, `availableInodes`, `unnamedFiles` and `folders` are
 /// read and written only while `lock` is held; the rest never changes.
-package final class StorageBudget: @unchecked Sendable {
-    /// The budget in force for the current task, if any.
-    @TaskLocal package static var current: StorageBudget?
+package final class StorageBudget: BudgetAccounting, @unchecked Sendable {
+    /// The budget in force for the current task, if any (the platform's ``BudgetSeam``, which
+    /// only a storage budget binds).
+    package static var current: StorageBudget? { BudgetSeam.current as? StorageBudget }
 
     /// The allocation unit: files take whole blocks.
     package let blockSize: Int64
@@ -68,12 +69,12 @@ package final class StorageBudget: @unchecked Sendable {
 
     /// Runs `body` with this budget in force for the current task and its child tasks.
     package func run<T>(_ body: () throws -> T) rethrows -> T {
-        try Self.$current.withValue(self, operation: body)
+        try BudgetSeam.$current.withValue(self, operation: body)
     }
 
     /// Runs `body` with this budget in force for the current task and its child tasks.
     package func run<T>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T) async rethrows -> T {
-        try await Self.$current.withValue(self, operation: body)
+        try await BudgetSeam.$current.withValue(self, operation: body)
     }
 
     // MARK: Figures
@@ -97,7 +98,7 @@ package final class StorageBudget: @unchecked Sendable {
 
     /// The figures `statvfs`/`statfs` report (``Sys/spaceFigures(_:)``): the inode counts 0
     /// (not counted) when they are not limited.
-    var spaceFigures: Sys.SpaceFigures {
+    package var spaceFigures: Sys.SpaceFigures {
         lock.withLock {
             let available = max(0, availableBlocks) * blockSize
             let inodes = availableInodes.map { max(0, $0) } ?? 0
@@ -108,14 +109,14 @@ package final class StorageBudget: @unchecked Sendable {
     }
 
     /// The blocks a file of `size` bytes takes.
-    func blocks(forSize size: Int64) -> Int64 {
+    package func blocks(forSize size: Int64) -> Int64 {
         size <= 0 ? 0 : (size - 1) / blockSize + 1
     }
 
     // MARK: Charging and crediting
 
     /// Takes `blocks` and `inodes`, all or none: `false` when either is short.
-    func take(blocks: Int64, inodes: Int64) -> Bool {
+    package func take(blocks: Int64, inodes: Int64) -> Bool {
         lock.withLock {
             guard blocks == 0 || blocks <= availableBlocks,
                   inodes == 0 || (availableInodes.map { inodes <= $0 } ?? true) else { return false }
@@ -127,7 +128,7 @@ package final class StorageBudget: @unchecked Sendable {
 
     /// Gives `blocks` and `inodes` back (negative figures take them, whatever is left: for what
     /// the system did beyond what was asked, such as another writer growing the same file).
-    func giveBack(blocks: Int64, inodes: Int64) {
+    package func giveBack(blocks: Int64, inodes: Int64) {
         lock.withLock {
             availableBlocks += blocks
             if let free = availableInodes { availableInodes = free + inodes }
@@ -137,7 +138,7 @@ package final class StorageBudget: @unchecked Sendable {
     /// What removing the last name of an item of `status` gives back: its blocks and its inode,
     /// or nothing while another hard link keeps the item. A folder gives back the blocks the
     /// model says it grew to (and forgets it).
-    func credit(forRemoving status: FileStatus) -> (blocks: Int64, inodes: Int64) {
+    package func credit(forRemoving status: FileStatus) -> (blocks: Int64, inodes: Int64) {
         switch status.kind {
         case .folder: return (forgetFolder(FolderKey(device: status.device, inode: status.inode)), 1)
         case .file: return status.linkCount <= 1 ? (blocks(forSize: status.size), 1) : (0, 0)
@@ -146,15 +147,15 @@ package final class StorageBudget: @unchecked Sendable {
     }
 
     /// Notes the unnamed file open as `descriptor`, whose space comes back when it is closed.
-    func noteUnnamedFile(_ descriptor: Int32, device: UInt64, inode: UInt64) {
+    package func noteUnnamedFile(_ descriptor: Int32, device: UInt64, inode: UInt64) {
         lock.withLock { unnamedFiles[descriptor] = (device, inode) }
     }
 
     /// Whether any unnamed file is open: what a `close` asks before anything else.
-    var hasUnnamedFiles: Bool { lock.withLock { !unnamedFiles.isEmpty } }
+    package var hasUnnamedFiles: Bool { lock.withLock { !unnamedFiles.isEmpty } }
 
     /// Forgets the unnamed file open as `descriptor`, returning what it was, or `nil`.
-    func forgetUnnamedFile(_ descriptor: Int32) -> (device: UInt64, inode: UInt64)? {
+    package func forgetUnnamedFile(_ descriptor: Int32) -> (device: UInt64, inode: UInt64)? {
         lock.withLock { unnamedFiles.removeValue(forKey: descriptor) }
     }
 }

@@ -1,5 +1,5 @@
 /// What the calling task simulates, carried to the threads Stowage moves work to: the figures of
-/// `SimulatedCapacity.withFigures`, the ``StorageBudget`` of `StowageTesting`, and in debug
+/// `SimulatedCapacity.withFigures`, the storage budget of `StowageTesting`, and in debug
 /// builds the ``TestProbe`` installed (so a test's fault points and counts reach async work too).
 ///
 /// Both are task-local values, which a `Thread`, a Dispatch queue or the workers of
@@ -9,8 +9,11 @@
 /// the async `Store.clear` and `Container.capacity`), the async forms of ``DiskCache``, and the
 /// removal threads of a sweep.
 struct SimulationContext: Sendable {
-    let figures: SimulatedCapacity.Figures?
-    let budget: StorageBudget?
+    /// The simulated figures of the current task (`SimulatedCapacity.withFigures`), in bytes.
+    @TaskLocal static var figures: (available: Int64, total: Int64?)?
+
+    let figures: (available: Int64, total: Int64?)?
+    let budget: (any BudgetAccounting)?
     #if DEBUG
     let probe: TestProbe?
     #endif
@@ -18,9 +21,9 @@ struct SimulationContext: Sendable {
     /// The calling task's.
     static var current: SimulationContext {
         #if DEBUG
-        SimulationContext(figures: SimulatedCapacity.taskFigures, budget: StorageBudget.current, probe: TestProbe.installed)
+        SimulationContext(figures: Self.figures, budget: BudgetSeam.current, probe: TestProbe.installed)
         #else
-        SimulationContext(figures: SimulatedCapacity.taskFigures, budget: StorageBudget.current)
+        SimulationContext(figures: Self.figures, budget: BudgetSeam.current)
         #endif
     }
 
@@ -34,8 +37,8 @@ struct SimulationContext: Sendable {
 
     private func bound<T>(_ body: () throws -> T) rethrows -> T {
         guard figures != nil || budget != nil else { return try body() }
-        return try SimulatedCapacity.$taskFigures.withValue(figures) {
-            try StorageBudget.$current.withValue(budget, operation: body)
+        return try Self.$figures.withValue(figures) {
+            try BudgetSeam.$current.withValue(budget, operation: body)
         }
     }
 }

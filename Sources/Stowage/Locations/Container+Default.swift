@@ -64,6 +64,14 @@ extension Container {
                            reason: "HOME is not set to an absolute path and the user has no home folder")
     }
 
+    /// The user's home folder as the system has it (the password database on Linux,
+    /// `NSHomeDirectory()` on Apple platforms), as text; `nil` when there is none, or when its
+    /// path is not UTF-8 (as text it would name another folder).
+    static func homeFromPasswordDatabase() -> String? {
+        guard let bytes = Sys.homeFolderOfUser(), bytes.isUTF8 else { return nil }
+        return bytes.description
+    }
+
     /// The folder temporary files go in: `TMPDIR` when it is an absolute path, else `/tmp`.
     static func temporaryBase(environment: [String: String]) -> String {
         environment["TMPDIR"].flatMap { $0.hasBytePrefix("/") ? $0 : nil } ?? "/tmp"

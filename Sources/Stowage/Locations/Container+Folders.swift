@@ -41,7 +41,6 @@ extension Container {
                                    reason: "\(path) is a folder every user writes to (sticky and world-writable, as /tmp); "
                                        + "a location's folder must be the app's own")
             }
-            if create && location == .caches { try CacheDirectoryTag.ensure(in: folder) }
             return folder
         } catch Errno.noSuchEntry where !create {
             return nil

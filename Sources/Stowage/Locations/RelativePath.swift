@@ -90,8 +90,3 @@ public struct RelativePath: Sendable, Hashable, CustomStringConvertible {
     /// The folders above the item, empty for an item directly in the location.
     public var folders: ArraySlice<String> { components.dropLast() }
 }
-
-extension String {
-    /// Whether this string's UTF-8 bytes start with those of `prefix`: how file names compare.
-    func hasBytePrefix(_ prefix: String) -> Bool { utf8.starts(with: prefix.utf8) }
-}

@@ -163,7 +163,7 @@ public final class RoomProcess: @unchecked Sendable {
         return process
     }
 
-    /// Sends `signal` (such as ``Signal/terminate``) to the command.
+    /// Sends `signal` (such as `Signal.terminate`) to the command.
     ///
     /// - Throws: ``StowageError/Code/notFound`` when the command has ended and been waited for.
     public func send(_ signal: Signal) throws {
@@ -180,7 +180,7 @@ public final class RoomProcess: @unchecked Sendable {
     /// Waits for the command to end, as the synchronous `wait()` does, on a thread of its own: the caller's
     /// actor (the main actor of an app, a server's event loop) is never blocked.
     ///
-    /// Cancelling the task asks the command to stop (``Signal/terminate``, as ``send(_:)``), and the
+    /// Cancelling the task asks the command to stop (`Signal.terminate`, as ``send(_:)``), and the
     /// wait goes on to its end, so the report says how it ended and the layer is let go; a command
     /// that ignores the signal is waited for all the same.
     ///

@@ -43,6 +43,14 @@ public struct RoomReport: Sendable {
             case .signalled(let signal): "signalled(\(signal))"
             }
         }
+
+        /// How the platform saw the process end.
+        init(_ ending: ProcessEnding) {
+            switch ending {
+            case .exited(let status): self = .exited(status)
+            case .signalled(let signal): self = .signalled(signal)
+            }
+        }
     }
 
     /// The room as made.

@@ -77,15 +77,30 @@ extension Store {
         }
     }
 
+    /// Opens the folder of `location` (``Container/openFolder(of:create:operation:)``); creating
+    /// the caches location's folder also writes its `CACHEDIR.TAG` (``CacheDirectoryTag``), so
+    /// backup tools skip it.
+    ///
+    /// - Returns: `nil` when the folder does not exist and `create` is not set.
+    func openLocationFolder(_ location: Location, create: Bool, operation: StowageError.Operation) throws -> OpenFile? {
+        guard let folder = try container.openFolder(of: location, create: create, operation: operation) else { return nil }
+        if create && location == .caches {
+            do {
+                try CacheDirectoryTag.ensure(in: folder)
+            } catch let error as SystemCallError {
+                throw StowageError(error, operation: operation, location: location, path: "")
+            }
+        }
+        return folder
+    }
+
     /// Opens the folder holding `path` (creating missing folders when `create` is set), never
     /// through a symbolic link.
     ///
     /// - Returns: `nil` when a folder on the way does not exist and `create` is not set.
     func openParent(of path: RelativePath, in location: Location, create: Bool,
                     protection: FileProtection?, operation: StowageError.Operation) throws -> OpenFile? {
-        guard var current = try container.openFolder(of: location, create: create, operation: operation) else {
-            return nil
-        }
+        guard var current = try openLocationFolder(location, create: create, operation: operation) else { return nil }
         let mode = protection.folderMode
         for name in path.folders {
             guard let next = try Self.openChildFolder(name, in: current, create: create, mode: mode, path: path,

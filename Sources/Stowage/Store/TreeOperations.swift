@@ -6,7 +6,7 @@ enum TreeOperations {
     /// Copies the item `name` in `source` to `destinationName` in `destination`. Files are
     /// copied byte for byte (writable by the owner whatever the source's mode), folders
     /// recursively, links as links; a device, socket or pipe fails the copy. Fails with `EEXIST`
-    /// when the destination exists. Names and link targets are carried as bytes (DESIGN 17):
+    /// when the destination exists. Names and link targets are carried as bytes (<doc:Architecture>, bytes at every boundary):
     /// an entry whose name is not UTF-8 is copied under that same name.
     static func copy(_ name: RawPath, in source: OpenFile, to destination: OpenFile,
                      as destinationName: RawPath, durable: Bool, protection: FileProtection?,

@@ -1,5 +1,6 @@
 #if DEBUG
 import Foundation
+import StowagePlatform
 
 /// Stowage's one test seam, in debug builds only: what tests observe of an operation (tree
 /// walks, durability calls, progress intervals) and what they do at its ``FaultPoint``s.
@@ -80,7 +81,19 @@ final class TestProbe: @unchecked Sendable {
     private var actions: [FaultPoint: @Sendable (_ hit: Int) throws -> Void] = [:]
     private var reached: [FaultPoint: Int] = [:]
 
-    init() {}
+    /// A probe; the first one made has the platform report its durability calls here (to the
+    /// probe in force when each is made).
+    init() {
+        _ = Self.observingDurability
+    }
+
+    private static let observingDurability: Void = DurabilityObserver.install { call, descriptor in
+        switch call {
+        case .syncData: recordSync(.syncData, descriptor: descriptor)
+        case .syncFolder: recordSync(.syncFolder, descriptor: descriptor)
+        case .syncVolume: recordSync(.syncVolume, descriptor: descriptor)
+        }
+    }
 
     // MARK: Fault points
 

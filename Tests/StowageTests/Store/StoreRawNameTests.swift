@@ -4,7 +4,7 @@ import Testing
 @testable import Stowage
 
 /// Names that are not UTF-8 inside the Store's folders: listed, read and copied as bytes
-/// (DESIGN 17), never as the twin name a `String` would repair them into (`x\xff` read as
+/// (Architecture article: bytes at every boundary), never as the twin name a `String` would repair them into (`x\xff` read as
 /// `x\u{FFFD}`, a different file).
 @Suite("Store: names that are not UTF-8")
 struct StoreRawNameTests {

@@ -3,7 +3,7 @@ import StowageTestSupport
 import Testing
 @testable import Stowage
 
-/// Names stay bytes in a scan (DESIGN 17): a name that is not UTF-8 is reported exactly
+/// Names stay bytes in a scan (Architecture article: bytes at every boundary): a name that is not UTF-8 is reported exactly
 /// (``UsageItem/pathBytes``, `pathBase64` in JSON) and a folder so named is read like any other,
 /// also when it is opened by its path. `a\377` and `a\376` both read `a\u{FFFD}` as text.
 @Suite("UsageScanner keeps names as bytes", .timeLimit(.minutes(5)))
