@@ -302,7 +302,7 @@ final class ScanEngine: @unchecked Sendable {
                 let needsName = status.kind == .folder || listsChildren
                     || (status.kind == .file && accumulator.largest.wouldKeep(status))
                 guard needsName else { return true }
-                let childPath = Self.path(work.path, appending: name)
+                let childPath = work.path.appending(cName: name)
                 var childItems = work.items
                 if listsChildren {
                     childItems.append(register(UsageItem(pathBytes: childPath.bytes, depth: childDepth, isFolder: status.kind == .folder,
@@ -339,25 +339,6 @@ final class ScanEngine: @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
         }
-    }
-
-    /// `folder` with the C name `name` added below it, in one allocation (a scan builds one
-    /// for every sub-folder).
-    private static func path(_ folder: RawPath, appending name: UnsafePointer<CChar>) -> RawPath {
-        let length = RawPath.length(ofCString: name)
-        let slash = folder.bytes.last == UInt8(ascii: "/") ? 0 : 1
-        let bytes = [UInt8](unsafeUninitializedCapacity: folder.bytes.count + slash + length) { buffer, count in
-            var end = buffer.initialize(fromContentsOf: folder.bytes)
-            if slash == 1 {
-                buffer[end] = UInt8(ascii: "/")
-                end += 1
-            }
-            name.withMemoryRebound(to: UInt8.self, capacity: length) {
-                end = buffer[end...].initialize(fromContentsOf: UnsafeBufferPointer(start: $0, count: length))
-            }
-            count = end
-        }
-        return RawPath(bytes: bytes)
     }
 
     private func isExcluded(_ name: UnsafePointer<CChar>, relativeTo work: Work) -> Bool {
@@ -398,59 +379,4 @@ final class ScanEngine: @unchecked Sendable {
     private func record(_ issue: UsageIssue) {
         condition.withLock { issues.append(issue) }
     }
-}
-
-/// The N largest files seen, kept in a small array (N is small; no full sort of all files).
-struct LargestFiles {
-    typealias Entry = (path: RawPath, logical: Int64, allocated: Int64)
-
-    let limit: Int
-    let byLogical: Bool
-    private(set) var entries: [Entry] = []
-    /// The smallest kept key once the list is full, -1 before.
-    private var threshold: Int64 = -1
-
-    init(limit: Int, byLogical: Bool) {
-        self.limit = limit
-        self.byLogical = byLogical
-    }
-
-    private func key(_ entry: Entry) -> Int64 { byLogical ? entry.logical : entry.allocated }
-
-    /// Whether a file of this size would enter the list (so its path is worth building).
-    func wouldKeep(_ status: FileStatus) -> Bool {
-        limit > 0 && (entries.count < limit || (byLogical ? status.size : status.allocatedSize) > threshold)
-    }
-
-    mutating func offer(path: RawPath, status: FileStatus) {
-        insert((path, status.size, status.allocatedSize))
-    }
-
-    mutating func insert(_ entry: Entry) {
-        guard limit > 0 else { return }
-        if entries.count < limit {
-            entries.append(entry)
-        } else if key(entry) > threshold, let index = entries.indices.min(by: { key(entries[$0]) < key(entries[$1]) }) {
-            entries[index] = entry
-        } else {
-            return
-        }
-        threshold = entries.count < limit ? -1 : entries.lazy.map(key).min() ?? -1
-    }
-
-    mutating func merge(_ other: LargestFiles) {
-        for entry in other.entries { insert(entry) }
-    }
-
-    /// Largest first; ties by path, so reports are stable.
-    func sorted() -> [UsageItem] {
-        entries.sorted { key($0) != key($1) ? key($0) > key($1) : $0.path < $1.path }
-            .map { UsageItem(pathBytes: $0.path.bytes, depth: 0, isFolder: false, logicalBytes: $0.logical, allocatedBytes: $0.allocated, fileCount: 1) }
-    }
-}
-
-/// A file's identity on its device, to count hard links once.
-struct FileIdentity: Hashable, Sendable {
-    var device: UInt64
-    var inode: UInt64
 }
