@@ -5,7 +5,7 @@ import Foundation
 
 extension DiskCache {
     /// Stores `data` under `key`, its expiry in seconds: the earlier spelling of
-    /// ``set(_:for:expiresAfter:)-(Data,_,Duration?)``. `nil` or `.infinity` for never, 0 or less
+    /// `set(_:for:expiresAfter:)` with a `Duration`. `nil` or `.infinity` for never, 0 or less
     /// (`-.infinity` too) already expired; NaN is ``StowageError/Code/invalidArgument``.
     @available(*, deprecated, message: "give expiresAfter as a Duration, such as .seconds(60)")
     @_disfavoredOverload

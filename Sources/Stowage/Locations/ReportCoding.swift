@@ -67,7 +67,7 @@ public struct OmittedWhenFalse: Codable, Hashable, Sendable {
 }
 
 /// A path's exact bytes beside its text (a property named `path`), written in Base64 only when
-/// the text is not exact, that is when the bytes are not UTF-8 (see ``ReportedPath``). Its
+/// the text is not exact, that is when the bytes are not UTF-8 (see `ReportedPath`). Its
 /// coding key names the JSON key, `pathBase64`; read back from it, or, when it is missing, as the
 /// UTF-8 of the `path` key's text.
 @propertyWrapper

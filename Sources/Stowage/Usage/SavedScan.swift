@@ -59,7 +59,7 @@ extension UsageReport {
     /// a hard-linked file, so its files import with what gdu wrote.
     ///
     /// - Parameters:
-    ///   - ncduExport: The file's bytes.
+    ///   - data: The file's bytes.
     ///   - path: Where they came from, for errors (`nil`: standard input, say).
     ///   - options: How much of it the report lists.
     /// - Throws: ``StowageError/decodingFailed`` naming `path`, the byte offset and what was
