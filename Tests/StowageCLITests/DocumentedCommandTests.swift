@@ -15,6 +15,14 @@ import Testing
 struct DocumentedCommandTests {
     /// The `$ stowage` lines that are not run, by document and command, with the reason.
     static let notRun: [String: String] = [
+        "README.md: stowage usage --interactive ~/Downloads":
+            "a full-screen browser: it needs a terminal (BrowserCommandTests runs it in a pseudo-terminal, every key and ending)",
+        "README.md: stowage locations --interactive --app com.example.Chat":
+            "a full-screen browser: it needs a terminal (BrowserCommandTests runs it in a pseudo-terminal)",
+        "Sources/Stowage/Stowage.docc/SavedScans.md: stowage usage /tmp/scans-demo/cache --export monday.json":
+            "a writer's cache outside the scene, and a day of its use before the next line (UsageSavedScanCommandTests exports and compares a tree changed in known ways)",
+        "Sources/Stowage/Stowage.docc/SavedScans.md: stowage usage --compare monday.json /tmp/scans-demo/cache":
+            "the line above's saved scan and a day of use (UsageSavedScanCommandTests compares a tree changed in known ways)",
         "Sources/Stowage/Stowage.docc/RunningInARoom.md: sudo .build/debug/stowage run --available 5MB -- swift test --skip-build":
             "`sudo`, and it runs Stowage's whole test suite in a room: this test is part of that suite",
         "Sources/Stowage/Stowage.docc/TestingLowStorage.md: stowage run --available 0..64KiB --over /tmp/demo --check './safe-save check /tmp/demo/file 20000 30000' -- ./safe-save wrong /tmp/demo/file 30000":

@@ -42,6 +42,8 @@ struct ReadmeConsoleTests {
             "runs Examples/SafeSave, which RunRangeExampleTests builds and runs over this very range, checking this table",
         "Sources/Stowage/Stowage.docc/TestingLowStorage.md: stowage run --available 0..1MiB --find-minimum --over /tmp/demo -- ./app --save":
             "runs an app of the reader's (RunRangeCommandTests finds the minimum of a command that needs a known number of blocks)",
+        "Sources/Stowage/Stowage.docc/SavedScans.md: stowage usage --compare monday.json /tmp/scans-demo/cache":
+            "a day of a writer's cache between two scans (UsageSavedScanCommandTests and UsageDifferenceTests compare trees changed in known ways)",
         "Sources/Stowage/Stowage.docc/Sweeping.md: stowage sweep cache --max-size 250kB --max-age 14d --dry-run":
             "a folder `cache` whose files' ages are relative to the day it ran (SweepCommandTests checks the output)",
     ]
