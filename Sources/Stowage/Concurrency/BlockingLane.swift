@@ -21,8 +21,11 @@ import Foundation
 /// `@unchecked Sendable`: `jobs`, `head`, `threadCount` and `idleCount` are read and written only
 /// while `condition` is locked; the rest is immutable.
 final class BlockingLane: @unchecked Sendable {
-    /// The lane of scans, fills, sweeps, relief and a room's wait: work that may take minutes.
-    static let longRunning = BlockingLane(name: "Stowage work", width: 32)
+    /// The lane of scans, fills, sweeps, relief and a room's wait: work that may take minutes,
+    /// or hours (a room's command, a held fill). Wide, since its threads start only as jobs come:
+    /// at 32, rooms waiting for their commands held every thread, and a scan waited behind them
+    /// past its test's minute (the test suite's full run, which runs many rooms at once).
+    static let longRunning = BlockingLane(name: "Stowage work", width: 256)
     /// The lane of `DiskCache`'s `async` forms: short file work, as wide as the processors
     /// (at least 4, for the calls that wait on the disk rather than a processor).
     static let cache = BlockingLane(name: "Stowage cache",
