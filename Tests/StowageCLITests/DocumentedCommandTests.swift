@@ -99,14 +99,12 @@ struct DocumentedCommandTests {
             self.runner = runner
             let manager = FileManager.default
             work = runner.folder.appending(path: "work", directoryHint: .isDirectory)
-            for folder in ["home/Downloads", "home/.cache/myapp", "tmp", "data", "cache", "config", "real",
-                           "work/ux/a/b", "work/ux/c", "work/cache"] {
+            for folder in ["home/Downloads", "home/.cache/myapp", "tmp", "data", "cache", "config", "real", "work"] {
                 try manager.createDirectory(at: runner.folder.appending(path: folder), withIntermediateDirectories: true)
             }
-            for (path, size) in [("ux/a/b/big", 2_000_000), ("ux/a/one", 1_000_000), ("ux/c/two", 600_000), ("ux/top", 400_000),
-                                 ("cache/old.bin", 300_000), ("cache/new.bin", 100_000)] {
-                try Data(count: size).write(to: work.appending(path: path))
-            }
+            // The `ux` and `cache` folders of the articles' examples, as ReadmeConsoleTests makes them.
+            try ReadmeConsoleTests.makeUsageTree(in: work)
+            try ReadmeConsoleTests.makeSweepCache(in: work)
             demo = try ReadmeConsoleTests.makeDemo(in: runner.folder)
             var environment = runner.environment
             for name in environment.keys where name.hasPrefix("STOWAGE_") { environment.removeValue(forKey: name) }
