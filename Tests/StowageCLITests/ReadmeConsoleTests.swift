@@ -31,7 +31,7 @@ struct ReadmeConsoleTests {
         "Sources/Stowage/Stowage.docc/CapacityAndSimulation.md: stowage info --iec":
             "the figures of the disk of the machine it ran on",
         "Sources/Stowage/Stowage.docc/FillingAVolume.md: stowage fill /mnt/scratch --leave 100MB":
-            "the figures of a 1 GB volume at /mnt/scratch and the time the fill took (DocumentedCommandTests runs these four lines on a 400 MB tmpfs; FillCommandTests checks the figures)",
+            "a volume of its own, which it fills (/mnt/scratch, a tmpfs of 400 MiB mounted as root): DocumentedCommandTests runs these four lines there and compares their output",
         "Sources/Stowage/Stowage.docc/FillingAVolume.md: stowage fill --status /mnt/scratch":
             "the fill above",
         "Sources/Stowage/Stowage.docc/FillingAVolume.md: stowage release /mnt/scratch --amount 250MB":
