@@ -232,6 +232,20 @@ enum TerminalText {
 
     /// The columns one character (a grapheme cluster) takes.
     static func width(of character: Character) -> Int {
+        // One scalar that is neither a control, wide nor an emoji: from U+00A0 up to the first wide
+        // range (U+1100; the first emoji shown as such is U+231A), and the box-drawing and block
+        // elements (U+2500 to U+259F) of trees and size bars. Measured without property lookups.
+        let scalars = character.unicodeScalars
+        if let first = scalars.first, scalars.index(after: scalars.startIndex) == scalars.endIndex,
+           (0xA0..<0x1100).contains(first.value) || (0x2500...0x259F).contains(first.value) {
+            return 1
+        }
+        return measuredWidth(of: character)
+    }
+
+    /// The columns one character takes, from its scalars' Unicode properties: what
+    /// ``width(of:)-(Character)`` gives, without its shortcut.
+    static func measuredWidth(of character: Character) -> Int {
         guard let first = character.unicodeScalars.first else { return 0 }
         if character.unicodeScalars.count > 1, character.unicodeScalars.contains(where: { $0.properties.isEmojiPresentation || $0.value == 0xFE0F }) {
             return 2
