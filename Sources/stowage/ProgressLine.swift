@@ -87,7 +87,7 @@ final class ProgressLine: @unchecked Sendable {
     init(style: ByteCountStyle = .decimal) {
         isEnabled = Terminal.standardErrorIsTerminal
         self.style = style
-        let seconds = ProcessInfo.processInfo.environment[Self.delayVariable].flatMap(Double.init) ?? 0.5
+        let seconds = (try? ProcessEnvironment.value(of: Self.delayVariable)).flatMap(Double.init) ?? 0.5
         // At most a year, as every duration stowage takes: past Int.max milliseconds the conversion traps.
         delay = .milliseconds(Int((seconds.isFinite ? min(max(0, seconds), AgeArgument.longest) : 0.5) * 1000))
     }
@@ -293,14 +293,14 @@ extension Terminal {
 
     private static func columns(of descriptor: Int32) -> Int {
         if let size = TerminalDevice.size(of: descriptor) { return size.columns }
-        if let text = ProcessInfo.processInfo.environment["COLUMNS"], let columns = Int(text), columns > 0 { return columns }
+        if let text = try? ProcessEnvironment.value(of: "COLUMNS"), let columns = Int(text), columns > 0 { return columns }
         return 80
     }
 
     /// The rows of the terminal standard output is on (`TIOCGWINSZ`), else `$LINES`, else 24.
     static var standardOutputRows: Int {
         if let rows = TerminalDevice.size(of: TerminalDevice.standardOutput)?.rows, rows > 0 { return rows }
-        if let text = ProcessInfo.processInfo.environment["LINES"], let rows = Int(text), rows > 0 { return rows }
+        if let text = try? ProcessEnvironment.value(of: "LINES"), let rows = Int(text), rows > 0 { return rows }
         return 24
     }
 }
