@@ -8,6 +8,8 @@ struct NcduExportReader {
     private let source: String?
     private let options: UsageOptions
     private var index = 0
+    /// When the file says it was made (the metadata's `timestamp`, seconds since 1970), once read.
+    private(set) var timestamp: UInt64?
 
     init(bytes: UnsafeBufferPointer<UInt8>, source: String?, options: UsageOptions) {
         self.bytes = bytes
@@ -49,7 +51,7 @@ struct NcduExportReader {
         try expect(UInt8(ascii: ","))
         _ = try unsignedNumber()  // the minor version: later ones add keys, which are skipped
         try expect(UInt8(ascii: ","))
-        try skipValue()  // the metadata: program, version, time
+        try metadata()
         try expect(UInt8(ascii: ","))
 
         var totals = UsageTotals()
@@ -158,13 +160,43 @@ struct NcduExportReader {
         }
     }
 
+    /// The metadata object (program, version, time): its `timestamp` kept when it is a whole
+    /// number, everything else skipped; anything but an object is skipped whole.
+    private mutating func metadata() throws {
+        skipSpace()
+        guard peek() == UInt8(ascii: "{") else { return try skipValue() }
+        index += 1
+        skipSpace()
+        if peek() == UInt8(ascii: "}") {
+            index += 1
+            return
+        }
+        while true {
+            skipSpace()
+            let key = try string()
+            try expect(UInt8(ascii: ":"))
+            skipSpace()
+            if key == Key.timestamp, let byte = peek(), (0x30...0x39).contains(byte) {
+                timestamp = try unsignedNumber()
+            } else {
+                try skipValue()
+            }
+            skipSpace()
+            if peek() == UInt8(ascii: "}") {
+                index += 1
+                return
+            }
+            try expect(UInt8(ascii: ","))
+        }
+    }
+
     // MARK: Objects
 
     /// The keys read; others (of later versions, ncdu's extended mode) are skipped.
     private enum Key {
         static let name = Array("name".utf8), asize = Array("asize".utf8), dsize = Array("dsize".utf8)
         static let dev = Array("dev".utf8), ino = Array("ino".utf8), nlink = Array("nlink".utf8), hlnkc = Array("hlnkc".utf8)
-        static let mtime = Array("mtime".utf8)
+        static let mtime = Array("mtime".utf8), timestamp = Array("timestamp".utf8)
         static let readError = Array("read_error".utf8), notreg = Array("notreg".utf8), excluded = Array("excluded".utf8)
     }
 
