@@ -21,8 +21,9 @@ extension UsageCommand {
         }
     }
 
-    /// The saved scan in `file` (`-`: standard input), listed as `options` say.
-    func loadSavedScan(_ file: String, options: UsageOptions) throws -> UsageReport {
+    /// The saved scan in `file` (`-`: standard input), listed as `options` say, and when it was
+    /// taken (when the file says).
+    func loadSavedScan(_ file: String, options: UsageOptions) throws -> (report: UsageReport, takenAt: Date?) {
         let name = file == "-" ? "standard input" : file
         return try reportingErrors {
             let data: Data
@@ -34,7 +35,8 @@ extension UsageCommand {
             } catch {
                 throw Self.fileError(error, operation: .loadScan, path: name)
             }
-            return try UsageReport(ncduExport: data, path: name, options: options)
+            let saved = try UsageReport.savedScan(ncduExport: data, path: name, options: options)
+            return (saved.report, saved.timestamp)
         }
     }
 
@@ -85,15 +87,11 @@ extension UsageCommand {
     /// or to a folder scanned now (the path given, or the saved scan's root when none is).
     func compare(since old: String) async throws {
         let options = scanOptions(everything: true)
-        let before = try loadSavedScan(old, options: options)
+        let before = try loadSavedScan(old, options: options).report
         let after: UsageReport
-        if let argument = paths.first, argument.path == "-" || !Self.isFolder(argument.url()) {
-            after = try loadSavedScan(argument.path, options: options)
-        } else {
-            guard let url = paths.first?.url() ?? before.roots.first?.path.map({ URL(filePath: $0, directoryHint: .isDirectory) }) else {
-                throw ValidationError("the saved scan names no folder to scan: give one.")
-            }
-            after = try await scan([url.standardizedFileURL], options: options)
+        switch try newerSide(than: before) {
+        case .savedScan(let file): after = try loadSavedScan(file, options: options).report
+        case .folder(let url): after = try await scan([url], options: options)
         }
         for issue in after.issues { Terminal.standardError.problem(issue) }
         let difference = after.difference(from: before, rankedByLogicalSize: apparent)
@@ -103,6 +101,44 @@ extension UsageCommand {
         try output.run {
             Rendered(json: difference, exitStatus: after.issues.isEmpty ? ExitStatus.success : ExitStatus.failure) { view.render() }
         }
+    }
+
+    /// What `--compare OLD [NEW|PATH]` compares `OLD` with.
+    enum NewerSide {
+        /// A second saved scan, in this file (`-`: standard input).
+        case savedScan(String)
+        /// A folder, scanned now.
+        case folder(URL)
+    }
+
+    /// What `--compare` compares the saved scan `before` with: the path given when it is a
+    /// saved scan (a file, or `-`), or the folder given, or else the saved scan's own folder.
+    func newerSide(than before: UsageReport) throws -> NewerSide {
+        if let argument = paths.first, argument.path == "-" || !Self.isFolder(argument.url()) { return .savedScan(argument.path) }
+        guard let url = paths.first?.url() ?? before.roots.first?.path.map({ URL(filePath: $0, directoryHint: .isDirectory) }) else {
+            throw ValidationError("the saved scan names no folder to scan: give one.")
+        }
+        return .folder(url.standardizedFileURL)
+    }
+
+    /// `--compare OLD [NEW|PATH] --interactive`: the browser's "changed since" mode, over the
+    /// changes to a second saved scan, or to a folder it scans now (where `d` deletes).
+    func browseChanges(since old: String) async throws {
+        var options = scanOptions(everything: true)
+        options.largestFileCount = 0
+        let (before, takenAt) = try loadSavedScan(old, options: options)
+        var source: BrowserSource
+        switch try newerSide(than: before) {
+        case .savedScan(let file):
+            source = BrowserSource(title: "stowage usage", roots: [], options: options)
+            source.report = try loadSavedScan(file, options: options).report
+            source.content = .changes(since: old, takenAt: takenAt, live: false)
+        case .folder(let url):
+            source = BrowserSource(title: "stowage usage", roots: [url], options: options)
+            source.content = .changes(since: old, takenAt: takenAt, live: true)
+        }
+        source.earlier = before
+        try await Browser.runCommand(source, units: units.style, operation: .measureUsage, output: output)
     }
 
     /// Whether `url` is a folder (a link to one too): what `--compare` scans rather than reads.
