@@ -86,7 +86,8 @@ extension UsageCommand {
     /// `--compare OLD [NEW|PATH]`: the changes from the saved scan `old` to a second saved scan,
     /// or to a folder scanned now (the path given, or the saved scan's root when none is).
     func compare(since old: String) async throws {
-        let options = scanOptions(everything: true)
+        var options = scanOptions(everything: true)
+        options.largestFileCount = 0  // a comparison lists no largest files
         let before = try loadSavedScan(old, options: options).report
         let after: UsageReport
         switch try newerSide(than: before) {

@@ -129,8 +129,9 @@ private struct Name: Hashable {
 }
 
 /// One report of a comparison, as its index tree: a node is an index into the report's
-/// ``UsageReport/breakdown`` or, from its count on, a root.
-private struct ComparedReport {
+/// ``UsageReport/breakdown`` or, from its count on, a root. A class: the comparison's recursion
+/// passes it along without copying (retaining) its arrays at each step.
+private final class ComparedReport {
     let items: [UsageItem]
     let roots: [UsageItem]
     let rootChildren: [[Int]]

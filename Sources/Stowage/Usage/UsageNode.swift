@@ -95,22 +95,25 @@ extension UsageReport {
         func trimmed(_ path: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
             path.count > 1 && path.last == slash ? path.dropLast() : path
         }
+        // A local copy of the array (not of the report): the closures below capture it alone.
+        let items = breakdown
         var childrenOf: [Key: [Int]] = [:]
-        for (index, item) in breakdown.enumerated() {
+        for (index, item) in items.enumerated() {
             childrenOf[Key(path: trimmed(parentPath(of: item.pathBytes)), depth: item.depth - 1), default: []].append(index)
         }
-        func size(_ index: Int) -> Int64 { rankedByLogicalSize ? breakdown[index].logicalBytes : breakdown[index].allocatedBytes }
+        let sizes = items.map { rankedByLogicalSize ? $0.logicalBytes : $0.allocatedBytes }
+        func size(_ index: Int) -> Int64 { sizes[index] }
         // Taken once: a path met twice (the same root given twice) gets its children once, the
         // first time it is met in the tree's order.
         func sortedChildren(of path: [UInt8], depth: Int) -> [Int] {
             let children = childrenOf.removeValue(forKey: Key(path: trimmed(path[...]), depth: depth)) ?? []
             return children.sorted {
-                size($0) != size($1) ? size($0) > size($1) : RawPath(bytes: breakdown[$0].pathBytes) < RawPath(bytes: breakdown[$1].pathBytes)
+                size($0) != size($1) ? size($0) > size($1) : RawPath(bytes: items[$0].pathBytes) < RawPath(bytes: items[$1].pathBytes)
             }
         }
-        var children = [[Int]](repeating: [], count: breakdown.count)
+        var children = [[Int]](repeating: [], count: items.count)
         var order: [Int] = []
-        order.reserveCapacity(breakdown.count)
+        order.reserveCapacity(items.count)
         let rootItems = roots.map { root in
             UsageItem(path: root.path ?? "", depth: 0, isFolder: root.folderCount > 0, logicalBytes: root.logicalBytes,
                       allocatedBytes: root.allocatedBytes, fileCount: root.fileCount)
@@ -123,7 +126,7 @@ extension UsageReport {
             var pending = Array(rootChildren[rootChildren.count - 1].reversed())
             while let index = pending.popLast() {
                 order.append(index)
-                children[index] = sortedChildren(of: breakdown[index].pathBytes, depth: breakdown[index].depth)
+                children[index] = sortedChildren(of: items[index].pathBytes, depth: items[index].depth)
                 pending.append(contentsOf: children[index].reversed())
             }
         }

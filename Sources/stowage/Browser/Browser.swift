@@ -256,8 +256,8 @@ final class Browser {
     private func refusal(of done: String) -> String? {
         switch source.content {
         case .disk: nil
-        case .savedScan: "A saved scan: nothing is \(done) (it is not the disk; stowage usage --interactive PATH browses the disk)"
-        case .changes(_, _, let live): live ? nil : "Two saved scans: nothing is \(done) (neither is the disk; compare with a folder to delete)"
+        case .savedScan: "A saved scan: nothing is \(done) (it is not the disk)"
+        case .changes(_, _, let live): live ? nil : "Two saved scans: nothing is \(done) (neither is the disk)"
         }
     }
 

@@ -11,7 +11,7 @@ import Stowage
 /// links count once, under the first name the scan met). A removal or a rescan changes the
 /// figures of every folder above, so the screen never needs a new scan to be right.
 struct BrowserTree {
-    /// One file or folder: 72 bytes, its name in the tree's ``names``.
+    /// One file or folder: 64 bytes (its stride), its name in the tree's ``names``.
     struct Node {
         fileprivate var nameStart: Int
         fileprivate var nameCount: Int32
