@@ -24,20 +24,45 @@ extension UsageCommand {
     /// The saved scan in `file` (`-`: standard input), listed as `options` say, and when it was
     /// taken (when the file says).
     func loadSavedScan(_ file: String, options: UsageOptions) throws -> (report: UsageReport, takenAt: Date?) {
+        let (name, data) = try readSavedScan(file)
+        return try reportingErrors { try Self.parse(data, name: name, options: options) }
+    }
+
+    /// The saved scans in `files`, each as ``loadSavedScan(_:options:)`` reads it: read one after
+    /// the other, then parsed side by side (a comparison's two files, each on a core). An error
+    /// is reported as there: the first file's first.
+    func loadSavedScans(_ files: [String], options: UsageOptions) async throws -> [(report: UsageReport, takenAt: Date?)] {
+        let read = try files.map(readSavedScan)
+        let parsed = await withTaskGroup(of: (Int, Result<(report: UsageReport, takenAt: Date?), any Error>).self) { group in
+            for (index, (name, data)) in read.enumerated() {
+                group.addTask { (index, Result { try Self.parse(data, name: name, options: options) }) }
+            }
+            var results = [Result<(report: UsageReport, takenAt: Date?), any Error>?](repeating: nil, count: read.count)
+            for await (index, result) in group { results[index] = result }
+            return results
+        }
+        return try parsed.map { result in try reportingErrors { try result!.get() } }
+    }
+
+    /// The name a saved scan's errors give it (`standard input` for `-`) and its bytes.
+    private func readSavedScan(_ file: String) throws -> (name: String, data: Data) {
         let name = file == "-" ? "standard input" : file
         return try reportingErrors {
-            let data: Data
             if file != "-", Self.isFolder(try PathArgument(parsing: file).url()) {
                 throw StowageError(.wrongKind, operation: .loadScan, path: name, errno: .isFolder)
             }
             do {
-                data = file == "-" ? try FileHandle.standardInput.readToEnd() ?? Data() : try Data(contentsOf: try PathArgument(parsing: file).url())
+                return (name, file == "-" ? try FileHandle.standardInput.readToEnd() ?? Data() : try Data(contentsOf: try PathArgument(parsing: file).url()))
             } catch {
                 throw Self.fileError(error, operation: .loadScan, path: name)
             }
-            let saved = try UsageReport.savedScan(ncduExport: data, path: name, options: options)
-            return (saved.report, saved.timestamp)
         }
+    }
+
+    /// The report of the saved scan `data` (from `name`) and when it was taken.
+    private static func parse(_ data: Data, name: String, options: UsageOptions) throws -> (report: UsageReport, takenAt: Date?) {
+        let saved = try UsageReport.savedScan(ncduExport: data, path: name, options: options)
+        return (saved.report, saved.timestamp)
     }
 
     /// Writes `report` to `file` (`-`: standard output) as an ncdu JSON export, replacing the file
@@ -88,11 +113,17 @@ extension UsageCommand {
     func compare(since old: String) async throws {
         var options = scanOptions(everything: true)
         options.largestFileCount = 0  // a comparison lists no largest files
-        let before = try loadSavedScan(old, options: options).report
-        let after: UsageReport
-        switch try newerSide(than: before) {
-        case .savedScan(let file): after = try loadSavedScan(file, options: options).report
-        case .folder(let url): after = try await scan([url], options: options)
+        let before: UsageReport, after: UsageReport
+        switch try newerSide() {
+        case .savedScan(let file)?:
+            let both = try await loadSavedScans([old, file], options: options)
+            (before, after) = (both[0].report, both[1].report)
+        case .folder(let url)?:
+            before = try loadSavedScan(old, options: options).report
+            after = try await scan([url], options: options)
+        case nil:
+            before = try loadSavedScan(old, options: options).report
+            after = try await scan([try Self.folder(of: before)], options: options)
         }
         for issue in after.issues { Terminal.standardError.problem(issue) }
         let difference = after.difference(from: before, rankedByLogicalSize: apparent)
@@ -112,14 +143,18 @@ extension UsageCommand {
         case folder(URL)
     }
 
-    /// What `--compare` compares the saved scan `before` with: the path given when it is a
-    /// saved scan (a file, or `-`), or the folder given, or else the saved scan's own folder.
-    func newerSide(than before: UsageReport) throws -> NewerSide {
-        if let argument = paths.first, argument.path == "-" || !Self.isFolder(argument.url()) { return .savedScan(argument.path) }
-        guard let url = paths.first?.url() ?? before.roots.first?.path.map({ URL(filePath: $0, directoryHint: .isDirectory) }) else {
-            throw ValidationError("the saved scan names no folder to scan: give one.")
-        }
-        return .folder(url.standardizedFileURL)
+    /// What `--compare` compares its saved scan with: the path given when it is a saved scan (a
+    /// file, or `-`), or the folder given; `nil` when none is given (the saved scan's own folder,
+    /// ``folder(of:)``).
+    func newerSide() throws -> NewerSide? {
+        guard let argument = paths.first else { return nil }
+        return argument.path == "-" || !Self.isFolder(argument.url()) ? .savedScan(argument.path) : .folder(argument.url().standardizedFileURL)
+    }
+
+    /// The folder the saved scan `report` is of (its root), to scan now.
+    static func folder(of report: UsageReport) throws -> URL {
+        guard let path = report.roots.first?.path else { throw ValidationError("the saved scan names no folder to scan: give one.") }
+        return URL(filePath: path, directoryHint: .isDirectory).standardizedFileURL
     }
 
     /// `--compare OLD [NEW|PATH] --interactive`: the browser's "changed since" mode, over the
@@ -127,18 +162,23 @@ extension UsageCommand {
     func browseChanges(since old: String) async throws {
         var options = scanOptions(everything: true)
         options.largestFileCount = 0
-        let (before, takenAt) = try loadSavedScan(old, options: options)
         var source: BrowserSource
-        switch try newerSide(than: before) {
-        case .savedScan(let file):
+        let earlier: (report: UsageReport, takenAt: Date?)
+        switch try newerSide() {
+        case .savedScan(let file)?:
+            let both = try await loadSavedScans([old, file], options: options)
+            earlier = both[0]
             source = BrowserSource(title: "stowage usage", roots: [], options: options)
-            source.report = try loadSavedScan(file, options: options).report
-            source.content = .changes(since: old, takenAt: takenAt, live: false)
-        case .folder(let url):
+            source.report = both[1].report
+            source.content = .changes(since: old, takenAt: earlier.takenAt, live: false)
+        case let side:
+            earlier = try loadSavedScan(old, options: options)
+            let url: URL
+            if case .folder(let given)? = side { url = given } else { url = try Self.folder(of: earlier.report) }
             source = BrowserSource(title: "stowage usage", roots: [url], options: options)
-            source.content = .changes(since: old, takenAt: takenAt, live: true)
+            source.content = .changes(since: old, takenAt: earlier.takenAt, live: true)
         }
-        source.earlier = before
+        source.earlier = earlier.report
         try await Browser.runCommand(source, units: units.style, operation: .measureUsage, output: output)
     }
 
