@@ -29,7 +29,8 @@
 #
 # What this proves, and what not: see README, "What is verified where".
 #
-# Usage: DarwinCheck/check.sh [platform...]   (default: all seven; the self-test needs iOS,
+# Usage: DarwinCheck/check.sh [platform...]   (default: all seven, the iOS simulator only when a
+#        source decides on targetEnvironment(simulator); the self-test needs iOS,
 #        MacCatalyst and watchOS)
 # Environment: DARWIN_CHECK_BUILD (default .build-darwincheck), DARWIN_CHECK_JOBS (default 2),
 #              DARWIN_CHECK_COMMAND (default 1; 0: do not compile the command for macOS).
@@ -377,12 +378,27 @@ check_audit_lists_surface() {
 
 mkdir -p "$out"
 check_audit_lists_surface || exit 1
+# Whether the sources under $1 decide anything on `targetEnvironment(simulator)`: the only thing in
+# which a simulator's compilation differs from its device's (same standard-library interface, same
+# availability, same `os(...)`). Without such a condition the simulator compiles exactly what the
+# device compiled, so the default run leaves it out (about 2 minutes of CPU); naming it runs it.
+decides_on_simulator() {
+    grep -rqE 'targetEnvironment\(simulator\)' --include='*.swift' --include='*.c' --include='*.h' "$1/Sources"
+}
+
 all_names=$(echo "$platforms_all" | cut -d'|' -f1 | tr '\n' ' ')
-selected=${*:-$all_names}
 # The sources are compiled from a snapshot, so an edit made meanwhile cannot mix two versions.
 sources=$out/sources
 rm -rf "$sources" && mkdir -p "$sources/Sources"
 cp -R "$root/Sources/Stowage" "$root/Sources/StowagePlatform" "$root/Sources/StowageTesting" "$root/Sources/CStowageShims" "$root/Sources/stowage" "$sources/Sources/"
+if [ $# -gt 0 ]; then
+    selected=$*
+elif decides_on_simulator "$sources"; then
+    selected=$all_names
+else
+    selected=${all_names/iOS-simulator /}
+    echo "darwin-check: iOS-simulator left out: no source decides on targetEnvironment(simulator), so it would compile what iOS compiles (DarwinCheck/check.sh iOS-simulator runs it)"
+fi
 pids=()
 status=0
 for name in $selected; do
@@ -402,4 +418,12 @@ for name in iOS MacCatalyst watchOS; do
     case " $selected " in *" $name "*) ;; *) echo "darwin-check: passed (no self-test: it needs iOS, MacCatalyst and watchOS)"; exit 0 ;; esac
 done
 self_test || exit 1
+# The rule that leaves the simulator out sees the condition wherever a source would put it.
+probe=$out/simulator-probe
+rm -rf "$probe" && mkdir -p "$probe/Sources/Stowage/Deep"
+decides_on_simulator "$probe" && { echo "darwin-check: self-test FAILED: an empty tree decides on the simulator"; exit 1; }
+printf '#if targetEnvironment(simulator)\nlet onSimulator = true\n#endif\n' > "$probe/Sources/Stowage/Deep/Probe.swift"
+decides_on_simulator "$probe" || { echo "darwin-check: self-test FAILED: a source with targetEnvironment(simulator) would not bring the simulator back"; exit 1; }
+rm -rf "$probe"
+echo "darwin-check: self-test: a source deciding on targetEnvironment(simulator) brings the iOS simulator back into the default run"
 echo "darwin-check: passed"

@@ -127,6 +127,12 @@ for line in "${mutants[@]}"; do
         detail="the mutant does not compile: $(grep -m1 'error:' "$log.build" | cut -c1-120)"
     elif swift_test --filter "$tests" >"$log" 2>&1; then
         result="SURVIVED"
+        # A filter that names no test (a display name instead of the type's or function's name)
+        # passes with nothing run: that proves nothing either way.
+        if grep -q "Test run with 0 tests" "$log" && ! grep -qE "Executed [1-9][0-9]* test" "$log"; then
+            result="no-tests"
+            detail="the filter '$tests' selects no test (it matches test identifiers such as a suite's type name): update Scripts/mutants.tsv"
+        fi
         if $full && swift_test >"$log.full" 2>&1; then
             detail="$what (the whole suite passes too)"
         elif $full; then
@@ -154,6 +160,6 @@ done
 swift_build "$logs/final-build.log" || true
 total=$((killed + survived))
 echo
-echo "caught $killed of $total mutants ($(( total > 0 ? 100 * killed / total : 0 ))%); $invalid stale or not compiling (not scored)"
+echo "caught $killed of $total mutants ($(( total > 0 ? 100 * killed / total : 0 ))%); $invalid stale, not compiling or selecting no test (not scored)"
 echo "logs: $logs; table: $results"
 [ "$survived" -eq 0 ] && [ "$invalid" -eq 0 ]

@@ -293,3 +293,18 @@ enum DisplayPath {
         return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 }
+
+extension String {
+    /// The text without the line breaks at its ends (those of `CharacterSet.newlines`: U+000A to
+    /// U+000D, U+0085, U+2028, U+2029), as `trimmingCharacters(in: .newlines)` gives it, without
+    /// the round trip through `NSString` that costs as much as the table it trims.
+    func trimmingNewlines() -> String {
+        func isNewline(_ scalar: Unicode.Scalar) -> Bool {
+            (0x0A...0x0D).contains(scalar.value) || scalar.value == 0x85 || scalar.value == 0x2028 || scalar.value == 0x2029
+        }
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isNewline($0) }),
+              let last = scalars.lastIndex(where: { !isNewline($0) }) else { return "" }
+        return String(scalars[first...last])
+    }
+}

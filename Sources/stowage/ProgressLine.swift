@@ -224,7 +224,10 @@ final class ProgressLine: @unchecked Sendable {
 enum TerminalText {
     /// The columns `text` takes.
     static func width(of text: String) -> Int {
-        text.reduce(0) { $0 + width(of: $1) }
+        // Printable ASCII takes a column a byte: most names and every figure, without the
+        // Unicode property lookups of the general case.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
+        return text.reduce(0) { $0 + width(of: $1) }
     }
 
     /// The columns one character (a grapheme cluster) takes.

@@ -61,7 +61,7 @@ struct UsageComparisonView {
         }
         if !table.rows.isEmpty {
             lines.append("")
-            lines.append(table.render().trimmingCharacters(in: .newlines))
+            lines.append(table.render().trimmingNewlines())
         } else {
             lines.append("No changes.")
         }

@@ -172,7 +172,7 @@ struct UsageView {
             for (item, size) in zip(report.largestFiles, sizes) {
                 table.rows.append([size, fitted(DisplayPath.escaped(bytes: item.pathBytes), room: room)])
             }
-            lines.append(table.render().trimmingCharacters(in: .newlines))
+            lines.append(table.render().trimmingNewlines())
         }
         if !report.issues.isEmpty {
             lines.append("")
@@ -252,9 +252,15 @@ struct UsageView {
             let name = room.map { room in
                 row.lead + TerminalText.middleTruncated(row.name, toWidth: max(1, room - TerminalText.width(of: row.lead)))
             } ?? row.lead + row.name
-            table.rows.append([size, Bar.render(fraction: share, width: bar), String(format: "%3.0f%%", share * 100), name])
+            table.rows.append([size, Bar.render(fraction: share, width: bar), percent(share), name])
         }
-        return table.render().trimmingCharacters(in: .newlines)
+        return table.render().trimmingNewlines()
+    }
+
+    /// `share` (0 to 1) as a whole percentage right-aligned in three columns, as `%3.0f%%` prints it.
+    func percent(_ share: Double) -> String {
+        let number = FixedPointText.fixed(share * 100, decimals: 0)
+        return String(repeating: " ", count: max(0, 3 - number.count)) + number + "%"
     }
 
     /// `text` shortened in its middle to `room` columns, when there is a room to fit.

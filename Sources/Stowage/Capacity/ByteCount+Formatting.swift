@@ -46,7 +46,7 @@ extension ByteCount {
 
     /// `value` with at most `precision` decimals, trailing zeros dropped.
     static func decimal(_ value: Double, precision: Int) -> String {
-        var text = String(format: "%.\(precision)f", value)
+        var text = FixedPointText.fixed(value, decimals: precision)
         if text.contains(".") {
             while text.hasSuffix("0") { text.removeLast() }
             if text.hasSuffix(".") { text.removeLast() }

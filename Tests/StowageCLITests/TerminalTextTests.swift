@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+@testable import stowage
+
+/// The columns a text takes and the trimming of tables: the fast paths give what the general
+/// ones give.
+@Suite("Terminal text")
+struct TerminalTextTests {
+    static let samples = [
+        "", "a", "Documents", "12.3 kB", "name with spaces", "tab\there", "bell\u{07}", "del\u{7F}", "\u{1B}[2J",
+        "é", "e\u{301}", "日本語", "Ａ", "👍", "👍🏽", "🇫🇷", "❤️", "a\u{200B}b", "\u{85}", "mixed 日本 and ascii",
+    ]
+
+    @Test("printable ASCII takes a column a byte; anything else is measured a character at a time",
+          arguments: samples)
+    func width(text: String) {
+        let general = text.reduce(0) { $0 + TerminalText.width(of: $1) }
+        #expect(TerminalText.width(of: text) == general)
+    }
+
+    @Test("the width of printable ASCII is its length, and a control character takes no column")
+    func asciiWidth() {
+        #expect(TerminalText.width(of: "SIZE  SHARE") == 11)
+        #expect(TerminalText.width(of: "a\u{7F}b") == 2)
+        #expect(TerminalText.width(of: "a\u{1F}b") == 2)
+        #expect(TerminalText.width(of: "日本") == 4)
+    }
+
+    @Test("trimmingNewlines equals trimmingCharacters(in: .newlines)",
+          arguments: samples + ["\n", "\n\n", "\r\n", "a\n", "\na", "\n a \n", "a\nb", "\u{2028}x\u{2029}", "\u{85}y\u{0B}\u{0C}",
+                                "\r\nline\r\n", " \n", "\n\t"])
+    func trimming(text: String) {
+        #expect(text.trimmingNewlines() == text.trimmingCharacters(in: .newlines))
+    }
+}
