@@ -138,7 +138,7 @@ private final class ComparedReport {
     let children: [[Int]]
 
     init(_ report: UsageReport) {
-        let tree = report.breakdownIndexTree()
+        let tree = report.breakdownIndexTree(sortingChildren: false)  // the changes are sorted, whatever the order met
         items = report.breakdown
         roots = tree.roots
         rootChildren = tree.rootChildren

@@ -73,8 +73,10 @@ extension UsageReport {
     /// item (as ``breakdownTree(rankedByLogicalSize:)`` makes it) and the items directly inside
     /// it, each item's items directly inside it (empty for a file), each list ordered as
     /// ``breakdownTree(rankedByLogicalSize:)`` orders children, and every item reached, each
-    /// folder before what it holds (items under no root are left out, as there).
-    package func breakdownIndexTree(rankedByLogicalSize: Bool = false)
+    /// folder before what it holds (items under no root are left out, as there). Without
+    /// `sortingChildren` the lists are in no particular order, for a caller that orders them
+    /// itself (the browser, a comparison) and need not pay for it.
+    package func breakdownIndexTree(rankedByLogicalSize: Bool = false, sortingChildren: Bool = true)
         -> (roots: [UsageItem], rootChildren: [[Int]], children: [[Int]], order: [Int]) {
         // By bytes: two names that are not UTF-8 may read the same as text.
         struct Key: Hashable {
@@ -101,12 +103,13 @@ extension UsageReport {
         for (index, item) in items.enumerated() {
             childrenOf[Key(path: trimmed(parentPath(of: item.pathBytes)), depth: item.depth - 1), default: []].append(index)
         }
-        let sizes = items.map { rankedByLogicalSize ? $0.logicalBytes : $0.allocatedBytes }
+        let sizes = sortingChildren ? items.map { rankedByLogicalSize ? $0.logicalBytes : $0.allocatedBytes } : []
         func size(_ index: Int) -> Int64 { sizes[index] }
         // Taken once: a path met twice (the same root given twice) gets its children once, the
         // first time it is met in the tree's order.
         func sortedChildren(of path: [UInt8], depth: Int) -> [Int] {
             let children = childrenOf.removeValue(forKey: Key(path: trimmed(path[...]), depth: depth)) ?? []
+            guard sortingChildren else { return children }
             return children.sorted {
                 size($0) != size($1) ? size($0) > size($1) : RawPath(bytes: items[$0].pathBytes) < RawPath(bytes: items[$1].pathBytes)
             }

@@ -64,7 +64,7 @@ struct BrowserTree {
             top = holder(named: topName ?? "0 paths")
             return
         }
-        let tree = report.breakdownIndexTree()
+        let tree = report.breakdownIndexTree(sortingChildren: false)  // the browser orders each folder as it shows it
         nodes.reserveCapacity(report.breakdown.count + tree.roots.count + 1)
         if tree.roots.count == 1 && topName == nil {
             top = add(tree.roots[0], parent: nil)
@@ -96,7 +96,7 @@ struct BrowserTree {
         return root
     }
 
-    /// Adds the items `children` (indices into `items`, as ``UsageReport/breakdownIndexTree(rankedByLogicalSize:)``
+    /// Adds the items `children` (indices into `items`, as ``UsageReport/breakdownIndexTree(rankedByLogicalSize:sortingChildren:)``
     /// gives them) under the node `index`, and theirs below them (`below`), iteratively: a tree
     /// can be deeper than the stack allows.
     private mutating func addChildren(_ children: [Int], of items: [UsageItem], below: [[Int]], to index: Int) {
@@ -314,7 +314,7 @@ struct BrowserTree {
     /// Puts `report` (a new scan of the folder `index`, its one root) in place of what the tree
     /// held for it.
     mutating func replace(_ index: Int, with report: UsageReport) {
-        let tree = report.breakdownIndexTree()
+        let tree = report.breakdownIndexTree(sortingChildren: false)  // the browser orders each folder as it shows it
         guard let root = tree.roots.first else { return }
         let old = nodes[index]
         if let parent = old.parent {
