@@ -87,7 +87,7 @@ final class ProgressLine: @unchecked Sendable {
     init(style: ByteCountStyle = .decimal) {
         isEnabled = Terminal.standardErrorIsTerminal
         self.style = style
-        let seconds = ProcessInfo.processInfo.environment[Self.delayVariable].flatMap(Double.init) ?? 0.5
+        let seconds = (try? ProcessEnvironment.value(of: Self.delayVariable)).flatMap(Double.init) ?? 0.5
         // At most a year, as every duration stowage takes: past Int.max milliseconds the conversion traps.
         delay = .milliseconds(Int((seconds.isFinite ? min(max(0, seconds), AgeArgument.longest) : 0.5) * 1000))
     }
@@ -232,6 +232,20 @@ enum TerminalText {
 
     /// The columns one character (a grapheme cluster) takes.
     static func width(of character: Character) -> Int {
+        // One scalar that is neither a control, wide nor an emoji: from U+00A0 up to the first wide
+        // range (U+1100; the first emoji shown as such is U+231A), and the box-drawing and block
+        // elements (U+2500 to U+259F) of trees and size bars. Measured without property lookups.
+        let scalars = character.unicodeScalars
+        if let first = scalars.first, scalars.index(after: scalars.startIndex) == scalars.endIndex,
+           (0xA0..<0x1100).contains(first.value) || (0x2500...0x259F).contains(first.value) {
+            return 1
+        }
+        return measuredWidth(of: character)
+    }
+
+    /// The columns one character takes, from its scalars' Unicode properties: what
+    /// ``width(of:)-(Character)`` gives, without its shortcut.
+    static func measuredWidth(of character: Character) -> Int {
         guard let first = character.unicodeScalars.first else { return 0 }
         if character.unicodeScalars.count > 1, character.unicodeScalars.contains(where: { $0.properties.isEmojiPresentation || $0.value == 0xFE0F }) {
             return 2
@@ -279,14 +293,14 @@ extension Terminal {
 
     private static func columns(of descriptor: Int32) -> Int {
         if let size = TerminalDevice.size(of: descriptor) { return size.columns }
-        if let text = ProcessInfo.processInfo.environment["COLUMNS"], let columns = Int(text), columns > 0 { return columns }
+        if let text = try? ProcessEnvironment.value(of: "COLUMNS"), let columns = Int(text), columns > 0 { return columns }
         return 80
     }
 
     /// The rows of the terminal standard output is on (`TIOCGWINSZ`), else `$LINES`, else 24.
     static var standardOutputRows: Int {
         if let rows = TerminalDevice.size(of: TerminalDevice.standardOutput)?.rows, rows > 0 { return rows }
-        if let text = ProcessInfo.processInfo.environment["LINES"], let rows = Int(text), rows > 0 { return rows }
+        if let text = try? ProcessEnvironment.value(of: "LINES"), let rows = Int(text), rows > 0 { return rows }
         return 24
     }
 }

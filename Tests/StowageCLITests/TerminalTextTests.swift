@@ -8,7 +8,7 @@ import Testing
 struct TerminalTextTests {
     static let samples = [
         "", "a", "Documents", "12.3 kB", "name with spaces", "tab\there", "bell\u{07}", "del\u{7F}", "\u{1B}[2J",
-        "é", "e\u{301}", "日本語", "Ａ", "👍", "👍🏽", "🇫🇷", "❤️", "a\u{200B}b", "\u{85}", "mixed 日本 and ascii",
+        "é", "e\u{301}", "├── ", "│   └── ", "████▌  ", "日本語", "Ａ", "👍", "👍🏽", "🇫🇷", "❤️", "a\u{200B}b", "\u{85}", "mixed 日本 and ascii",
     ]
 
     @Test("printable ASCII takes a column a byte; anything else is measured a character at a time",
@@ -16,6 +16,16 @@ struct TerminalTextTests {
     func width(text: String) {
         let general = text.reduce(0) { $0 + TerminalText.width(of: $1) }
         #expect(TerminalText.width(of: text) == general)
+    }
+
+    @Test("a character of one scalar from U+00A0 to U+10FF, or of box drawing and block elements, measures as its properties say")
+    func shortcutRanges() {
+        // The two ranges and the scalars just outside them (U+009F a control, U+1100 wide, U+25FD an emoji).
+        let scalars = (0x9F...0x1100).compactMap(Unicode.Scalar.init) + (0x24FF...0x25FF).compactMap(Unicode.Scalar.init)
+        let differing = scalars.filter { TerminalText.width(of: Character($0)) != TerminalText.measuredWidth(of: Character($0)) }
+        #expect(differing.isEmpty, "\(differing.map { String($0.value, radix: 16) })")
+        #expect(TerminalText.width(of: "├── █▌ é") == 8)
+        #expect(TerminalText.width(of: "\u{9F}\u{A0}\u{10FF}\u{1100}\u{2500}\u{259F}\u{25FD}") == 0 + 1 + 1 + 2 + 1 + 1 + 2)
     }
 
     @Test("the width of printable ASCII is its length, and a control character takes no column")
