@@ -54,8 +54,13 @@ package struct RawPath: Hashable, Comparable, Sendable, CustomStringConvertible 
     package func appending(_ name: RawPath) -> RawPath {
         if isEmpty { return name }
         if name.isEmpty { return self }
-        if bytes.last == UInt8(ascii: "/") { return RawPath(bytes: bytes + name.bytes) }
-        return RawPath(bytes: bytes + [UInt8(ascii: "/")] + name.bytes)
+        // One allocation: a large tree builds a path per entry.
+        var joined: [UInt8] = []
+        joined.reserveCapacity(bytes.count + 1 + name.bytes.count)
+        joined += bytes
+        if bytes.last != UInt8(ascii: "/") { joined.append(UInt8(ascii: "/")) }
+        joined += name.bytes
+        return RawPath(bytes: joined)
     }
 
     /// The names, from the top.

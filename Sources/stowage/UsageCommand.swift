@@ -84,8 +84,8 @@ struct UsageCommand: AsyncParsableCommand, StowageSubcommand {
     var compareFile: String?
 
     @Flag(help: ArgumentHelp(
-        "Browse the scan full-screen: walk, sort, delete (through the removal walk, asking first) and rescan; ? lists the keys.",
-        discussion: "Needs a terminal on standard input and output; scripts use --json."))
+        "Browse the scan full-screen: walk, sort, delete (through the removal walk, asking first) and rescan; ? lists the keys. With --import, a saved scan (nothing deleted); with --compare, what changed since, the largest change first.",
+        discussion: "Needs a terminal on standard input and output (so no saved scan from -); scripts use --json. Not with --export, which saves without browsing, as ncdu -o does."))
     var interactive = false
 
     @OptionGroup var units: UnitOptions
@@ -94,8 +94,11 @@ struct UsageCommand: AsyncParsableCommand, StowageSubcommand {
     func validate() throws {
         try refuseRootOptionsNotTaken()
         if interactive && output.json { throw ValidationError("--interactive and --json: choose one (--json is for scripts).") }
-        if interactive && (exportFile != nil || importFile != nil || compareFile != nil) {
-            throw ValidationError("--interactive browses a scan made now; --export, --import and --compare print (the browser does not open saved scans).")
+        if interactive && exportFile != nil {
+            throw ValidationError("--export saves a scan without browsing it, as ncdu -o does; browse the file after with --import FILE --interactive.")
+        }
+        if interactive && (importFile == "-" || compareFile == "-" || (compareFile != nil && paths.first?.path == "-")) {
+            throw ValidationError("--interactive reads its keys from the terminal on standard input, so a saved scan cannot come from there (-): give its file.")
         }
         if top < 0 { throw ValidationError("--top must be 0 or more.") }
         if depth < 0 { throw ValidationError("--depth must be 0 or more.") }
@@ -104,12 +107,12 @@ struct UsageCommand: AsyncParsableCommand, StowageSubcommand {
     }
 
     mutating func run() async throws {
-        if let compareFile { return try await compare(since: compareFile) }
+        if let compareFile { return try await interactive ? browseChanges(since: compareFile) : compare(since: compareFile) }
         if interactive { return try await browse() }
         let options = scanOptions(everything: exportFile != nil)
         var report: UsageReport
         if let importFile {
-            report = try loadSavedScan(importFile, options: options)
+            report = try loadSavedScan(importFile, options: options).report
         } else {
             let urls = (paths.isEmpty ? [try PathArgument(parsing: ".")] : paths).map { $0.url().standardizedFileURL }
             report = try await scan(urls, options: options)
@@ -123,13 +126,21 @@ struct UsageCommand: AsyncParsableCommand, StowageSubcommand {
         try show(report)
     }
 
-    /// Opens the browser on the paths (every level and every file: it walks the whole tree).
+    /// Opens the browser on the paths (every level and every file: it walks the whole tree), or
+    /// on the saved scan of `--import`.
     func browse() async throws {
         var options = scanOptions(everything: true)
         options.largestFileCount = 0
-        let urls = (paths.isEmpty ? [try PathArgument(parsing: ".")] : paths).map { $0.url().standardizedFileURL }
-        let source = BrowserSource(title: "stowage usage", roots: urls, topName: urls.count == 1 ? nil : "\(urls.count) paths",
-                                   options: options)
+        var source: BrowserSource
+        if let importFile {
+            let (report, takenAt) = try loadSavedScan(importFile, options: options)
+            source = BrowserSource(title: "stowage usage", roots: [], options: options)
+            source.content = .savedScan(takenAt: takenAt)
+            source.report = report
+        } else {
+            let urls = (paths.isEmpty ? [try PathArgument(parsing: ".")] : paths).map { $0.url().standardizedFileURL }
+            source = BrowserSource(title: "stowage usage", roots: urls, topName: urls.count == 1 ? nil : "\(urls.count) paths", options: options)
+        }
         try await Browser.runCommand(source, units: units.style, operation: .measureUsage, output: output)
     }
 

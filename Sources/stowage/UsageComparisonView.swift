@@ -12,9 +12,15 @@ struct UsageComparisonView {
 
     func change(_ change: UsageChange) -> Int64 { apparent ? change.changeInLogicalBytes : change.changeInAllocatedBytes }
 
-    func signed(_ bytes: Int64) -> String {
+    func signed(_ bytes: Int64) -> String { Self.signed(bytes, style: style) }
+
+    /// A change in bytes with its sign: `+300 MB`, `-12 kB`, `0 B` (the browser's "changed since" rows too).
+    static func signed(_ bytes: Int64, style: ByteCountStyle) -> String {
         bytes == 0 ? "0 B" : (bytes > 0 ? "+" : "-") + ByteCount(bytes.magnitude > UInt64(Int64.max) ? Int64.max : abs(bytes)).formatted(style)
     }
+
+    /// A change in files with its sign: `+3 files`, `-1 file`, `+0 files`.
+    static func signedFiles(_ files: Int) -> String { "\(files >= 0 ? "+" : "")\(Noun.file.counted(files))" }
 
     func size(_ figures: UsageFigures?) -> String {
         figures.map { ByteCount(apparent ? $0.logicalBytes : $0.allocatedBytes).formatted(style) } ?? "-"
@@ -50,7 +56,7 @@ struct UsageComparisonView {
         for root in difference.roots {
             let files = root.changeInFileCount
             lines.append("\(DisplayPath.escaped(bytes: root.pathBytes)): \(signed(change(root))) \(apparent ? "logical" : "allocated") "
-                         + "(\(size(root.before)) to \(size(root.after))), \(files >= 0 ? "+" : "")\(Noun.file.counted(files))")
+                         + "(\(size(root.before)) to \(size(root.after))), \(Self.signedFiles(files))")
             table.rows += root.children.flatMap { tableRows(of: $0, lead: "") }
         }
         if !table.rows.isEmpty {

@@ -21,21 +21,48 @@ extension UsageCommand {
         }
     }
 
-    /// The saved scan in `file` (`-`: standard input), listed as `options` say.
-    func loadSavedScan(_ file: String, options: UsageOptions) throws -> UsageReport {
+    /// The saved scan in `file` (`-`: standard input), listed as `options` say, and when it was
+    /// taken (when the file says).
+    func loadSavedScan(_ file: String, options: UsageOptions) throws -> (report: UsageReport, takenAt: Date?) {
+        let (name, data) = try readSavedScan(file)
+        return try reportingErrors { try Self.parse(data, name: name, options: options) }
+    }
+
+    /// The saved scans in `files`, each as ``loadSavedScan(_:options:)`` reads it: read one after
+    /// the other, then parsed side by side (a comparison's two files, each on a core). An error
+    /// is reported as there: the first file's first.
+    func loadSavedScans(_ files: [String], options: UsageOptions) async throws -> [(report: UsageReport, takenAt: Date?)] {
+        let read = try files.map(readSavedScan)
+        let parsed = await withTaskGroup(of: (Int, Result<(report: UsageReport, takenAt: Date?), any Error>).self) { group in
+            for (index, (name, data)) in read.enumerated() {
+                group.addTask { (index, Result { try Self.parse(data, name: name, options: options) }) }
+            }
+            var results = [Result<(report: UsageReport, takenAt: Date?), any Error>?](repeating: nil, count: read.count)
+            for await (index, result) in group { results[index] = result }
+            return results
+        }
+        return try parsed.map { result in try reportingErrors { try result!.get() } }
+    }
+
+    /// The name a saved scan's errors give it (`standard input` for `-`) and its bytes.
+    private func readSavedScan(_ file: String) throws -> (name: String, data: Data) {
         let name = file == "-" ? "standard input" : file
         return try reportingErrors {
-            let data: Data
             if file != "-", Self.isFolder(try PathArgument(parsing: file).url()) {
                 throw StowageError(.wrongKind, operation: .loadScan, path: name, errno: .isFolder)
             }
             do {
-                data = file == "-" ? try FileHandle.standardInput.readToEnd() ?? Data() : try Data(contentsOf: try PathArgument(parsing: file).url())
+                return (name, file == "-" ? try FileHandle.standardInput.readToEnd() ?? Data() : try Data(contentsOf: try PathArgument(parsing: file).url()))
             } catch {
                 throw Self.fileError(error, operation: .loadScan, path: name)
             }
-            return try UsageReport(ncduExport: data, path: name, options: options)
         }
+    }
+
+    /// The report of the saved scan `data` (from `name`) and when it was taken.
+    private static func parse(_ data: Data, name: String, options: UsageOptions) throws -> (report: UsageReport, takenAt: Date?) {
+        let saved = try UsageReport.savedScan(ncduExport: data, path: name, options: options)
+        return (saved.report, saved.timestamp)
     }
 
     /// Writes `report` to `file` (`-`: standard output) as an ncdu JSON export, replacing the file
@@ -84,16 +111,19 @@ extension UsageCommand {
     /// `--compare OLD [NEW|PATH]`: the changes from the saved scan `old` to a second saved scan,
     /// or to a folder scanned now (the path given, or the saved scan's root when none is).
     func compare(since old: String) async throws {
-        let options = scanOptions(everything: true)
-        let before = try loadSavedScan(old, options: options)
-        let after: UsageReport
-        if let argument = paths.first, argument.path == "-" || !Self.isFolder(argument.url()) {
-            after = try loadSavedScan(argument.path, options: options)
-        } else {
-            guard let url = paths.first?.url() ?? before.roots.first?.path.map({ URL(filePath: $0, directoryHint: .isDirectory) }) else {
-                throw ValidationError("the saved scan names no folder to scan: give one.")
-            }
-            after = try await scan([url.standardizedFileURL], options: options)
+        var options = scanOptions(everything: true)
+        options.largestFileCount = 0  // a comparison lists no largest files
+        let before: UsageReport, after: UsageReport
+        switch try newerSide() {
+        case .savedScan(let file)?:
+            let both = try await loadSavedScans([old, file], options: options)
+            (before, after) = (both[0].report, both[1].report)
+        case .folder(let url)?:
+            before = try loadSavedScan(old, options: options).report
+            after = try await scan([url], options: options)
+        case nil:
+            before = try loadSavedScan(old, options: options).report
+            after = try await scan([try Self.folder(of: before)], options: options)
         }
         for issue in after.issues { Terminal.standardError.problem(issue) }
         let difference = after.difference(from: before, rankedByLogicalSize: apparent)
@@ -103,6 +133,53 @@ extension UsageCommand {
         try output.run {
             Rendered(json: difference, exitStatus: after.issues.isEmpty ? ExitStatus.success : ExitStatus.failure) { view.render() }
         }
+    }
+
+    /// What `--compare OLD [NEW|PATH]` compares `OLD` with.
+    enum NewerSide {
+        /// A second saved scan, in this file (`-`: standard input).
+        case savedScan(String)
+        /// A folder, scanned now.
+        case folder(URL)
+    }
+
+    /// What `--compare` compares its saved scan with: the path given when it is a saved scan (a
+    /// file, or `-`), or the folder given; `nil` when none is given (the saved scan's own folder,
+    /// ``folder(of:)``).
+    func newerSide() throws -> NewerSide? {
+        guard let argument = paths.first else { return nil }
+        return argument.path == "-" || !Self.isFolder(argument.url()) ? .savedScan(argument.path) : .folder(argument.url().standardizedFileURL)
+    }
+
+    /// The folder the saved scan `report` is of (its root), to scan now.
+    static func folder(of report: UsageReport) throws -> URL {
+        guard let path = report.roots.first?.path else { throw ValidationError("the saved scan names no folder to scan: give one.") }
+        return URL(filePath: path, directoryHint: .isDirectory).standardizedFileURL
+    }
+
+    /// `--compare OLD [NEW|PATH] --interactive`: the browser's "changed since" mode, over the
+    /// changes to a second saved scan, or to a folder it scans now (where `d` deletes).
+    func browseChanges(since old: String) async throws {
+        var options = scanOptions(everything: true)
+        options.largestFileCount = 0
+        var source: BrowserSource
+        let earlier: (report: UsageReport, takenAt: Date?)
+        switch try newerSide() {
+        case .savedScan(let file)?:
+            let both = try await loadSavedScans([old, file], options: options)
+            earlier = both[0]
+            source = BrowserSource(title: "stowage usage", roots: [], options: options)
+            source.report = both[1].report
+            source.content = .changes(since: old, takenAt: earlier.takenAt, live: false)
+        case let side:
+            earlier = try loadSavedScan(old, options: options)
+            let url: URL
+            if case .folder(let given)? = side { url = given } else { url = try Self.folder(of: earlier.report) }
+            source = BrowserSource(title: "stowage usage", roots: [url], options: options)
+            source.content = .changes(since: old, takenAt: earlier.takenAt, live: true)
+        }
+        source.earlier = earlier.report
+        try await Browser.runCommand(source, units: units.style, operation: .measureUsage, output: output)
     }
 
     /// Whether `url` is a folder (a link to one too): what `--compare` scans rather than reads.

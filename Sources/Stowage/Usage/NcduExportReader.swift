@@ -8,6 +8,8 @@ struct NcduExportReader {
     private let source: String?
     private let options: UsageOptions
     private var index = 0
+    /// When the file says it was made (the metadata's `timestamp`, seconds since 1970), once read.
+    private(set) var timestamp: UInt64?
 
     init(bytes: UnsafeBufferPointer<UInt8>, source: String?, options: UsageOptions) {
         self.bytes = bytes
@@ -49,7 +51,7 @@ struct NcduExportReader {
         try expect(UInt8(ascii: ","))
         _ = try unsignedNumber()  // the minor version: later ones add keys, which are skipped
         try expect(UInt8(ascii: ","))
-        try skipValue()  // the metadata: program, version, time
+        try metadata()
         try expect(UInt8(ascii: ","))
 
         var totals = UsageTotals()
@@ -158,14 +160,61 @@ struct NcduExportReader {
         }
     }
 
+    /// The metadata object (program, version, time): its `timestamp` kept when it is a whole
+    /// number, everything else skipped; anything but an object is skipped whole.
+    private mutating func metadata() throws {
+        skipSpace()
+        guard peek() == UInt8(ascii: "{") else { return try skipValue() }
+        index += 1
+        skipSpace()
+        if peek() == UInt8(ascii: "}") {
+            index += 1
+            return
+        }
+        while true {
+            skipSpace()
+            let key = try key()
+            try expect(UInt8(ascii: ":"))
+            skipSpace()
+            if key == .timestamp, let byte = peek(), (0x30...0x39).contains(byte) {
+                timestamp = try unsignedNumber()
+            } else {
+                try skipValue()
+            }
+            skipSpace()
+            if peek() == UInt8(ascii: "}") {
+                index += 1
+                return
+            }
+            try expect(UInt8(ascii: ","))
+        }
+    }
+
     // MARK: Objects
 
     /// The keys read; others (of later versions, ncdu's extended mode) are skipped.
-    private enum Key {
-        static let name = Array("name".utf8), asize = Array("asize".utf8), dsize = Array("dsize".utf8)
-        static let dev = Array("dev".utf8), ino = Array("ino".utf8), nlink = Array("nlink".utf8), hlnkc = Array("hlnkc".utf8)
-        static let mtime = Array("mtime".utf8)
-        static let readError = Array("read_error".utf8), notreg = Array("notreg".utf8), excluded = Array("excluded".utf8)
+    private enum Key: String, CaseIterable {
+        case name, asize, dsize, dev, ino, nlink, hlnkc, mtime, timestamp
+        case readError = "read_error", notreg, excluded
+
+        /// Each key with its bytes, for matching in place.
+        static let spellings = allCases.map { ($0, Array($0.rawValue.utf8)) }
+    }
+
+    /// The key the next string names, or `nil` for one not read; matched in the file's bytes
+    /// when it holds no escape (as every key ncdu writes), so that no key is copied.
+    private mutating func key() throws -> Key? {
+        skipSpace()
+        let start = index + 1
+        var end = start
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
+        guard peek() == UInt8(ascii: "\""), end < bytes.count, bytes[end] == UInt8(ascii: "\"") else {
+            let decoded = try string()
+            return Key.spellings.first { $0.1 == decoded }?.0
+        }
+        index = end + 1
+        let found = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        return Key.spellings.first { $0.1.count == found.count && $0.1.elementsEqual(found) }?.0
     }
 
     private mutating func object() throws -> Entry {
@@ -178,24 +227,24 @@ struct NcduExportReader {
         }
         while true {
             skipSpace()
-            let key = try string()
+            let key = try key()
             try expect(UInt8(ascii: ":"))
             skipSpace()
             switch key {
-            case Key.name: entry.name = try string()
-            case Key.asize: entry.logical = try size()
-            case Key.dsize: entry.allocated = try size()
-            case Key.dev: entry.device = try unsignedNumber()
-            case Key.ino: entry.inode = try unsignedNumber()
-            case Key.nlink: entry.linkCount = try unsignedNumber()
-            case Key.hlnkc: entry.isHardLink = try boolean()
-            case Key.mtime: entry.modification = try unsignedNumber()
-            case Key.readError: entry.readError = try boolean()
-            case Key.notreg: entry.notRegular = try boolean()
-            case Key.excluded:
+            case .name: entry.name = try string()
+            case .asize: entry.logical = try size()
+            case .dsize: entry.allocated = try size()
+            case .dev: entry.device = try unsignedNumber()
+            case .ino: entry.inode = try unsignedNumber()
+            case .nlink: entry.linkCount = try unsignedNumber()
+            case .hlnkc: entry.isHardLink = try boolean()
+            case .mtime: entry.modification = try unsignedNumber()
+            case .readError: entry.readError = try boolean()
+            case .notreg: entry.notRegular = try boolean()
+            case .excluded:
                 skipSpace()
                 if peek() == UInt8(ascii: "\"") { entry.excluded = try !string().isEmpty } else { try skipValue() }
-            default: try skipValue()
+            case .timestamp, nil: try skipValue()
             }
             skipSpace()
             if peek() == UInt8(ascii: "}") {
@@ -266,6 +315,13 @@ struct NcduExportReader {
     /// A JSON string's bytes: escapes decoded, every other byte kept as it is (not UTF-8 too).
     private mutating func string() throws -> [UInt8] {
         try expect(UInt8(ascii: "\""))
+        // Most strings hold no escape and no control character: copied whole.
+        var end = index
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            defer { index = end + 1 }
+            return Array(UnsafeBufferPointer(rebasing: bytes[index..<end]))
+        }
         var result: [UInt8] = []
         while true {
             guard let byte = peek() else { throw failure("the file ends inside a string") }

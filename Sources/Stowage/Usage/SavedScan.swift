@@ -66,9 +66,17 @@ extension UsageReport {
     ///   wrong: not JSON, not format version 1, a name that is empty, `.`, `..` or holds `/` or
     ///   NUL, a size that is negative or not an integer, nothing or something after the root.
     public init(ncduExport data: Data, path: String? = nil, options: UsageOptions = UsageOptions()) throws {
-        self = try data.withUnsafeBytes { raw in
+        self = try Self.savedScan(ncduExport: data, path: path, options: options).report
+    }
+
+    /// The report a saved scan holds, as ``init(ncduExport:path:options:)`` reads it, and when
+    /// the file says it was made (its metadata's `timestamp`; `nil` when it carries none).
+    package static func savedScan(ncduExport data: Data, path: String? = nil,
+                                  options: UsageOptions = UsageOptions()) throws -> (report: UsageReport, timestamp: Date?) {
+        try data.withUnsafeBytes { raw in
             var reader = NcduExportReader(bytes: raw.bindMemory(to: UInt8.self), source: path, options: options)
-            return try reader.read()
+            let report = try reader.read()
+            return (report, reader.timestamp.map { Date(timeIntervalSince1970: Double($0)) })
         }
     }
 }
@@ -112,7 +120,7 @@ struct NcduExportWriter {
             }
             if !first { append(",\n") }
             let item = node.item
-            let name = first && isRoot ? item.pathBytes : Self.lastName(of: item.pathBytes)
+            let name = first && isRoot ? item.pathBytes[...] : Self.lastName(of: item.pathBytes)
             first = false
             if item.isFolder {
                 var logical = item.logicalBytes, allocated = item.allocatedBytes
@@ -134,7 +142,7 @@ struct NcduExportWriter {
         }
     }
 
-    private mutating func entry(name: [UInt8], logical: Int64, allocated: Int64, item: UsageItem) {
+    private mutating func entry(name: ArraySlice<UInt8>, logical: Int64, allocated: Int64, item: UsageItem) {
         append("{\"name\":\"")
         Self.escape(name, into: &bytes)
         append("\"")
@@ -162,14 +170,14 @@ struct NcduExportWriter {
     private mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
 
     /// The name after the last `/` of `path`.
-    static func lastName(of path: [UInt8]) -> [UInt8] {
-        guard let slash = path.lastIndex(of: UInt8(ascii: "/")) else { return path }
-        return Array(path[(slash + 1)...])
+    static func lastName(of path: [UInt8]) -> ArraySlice<UInt8> {
+        guard let slash = path.lastIndex(of: UInt8(ascii: "/")) else { return path[...] }
+        return path[(slash + 1)...]
     }
 
     /// `name` inside a JSON string as ncdu writes it: `"` and `\` escaped, control characters
     /// as `\u00XX`, every other byte as it is (a name that is not UTF-8 stays those bytes).
-    static func escape(_ name: [UInt8], into bytes: inout [UInt8]) {
+    static func escape(_ name: some Collection<UInt8>, into bytes: inout [UInt8]) {
         let hex = Array("0123456789abcdef".utf8)
         for byte in name {
             switch byte {

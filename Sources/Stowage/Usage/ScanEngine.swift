@@ -145,7 +145,11 @@ final class ScanEngine: @unchecked Sendable {
         for (index, owner) in countedIn.enumerated() { rootTotals[index].alreadyCountedIn = owner.map { roots[$0] } }
         var total = UsageTotals()
         for totals in rootTotals { total.add(totals) }
-        var breakdown = items
+        // Taken out, not copied: the items are most of a large scan's memory.
+        var breakdown = condition.withLock { () -> [UsageItem] in
+            defer { items = [] }
+            return items
+        }
         for (index, totals) in itemTotals where breakdown[index].isFolder {
             breakdown[index].logicalBytes += totals.logicalBytes
             breakdown[index].allocatedBytes += totals.allocatedBytes

@@ -121,11 +121,36 @@ public struct UsageFigures: Sendable, Hashable, Codable {
 
 /// An item's name in its folder, as bytes, hashed at once (not byte by byte).
 private struct Name: Hashable {
-    var bytes: [UInt8]
+    var bytes: ArraySlice<UInt8>
 
-    init(_ node: UsageNode) { bytes = NcduExportWriter.lastName(of: node.item.pathBytes) }
+    init(_ path: [UInt8]) { bytes = NcduExportWriter.lastName(of: path) }
 
     func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
+}
+
+/// One report of a comparison, as its index tree: a node is an index into the report's
+/// ``UsageReport/breakdown`` or, from its count on, a root. A class: the comparison's recursion
+/// passes it along without copying (retaining) its arrays at each step.
+private final class ComparedReport {
+    let items: [UsageItem]
+    let roots: [UsageItem]
+    let rootChildren: [[Int]]
+    let children: [[Int]]
+
+    init(_ report: UsageReport) {
+        let tree = report.breakdownIndexTree(sortingChildren: false)  // the changes are sorted, whatever the order met
+        items = report.breakdown
+        roots = tree.roots
+        rootChildren = tree.rootChildren
+        children = tree.children
+    }
+
+    /// The node of the root `index`.
+    func root(_ index: Int) -> Int? { index < roots.count ? items.count + index : nil }
+
+    func item(_ node: Int) -> UsageItem { node < items.count ? items[node] : roots[node - items.count] }
+
+    func children(of node: Int) -> [Int] { node < items.count ? children[node] : rootChildren[node - items.count] }
 }
 
 extension UsageReport {
@@ -143,34 +168,41 @@ extension UsageReport {
     /// let grew = now.difference(from: lastWeek).roots[0].children.filter { $0.kind == .grown }
     /// ```
     public func difference(from earlier: UsageReport, rankedByLogicalSize: Bool = false) -> UsageDifference {
-        let before = earlier.breakdownTree(), after = breakdownTree()
+        let before = ComparedReport(earlier), after = ComparedReport(self)
         var roots: [UsageChange] = []
-        for index in 0..<max(before.count, after.count) {
-            let old = index < before.count ? before[index] : nil, new = index < after.count ? after[index] : nil
-            roots.append(Self.change(from: old, to: new, rankedByLogicalSize: rankedByLogicalSize, always: true)!)
+        for index in 0..<max(before.roots.count, after.roots.count) {
+            roots.append(Self.change(from: before.root(index), to: after.root(index), before: before, after: after,
+                                     rankedByLogicalSize: rankedByLogicalSize, always: true)!)
         }
         return UsageDifference(roots: roots)
     }
 
-    /// The change from `old` to `new` (at least one given), or `nil` when nothing changed and
-    /// the change is not to be listed `always`.
-    private static func change(from old: UsageNode?, to new: UsageNode?, rankedByLogicalSize: Bool, always: Bool = false) -> UsageChange? {
+    /// The change from the node `old` of `before` to the node `new` of `after` (at least one
+    /// given), or `nil` when nothing changed and the change is not to be listed `always`.
+    private static func change(from old: Int?, to new: Int?, before: ComparedReport, after: ComparedReport, rankedByLogicalSize: Bool,
+                               always: Bool = false) -> UsageChange? {
+        func change(_ old: Int?, _ new: Int?) -> UsageChange? {
+            Self.change(from: old, to: new, before: before, after: after, rankedByLogicalSize: rankedByLogicalSize)
+        }
+        let oldItem = old.map(before.item), newItem = new.map(after.item)
+        let oldChildren = old.map(before.children(of:)) ?? [], newChildren = new.map(after.children(of:)) ?? []
         var children: [UsageChange] = []
-        var earlier: [Name: UsageNode] = [:]
-        for child in old?.children ?? [] { earlier[Name(child)] = child }
-        for child in new?.children ?? [] {
-            let name = Name(child)
-            var match = earlier.removeValue(forKey: name)
-            if let previous = match, previous.item.isFolder != child.item.isFolder {
-                children.append(change(from: previous, to: nil, rankedByLogicalSize: rankedByLogicalSize)!)
+        var earlier: [Name: Int] = [:]
+        earlier.reserveCapacity(oldChildren.count)
+        for child in oldChildren { earlier[Name(before.items[child].pathBytes)] = child }
+        for child in newChildren {
+            var match = earlier.removeValue(forKey: Name(after.items[child].pathBytes))
+            if let previous = match, before.items[previous].isFolder != after.items[child].isFolder {
+                children.append(change(previous, nil)!)
                 match = nil
             }
-            if let change = change(from: match, to: child, rankedByLogicalSize: rankedByLogicalSize) { children.append(change) }
+            if let change = change(match, child) { children.append(change) }
         }
-        for child in old?.children ?? [] where earlier[Name(child)] != nil {
-            children.append(change(from: child, to: nil, rankedByLogicalSize: rankedByLogicalSize)!)
+        // What only `before` had, in its own order.
+        if !earlier.isEmpty {
+            for child in oldChildren where earlier[Name(before.items[child].pathBytes)] != nil { children.append(change(child, nil)!) }
         }
-        let beforeFigures = old.map { UsageFigures($0.item) }, afterFigures = new.map { UsageFigures($0.item) }
+        let beforeFigures = oldItem.map { UsageFigures($0) }, afterFigures = newItem.map { UsageFigures($0) }
         guard always || beforeFigures != afterFigures || !children.isEmpty else { return nil }
         func size(_ change: UsageChange) -> Int64 {
             abs(rankedByLogicalSize ? change.changeInLogicalBytes : change.changeInAllocatedBytes)
@@ -180,6 +212,6 @@ extension UsageReport {
             if abs($0.changeInFileCount) != abs($1.changeInFileCount) { return abs($0.changeInFileCount) > abs($1.changeInFileCount) }
             return RawPath(bytes: $0.pathBytes) < RawPath(bytes: $1.pathBytes)
         }
-        return UsageChange(item: (new ?? old)!.item, before: beforeFigures, after: afterFigures, children: children)
+        return UsageChange(item: (newItem ?? oldItem)!, before: beforeFigures, after: afterFigures, children: children)
     }
 }

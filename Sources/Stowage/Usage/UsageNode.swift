@@ -55,9 +55,32 @@ extension UsageReport {
     /// }
     /// ```
     public func breakdownTree(rankedByLogicalSize: Bool = false) -> [UsageNode] {
+        let tree = breakdownIndexTree(rankedByLogicalSize: rankedByLogicalSize)
+        // Built from the leaves up (children after their folder in `order`), so no recursion.
+        var built = [UsageNode?](repeating: nil, count: breakdown.count)
+        func take(_ index: Int) -> UsageNode {
+            defer { built[index] = nil }
+            return built[index]!
+        }
+        for index in tree.order.reversed() {
+            let node = UsageNode(item: breakdown[index], children: tree.children[index].map(take))
+            built[index] = node
+        }
+        return tree.roots.indices.map { root in UsageNode(item: tree.roots[root], children: tree.rootChildren[root].map(take)) }
+    }
+
+    /// The breakdown's tree as indices into ``breakdown``, without copying an item: each root's
+    /// item (as ``breakdownTree(rankedByLogicalSize:)`` makes it) and the items directly inside
+    /// it, each item's items directly inside it (empty for a file), each list ordered as
+    /// ``breakdownTree(rankedByLogicalSize:)`` orders children, and every item reached, each
+    /// folder before what it holds (items under no root are left out, as there). Without
+    /// `sortingChildren` the lists are in no particular order, for a caller that orders them
+    /// itself (the browser, a comparison) and need not pay for it.
+    package func breakdownIndexTree(rankedByLogicalSize: Bool = false, sortingChildren: Bool = true)
+        -> (roots: [UsageItem], rootChildren: [[Int]], children: [[Int]], order: [Int]) {
         // By bytes: two names that are not UTF-8 may read the same as text.
         struct Key: Hashable {
-            var path: [UInt8]
+            var path: ArraySlice<UInt8>
             var depth: Int
 
             /// The path's bytes hashed at once (byte by byte, hashing was most of a large tree's time).
@@ -67,29 +90,49 @@ extension UsageReport {
             }
         }
         let slash = UInt8(ascii: "/")
-        func parentPath(of path: [UInt8]) -> [UInt8] {
+        func parentPath(of path: [UInt8]) -> ArraySlice<UInt8> {
             guard let index = path.lastIndex(of: slash) else { return [] }
-            return index == 0 ? [slash] : Array(path[..<index])
+            return index == 0 ? [slash] : path[..<index]
         }
-        func trimmed(_ path: [UInt8]) -> [UInt8] {
-            path.count > 1 && path.last == slash ? Array(path.dropLast()) : path
+        func trimmed(_ path: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+            path.count > 1 && path.last == slash ? path.dropLast() : path
         }
-        var childrenOf: [Key: [UsageItem]] = [:]
-        for item in breakdown {
-            childrenOf[Key(path: trimmed(parentPath(of: item.pathBytes)), depth: item.depth - 1), default: []].append(item)
+        // A local copy of the array (not of the report): the closures below capture it alone.
+        let items = breakdown
+        var childrenOf: [Key: [Int]] = [:]
+        for (index, item) in items.enumerated() {
+            childrenOf[Key(path: trimmed(parentPath(of: item.pathBytes)), depth: item.depth - 1), default: []].append(index)
         }
-        func size(_ item: UsageItem) -> Int64 { rankedByLogicalSize ? item.logicalBytes : item.allocatedBytes }
-        func node(_ item: UsageItem) -> UsageNode {
-            // Taken once: a path met twice (the same root given twice) gets its children once.
-            let children = childrenOf.removeValue(forKey: Key(path: trimmed(item.pathBytes), depth: item.depth)) ?? []
-            let sorted = children.sorted {
-                size($0) != size($1) ? size($0) > size($1) : RawPath(bytes: $0.pathBytes) < RawPath(bytes: $1.pathBytes)
+        let sizes = sortingChildren ? items.map { rankedByLogicalSize ? $0.logicalBytes : $0.allocatedBytes } : []
+        func size(_ index: Int) -> Int64 { sizes[index] }
+        // Taken once: a path met twice (the same root given twice) gets its children once, the
+        // first time it is met in the tree's order.
+        func sortedChildren(of path: [UInt8], depth: Int) -> [Int] {
+            let children = childrenOf.removeValue(forKey: Key(path: trimmed(path[...]), depth: depth)) ?? []
+            guard sortingChildren else { return children }
+            return children.sorted {
+                size($0) != size($1) ? size($0) > size($1) : RawPath(bytes: items[$0].pathBytes) < RawPath(bytes: items[$1].pathBytes)
             }
-            return UsageNode(item: item, children: sorted.map(node))
         }
-        return roots.map { root in
-            node(UsageItem(path: root.path ?? "", depth: 0, isFolder: root.folderCount > 0, logicalBytes: root.logicalBytes,
-                           allocatedBytes: root.allocatedBytes, fileCount: root.fileCount))
+        var children = [[Int]](repeating: [], count: items.count)
+        var order: [Int] = []
+        order.reserveCapacity(items.count)
+        let rootItems = roots.map { root in
+            UsageItem(path: root.path ?? "", depth: 0, isFolder: root.folderCount > 0, logicalBytes: root.logicalBytes,
+                      allocatedBytes: root.allocatedBytes, fileCount: root.fileCount)
         }
+        var rootChildren: [[Int]] = []
+        for root in rootItems {
+            rootChildren.append(sortedChildren(of: root.pathBytes, depth: 0))
+            // Depth first, each folder's children taken before the folders below it (the order
+            // in which a recursive walk meets them).
+            var pending = Array(rootChildren[rootChildren.count - 1].reversed())
+            while let index = pending.popLast() {
+                order.append(index)
+                children[index] = sortedChildren(of: items[index].pathBytes, depth: items[index].depth)
+                pending.append(contentsOf: children[index].reversed())
+            }
+        }
+        return (rootItems, rootChildren, children, order)
     }
 }

@@ -1,27 +1,11 @@
 import Foundation
 import Stowage
 
-/// What the browser browses: paths given to `stowage usage`, or the locations of an app's
-/// container (each a root, its row saying its purge policy; deleting one clears it as `stowage
-/// clear` does).
-struct BrowserSource {
-    /// The title bar's first words: `stowage usage`, `stowage locations`.
-    var title: String
-    var roots: [URL]
-    /// The name of the node that holds the roots (a container's locations), or `nil` for the
-    /// root itself when there is one.
-    var topName: String?
-    /// For each root, what its row says after the name (a location's purge policy).
-    var notes: [String?] = []
-    /// For each root of a container, its location, and the store that clears it.
-    var locations: [Location] = []
-    var store: Store?
-    var options: UsageOptions
-}
-
 /// The full-screen browser of `stowage usage --interactive` and `stowage locations
 /// --interactive`: a scan in the background with its progress, then the tree, to walk, sort,
-/// delete from (through the removal walk) and rescan.
+/// delete from (through the removal walk) and rescan; also of a saved scan (`--import`, where
+/// nothing is deleted or scanned) and of what changed since one (`--compare`, the "changed
+/// since" mode: a tree of changes, deleting only from a folder scanned now).
 ///
 /// It runs on a thread of its own (``run()`` blocks), reading keys a tenth of a second at a
 /// time and drawing what changed; the signals that end a command (SIGINT, SIGTERM, SIGHUP) end
@@ -51,7 +35,8 @@ final class Browser {
         case confirming(node: Int, question: String)
     }
 
-    private let source: BrowserSource
+    /// What is browsed (its reports let go of once the tree holds them).
+    private var source: BrowserSource
     private let units: ByteCountStyle
     private let terminal: BrowserTerminal
     private let style: BrowserStyle
@@ -63,6 +48,9 @@ final class Browser {
     private var selected = 0
     private var offset = 0
     private var status: String?
+    /// Across a new comparison (after `d` or `r` in the "changed since" mode): the folder to
+    /// show again (its path) and what the status line is to say.
+    private var reopening: (path: [UInt8], status: String?)?
     /// Signals caught (guarded by `signalLock`): the first that ends, and whether the size changed.
     private let signalLock = NSLock()
     private nonisolated(unsafe) var endingSignal: Signal?
@@ -73,8 +61,36 @@ final class Browser {
         self.units = units
         self.style = style
         terminal = try BrowserTerminal()
-        let subject = source.roots.count == 1 ? DisplayPath.of(source.roots[0]) : source.topName ?? "\(source.roots.count) paths"
-        mode = .scanning(BrowserScan(source.roots, options: source.options), subject: subject, rescanning: nil)
+        mode = source.content.isLive
+            ? .scanning(BrowserScan(source.roots, options: source.options), subject: Self.subject(of: source), rescanning: nil) : .browsing
+        if case .changes = source.content { order.key = .change }
+        guard !source.content.isLive else { return }
+        // Saved scans: the tree at once, and the reports let go of.
+        if let report = self.source.report {
+            self.source.report = nil
+            show(report)
+        } else {
+            tree = BrowserTree(report: nil, topName: source.topName)
+        }
+        self.source.earlier = nil
+    }
+
+    /// What the progress screen says is scanned.
+    private static func subject(of source: BrowserSource) -> String {
+        let roots = source.roots.count == 1 ? DisplayPath.of(source.roots[0]) : source.topName ?? "\(source.roots.count) paths"
+        guard case .changes(let since, _, _) = source.content else { return roots }
+        return roots + ", to compare with " + DisplayPath.escaped(since)
+    }
+
+    /// The title bar's words before the folder's path: the command, or what the figures are
+    /// (a saved scan and when it was taken, the changes since one).
+    private var heading: String {
+        func time(_ date: Date) -> String { BrowserScreen.time(date.timeIntervalSince1970) + " UTC" }
+        switch source.content {
+        case .disk: return source.title
+        case .savedScan(let takenAt): return "saved scan" + (takenAt.map { " taken " + time($0) } ?? "")
+        case .changes(let since, let takenAt, _): return "changes since " + (takenAt.map(time) ?? DisplayPath.escaped(since))
+        }
     }
 
     /// Runs until `q`, a signal that ends, or the terminal going away; gives the terminal back.
@@ -117,33 +133,51 @@ final class Browser {
 
     /// Takes a finished scan's report into the tree.
     private func collectScan() {
-        guard case .scanning(let scan, _, let rescanning) = mode, let result = scan.result else { return }
+        guard case .scanning(let scan, _, let rescanning) = mode, let result = scan.take() else { return }
         mode = .browsing
         switch result {
         case .failure(let error):
             status = "The scan failed: \(DisplayPath.escaped(String(describing: error)))"
-            if tree == nil { tree = BrowserTree(trees: [], topName: source.topName) }
+            if tree == nil { tree = BrowserTree(report: nil, topName: source.topName) }
         case .success(let report):
-            let trees = report.breakdownTree(rankedByLogicalSize: false)
-            let problems = report.issues.isEmpty ? nil : "\(Noun("folder").counted(report.issues.count)) could not be read: "
-                + DisplayPath.escaped(bytes: report.issues[0].pathBytes) + ": " + report.issues[0].message
-            if let rescanning, var updated = tree, let fresh = trees.first {
-                updated.replace(rescanning, with: fresh)
-                tree = updated
-                status = problems ?? "Scanned again: \(ByteCount(order.size(updated[rescanning])).formatted(units))"
-            } else {
-                tree = BrowserTree(trees: trees, topName: source.topName, notes: source.notes)
-                folder = tree!.top
-                status = problems
-            }
+            show(report, rescanning: rescanning)
+        }
+    }
+
+    /// Takes `report` into the tree: in place of the folder `rescanning` when it is a scan of
+    /// that folder again; otherwise as the whole tree (of the changes since
+    /// ``BrowserSource/earlier`` in the "changed since" mode).
+    private func show(_ report: UsageReport, rescanning: Int? = nil) {
+        let problems = report.issues.isEmpty ? nil : "\(Noun("folder").counted(report.issues.count)) could not be read: "
+            + DisplayPath.escaped(bytes: report.issues[0].pathBytes) + ": " + report.issues[0].message
+        if let rescanning, var updated = tree, !report.roots.isEmpty {
+            updated.replace(rescanning, with: report)
+            tree = updated
+            status = problems ?? "Scanned again: \(ByteCount(order.size(updated[rescanning])).formatted(units))"
             arrange(keeping: rows.indices.contains(selected) ? rows[selected] : nil)
+        } else {
+            let shown = source.earlier.map { BrowserTree(changes: report.difference(from: $0).roots) }
+                ?? BrowserTree(report: report, topName: source.topName, notes: source.notes)
+            folder = reopening.flatMap { shown.node(atPath: $0.path) } ?? shown.top
+            status = reopening?.status ?? problems
+            reopening = nil
+            tree = shown
+            arrange(keeping: nil)  // a new tree: the rows' nodes are its own
         }
     }
 
     /// Scans the folder shown again (the nearest folder above it whose path is text, when its
-    /// own is not: the scanner takes paths as text), or everything at the top of several roots.
-    private func rescan() {
+    /// own is not: the scanner takes paths as text), or everything at the top of several roots;
+    /// in the "changed since" mode, scans everything again and compares again, coming back to
+    /// the folder shown, the status line then saying `outcome`.
+    private func rescan(saying outcome: String? = nil) {
         guard let tree else { return }
+        if tree.isComparison {
+            reopening = (tree.path(of: folder), outcome)
+            mode = .scanning(BrowserScan(source.roots, options: source.options), subject: Self.subject(of: source), rescanning: nil)
+            self.tree = nil
+            return
+        }
         var target = folder
         while tree.isOnDisk(target), !RawPathText.isUTF8(tree.path(of: target)), let parent = tree[target].parent { target = parent }
         guard tree.isOnDisk(target) else {
@@ -204,15 +238,27 @@ final class Browser {
             var next = order
             next.showsLogicalSize.toggle()
             reorder(next)
-        case .character("c"): reorder(order.choosing(.count))
+        case .character("c"): reorder(order.choosing(tree.isComparison ? .change : .count))
         case .character("n"): reorder(order.choosing(.name))
-        case .character("m"): reorder(order.choosing(.modificationTime))
+        case .character("m") where !tree.isComparison: reorder(order.choosing(.modificationTime))
         case .character("?"): mode = .help
-        case .character("r"): rescan()
-        case .character("d"): askToDelete()
+        case .character("r"):
+            if let refusal = refusal(of: "scanned again") { status = refusal } else { rescan() }
+        case .character("d"):
+            if let refusal = refusal(of: "deleted") { status = refusal } else { askToDelete() }
         default: break
         }
         return false
+    }
+
+    /// Why nothing on disk is `done` (deleted, scanned again) from this browser: its figures
+    /// are a saved scan's, not the disk's; `nil` when they are the disk's.
+    private func refusal(of done: String) -> String? {
+        switch source.content {
+        case .disk: nil
+        case .savedScan: "A saved scan: nothing is \(done) (it is not the disk)"
+        case .changes(_, _, let live): live ? nil : "Two saved scans: nothing is \(done) (neither is the disk)"
+        }
     }
 
     private var listRows: Int { max(1, terminal.size.rows - 2) }
@@ -247,6 +293,10 @@ final class Browser {
         guard let tree, rows.indices.contains(selected) else { return }
         let node = rows[selected]
         let item = tree[node]
+        if tree.change(of: node)?.kind == .removed {
+            status = "'\(DisplayPath.escaped(bytes: Array(tree.name(of: node))))' was removed since the old scan: nothing to delete"
+            return
+        }
         let size = ByteCount(item.allocatedBytes).formatted(units)
         let before: String, after: String
         if let location = location(of: node) {
@@ -260,7 +310,7 @@ final class Browser {
             after = "', \(size)? [y/N]"
         }
         // The name gives way (cut, ending in ~) so that the question and its [y/N] always show.
-        let name = DisplayPath.escaped(bytes: item.isRoot ? tree.path(of: node) : item.name)
+        let name = DisplayPath.escaped(bytes: item.isRoot ? tree.path(of: node) : Array(tree.name(of: node)))
         let room = terminal.size.columns - 2 - before.unicodeScalars.count - after.unicodeScalars.count
         let question = before + fit(name, max(8, room)) + after
         mode = .confirming(node: node, question: question)
@@ -278,7 +328,7 @@ final class Browser {
     /// above follow what the report says went.
     private func delete(_ node: Int) {
         guard var tree else { return }
-        let name = DisplayPath.escaped(bytes: tree[node].isRoot ? tree.path(of: node) : tree[node].name)
+        let name = DisplayPath.escaped(bytes: tree[node].isRoot ? tree.path(of: node) : Array(tree.name(of: node)))
         do {
             let report: SweepReport
             let gone: Bool
@@ -289,6 +339,13 @@ final class Browser {
             } else {
                 guard let parent = tree[node].parent, tree.isOnDisk(node) else { return }
                 report = try Sweeper.removeItem(atPath: tree.path(of: node))
+                if tree.isComparison {
+                    // The changes are figures of two scans: they are made again, exactly, from a new scan.
+                    let whole = report.removed.contains { $0.pathBytes[...] == tree.name(of: node) }
+                        || report.removedFolders.contains(String(decoding: tree.name(of: node), as: UTF8.self))
+                    rescan(saying: Self.outcome(of: report, name: name, gone: whole, units: units))
+                    return
+                }
                 gone = tree.apply(report, below: parent).contains(node)
             }
             self.tree = tree
@@ -331,13 +388,13 @@ final class Browser {
             let (entries, bytes) = scan.progress
             return screen.progress(scanning: subject, entries: entries, bytes: bytes, title: source.title)
         case .help:
-            return screen.help(title: source.title)
+            return screen.help(title: source.title, content: source.content)
         case .browsing, .confirming:
-            guard let tree else { return screen.help(title: source.title) }
+            guard let tree else { return screen.help(title: source.title, content: source.content) }
             var question: String?
             if case .confirming(_, let text) = mode { question = text }
             return screen.folder(tree, folder, rows: self.rows, selected: selected, offset: offset, order: order,
-                                 status: question ?? status, title: source.title)
+                                 status: question ?? status, title: heading)
         }
     }
 }

@@ -11,6 +11,10 @@ struct BrowserOrder: Equatable {
         case name
         /// Modification time; newest first.
         case modificationTime = "time"
+        /// The change since an older scan, in allocated or logical bytes as
+        /// ``BrowserOrder/showsLogicalSize`` says, the largest (gained or lost) first; then the
+        /// change in files (the "changed since" mode).
+        case change
     }
 
     var key = Key.size
@@ -23,20 +27,28 @@ struct BrowserOrder: Equatable {
     /// The figure the size order and the bars use.
     func size(_ node: BrowserTree.Node) -> Int64 { showsLogicalSize ? node.logicalBytes : node.allocatedBytes }
 
+    /// The change in bytes the change order uses (after less before), in a tree of changes.
+    func change(_ change: BrowserTree.Change) -> Int64 { showsLogicalSize ? change.logicalBytes : change.allocatedBytes }
+
     /// `children` in this order; ties by name, so the order is stable.
     func sorted(_ children: [Int], in tree: BrowserTree) -> [Int] {
         children.sorted { left, right in
-            let a = tree[left], b = tree[right]
+            let a = tree[left], b = tree[right], nameA = tree.name(of: left), nameB = tree.name(of: right)
             let first: Bool?
             switch key {
             case .size: first = size(a) == size(b) ? nil : size(a) > size(b)
             case .count: first = a.fileCount == b.fileCount ? nil : a.fileCount > b.fileCount
-            case .name: first = a.name == b.name ? nil : a.name.lexicographicallyPrecedes(b.name)
+            case .name: first = nameA == nameB ? nil : nameA.lexicographicallyPrecedes(nameB)
             case .modificationTime:
                 let (x, y) = (a.modificationTime ?? -.infinity, b.modificationTime ?? -.infinity)
                 first = x == y ? nil : x > y
+            case .change:
+                let (x, y) = (tree.change(of: left), tree.change(of: right))
+                let (bytesX, bytesY) = (x.map { change($0).magnitude } ?? 0, y.map { change($0).magnitude } ?? 0)
+                let (filesX, filesY) = (x.map { $0.fileCount.magnitude } ?? 0, y.map { $0.fileCount.magnitude } ?? 0)
+                first = bytesX != bytesY ? bytesX > bytesY : filesX != filesY ? filesX > filesY : nil
             }
-            guard let first else { return a.name.lexicographicallyPrecedes(b.name) }
+            guard let first else { return nameA.lexicographicallyPrecedes(nameB) }
             return isReversed ? !first : first
         }
     }

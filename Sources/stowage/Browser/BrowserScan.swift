@@ -31,8 +31,14 @@ final class BrowserScan: @unchecked Sendable {
     /// Entries and allocated bytes counted so far.
     var progress: (entries: Int, bytes: Int64) { lock.withLock { (entries, bytes) } }
 
-    /// The report (or what ended the scan) once it is done, `nil` before.
-    var result: Result<UsageReport, any Error>? { lock.withLock { outcome } }
+    /// The report (or what ended the scan) once it is done, `nil` before; handed over once (the
+    /// scan keeps no copy, so that its items are let go of as soon as the browser's tree holds them).
+    func take() -> Result<UsageReport, any Error>? {
+        lock.withLock {
+            defer { outcome = nil }
+            return outcome
+        }
+    }
 
     /// Stops the scan soon (quitting while it runs).
     func cancel() { lock.withLock { task }?.cancel() }

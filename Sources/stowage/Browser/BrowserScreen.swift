@@ -29,11 +29,15 @@ struct BrowserScreen {
         let nameWidth = max(8, columns - 40 - (order.key == .modificationTime ? 17 : 0))
         for position in offset..<min(children.count, offset + listRows) {
             let node = tree[children[position]]
+            if let change = tree.change(of: children[position]) {
+                lines.append(changeRow(node, name: tree.name(of: children[position]), change, order: order, selected: position == selected))
+                continue
+            }
             let size = order.size(node)
             let share = total > 0 ? Double(size) / Double(total) : 0
             let filled = Int((share * 10).rounded())
-            var name = DisplayPath.escaped(bytes: node.name) + (node.isFolder ? "/" : "")
-            if let note = node.note { name = note + "  " + name }  // an app's location: what it is, then where
+            var name = DisplayPath.escaped(bytes: Array(tree.name(of: children[position]))) + (node.isFolder ? "/" : "")
+            if let note = tree.note(of: children[position]) { name = note + "  " + name }  // an app's location: what it is, then where
             let time = order.key == .modificationTime ? " " + Self.time(node.modificationTime) : ""
             let plain = pad(ByteCount(size).formatted(units), 10, right: true) + " "
                 + pad(String(format: "%5.1f%%", share * 100), 6, right: true) + " "
@@ -50,10 +54,28 @@ struct BrowserScreen {
         if children.isEmpty { lines.append(fit("  (empty folder)", columns)) }
         while lines.count < rows - 1 { lines.append("") }
         let node = tree[folder]
-        let totals = "Total \(ByteCount(order.size(node)).formatted(units)) \(order.showsLogicalSize ? "logical" : "allocated"), "
-            + "\(Noun.file.counted(node.fileCount))  Sort: \(order.description)  ?: help  q: quit"
+        let sizes = order.showsLogicalSize ? "logical" : "allocated"
+        var totals = "Total \(ByteCount(order.size(node)).formatted(units)) \(sizes), \(Noun.file.counted(node.fileCount))"
+        if let change = tree.change(of: folder) {
+            let before = ByteCount(order.size(node) - order.change(change)).formatted(units)
+            totals = "Change \(UsageComparisonView.signed(order.change(change), style: units)) \(sizes) "
+                + "(\(before) to \(ByteCount(order.size(node)).formatted(units))), \(UsageComparisonView.signedFiles(change.fileCount))"
+        }
+        totals += "  Sort: \(order.description)  ?: help  q: quit"
         lines.append(style.bar(fit(" " + (status ?? totals), columns, padded: true)))
         return Array(lines.prefix(rows))
+    }
+
+    /// A row of the "changed since" mode: the change in bytes and in files, how the item
+    /// changed, its size now (`-` when it was removed), its name.
+    private func changeRow(_ node: BrowserTree.Node, name: ArraySlice<UInt8>, _ change: BrowserTree.Change, order: BrowserOrder,
+                           selected: Bool) -> String {
+        let files = change.fileCount == 0 ? "" : change.fileCount > 0 ? "+" + Self.count(change.fileCount) : "-" + Self.count(-change.fileCount)
+        let now = change.kind == .removed ? "-" : ByteCount(order.size(node)).formatted(units)
+        let text = pad(UsageComparisonView.signed(order.change(change), style: units), 10, right: true) + " " + pad(files, 7, right: true)
+            + "  " + pad(change.kind.rawValue, 10, right: false) + pad(now, 10, right: true) + "  "
+            + DisplayPath.escaped(bytes: Array(name)) + (node.isFolder ? "/" : "")
+        return selected ? style.selected(fit(text, columns, padded: true)) : fit(text, columns)
     }
 
     /// The screen while a scan runs: what is scanned and how far it got.
@@ -67,24 +89,34 @@ struct BrowserScreen {
         return Array(lines.prefix(rows))
     }
 
-    /// The keys, over the whole screen.
-    func help(title: String) -> [String] {
-        let keys = [
+    /// The keys of a browser of `content`, over the whole screen.
+    func help(title: String, content: BrowserContent) -> [String] {
+        var keys = [
             ("up, k / down, j", "move"),
             ("page up / page down", "move a screen"),
             ("home, g / end, G", "first / last"),
             ("right, l, enter", "open the folder"),
             ("left, h, backspace", "back to the folder above"),
-            ("s", "sort by size (again: reversed)"),
-            ("a", "allocated or logical sizes"),
-            ("c", "sort by files inside"),
-            ("n", "sort by name"),
-            ("m", "sort by modification time"),
-            ("d", "delete (asks first; pins, mounts and system folders refused)"),
-            ("r", "scan this folder again"),
-            ("?", "this help (any key closes it)"),
-            ("q", "quit"),
         ]
+        let delete = "delete (asks first; pins, mounts and system folders refused)"
+        switch content {
+        case .disk, .savedScan:
+            keys += [("s", "sort by size (again: reversed)"), ("a", "allocated or logical sizes"), ("c", "sort by files inside"),
+                     ("n", "sort by name"), ("m", "sort by modification time")]
+        case .changes:
+            keys += [("c", "sort by change, the largest first (again: reversed)"), ("s", "sort by size now"),
+                     ("a", "allocated or logical sizes"), ("n", "sort by name")]
+        }
+        switch content {
+        case .disk:
+            keys += [("d", delete), ("r", "scan this folder again")]
+        case .savedScan:
+            keys += [("d, r", "not in a saved scan: it is not the disk (nothing is deleted or scanned)")]
+        case .changes(_, _, let live):
+            keys += live ? [("d", delete + "; then compares again"), ("r", "scan again and compare again")]
+                : [("d, r", "not between two saved scans: neither is the disk")]
+        }
+        keys += [("?", "this help (any key closes it)"), ("q", "quit")]
         var lines = [style.bar(fit(" \(title): keys", columns, padded: true)), ""]
         for (key, what) in keys { lines.append(fit("  " + pad(key, 22, right: false) + what, columns)) }
         while lines.count < rows { lines.append("") }
@@ -95,7 +127,7 @@ struct BrowserScreen {
     /// an app's locations.
     private func display(_ tree: BrowserTree, _ folder: Int) -> String {
         let path = tree.path(of: folder)
-        return path.isEmpty ? DisplayPath.escaped(bytes: tree[folder].name) : DisplayPath.escaped(bytes: path)
+        return DisplayPath.escaped(bytes: path.isEmpty ? Array(tree.name(of: folder)) : path)
     }
 
     static func count(_ files: Int) -> String {
