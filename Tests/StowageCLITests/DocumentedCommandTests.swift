@@ -29,6 +29,16 @@ struct DocumentedCommandTests {
             "runs Examples/SafeSave (built in about 40 s), which RunRangeExampleTests builds and runs over this very range, checking its exit 1 and its table",
     ]
 
+    /// Lines whose output the document shows and ``ReadmeConsoleTests`` cannot run (they fill and
+    /// release a volume of their own): their output is compared here, on the scratch volume, with
+    /// the time a fill took written `<time>`.
+    static let outputsCompared: Set<String> = [
+        "Sources/Stowage/Stowage.docc/FillingAVolume.md: stowage fill /mnt/scratch --leave 100MB",
+        "Sources/Stowage/Stowage.docc/FillingAVolume.md: stowage fill --status /mnt/scratch",
+        "Sources/Stowage/Stowage.docc/FillingAVolume.md: stowage release /mnt/scratch --amount 250MB",
+        "Sources/Stowage/Stowage.docc/FillingAVolume.md: stowage release /mnt/scratch",
+    ]
+
     @Test("every `$ stowage` line of the README and the articles runs on a scratch scene and exits as documented",
           .long("489 rooms of README's 0..2MB range, two searches of a minimum, a fill of a scratch tmpfs"))
     func everyLineRuns() throws {
@@ -42,6 +52,9 @@ struct DocumentedCommandTests {
             #expect(written.count == found.count, "\(document): \(written.count) `$ stowage` lines, \(found.count) of them in console blocks")
         }
         let keys = Set(lines.map { "\($0.document): \($0.command)" })
+        for key in Self.outputsCompared where !keys.contains(key) {
+            Issue.record("\(key): listed as compared here, but no document has this line any more")
+        }
         for key in Self.notRun.keys where !keys.contains(key) {
             Issue.record("\(key): listed as not run, but no document has this line any more")
         }
@@ -99,14 +112,12 @@ struct DocumentedCommandTests {
             self.runner = runner
             let manager = FileManager.default
             work = runner.folder.appending(path: "work", directoryHint: .isDirectory)
-            for folder in ["home/Downloads", "home/.cache/myapp", "tmp", "data", "cache", "config", "real",
-                           "work/ux/a/b", "work/ux/c", "work/cache"] {
+            for folder in ["home/Downloads", "home/.cache/myapp", "tmp", "data", "cache", "config", "real", "work"] {
                 try manager.createDirectory(at: runner.folder.appending(path: folder), withIntermediateDirectories: true)
             }
-            for (path, size) in [("ux/a/b/big", 2_000_000), ("ux/a/one", 1_000_000), ("ux/c/two", 600_000), ("ux/top", 400_000),
-                                 ("cache/old.bin", 300_000), ("cache/new.bin", 100_000)] {
-                try Data(count: size).write(to: work.appending(path: path))
-            }
+            // The `ux` and `cache` folders of the articles' examples, as ReadmeConsoleTests makes them.
+            try ReadmeConsoleTests.makeUsageTree(in: work)
+            try ReadmeConsoleTests.makeSweepCache(in: work)
             demo = try ReadmeConsoleTests.makeDemo(in: runner.folder)
             var environment = runner.environment
             for name in environment.keys where name.hasPrefix("STOWAGE_") { environment.removeValue(forKey: name) }
@@ -175,6 +186,14 @@ struct DocumentedCommandTests {
             let result = try runProcess(URL(filePath: "/bin/sh"), ["-c", command], environment: environment,
                                         directory: work, within: .seconds(900))
             #expect(result.status == 0, "\(place) exited \(result.status), where the document says 0:\n\(result.output)\(result.error)")
+            if DocumentedCommandTests.outputsCompared.contains("\(line.document): \(line.command)") {
+                let shown = try ReadmeConsoleTests.examples(in: line.document).first { $0.line == line.line }?.output ?? ""
+                var output = result.output
+                if let scratch { output = output.replacingOccurrences(of: scratch, with: "/mnt/scratch") }
+                let timed = /in \d+(\.\d+)? s\n/
+                #expect(output.replacing(timed, with: "in <time> s\n") == shown.replacing(timed, with: "in <time> s\n"),
+                        "\(place) printed\n\(output)\nwhere the document shows\n\(shown)")
+            }
             print("ran \(place): exit \(result.status)")
             return result.status == 0
         }

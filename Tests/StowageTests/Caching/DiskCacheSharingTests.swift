@@ -51,7 +51,8 @@ struct DiskCacheSharingTests {
         print("three processes: 240 sets of 10 kB under a \(limit)-byte limit; peaks seen by each (bytes files): \(peaks)")
     }
 
-    @Test("sixteen threads setting the same 300 keys: the index counts 300 entries, as on disk, and no needless eviction")
+    @Test("sixteen threads setting the same 300 keys: the index counts 300 entries, as on disk, and no needless eviction",
+          .long("contention: 16 threads x 300 sets, 15.2 s alone at load 5, 2026-11-28"))
     func sixteenThreads() throws {
         let folder = TestFolder()
         let url = folder.file("cache")

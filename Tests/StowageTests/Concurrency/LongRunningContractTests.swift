@@ -255,7 +255,8 @@ final class ProgressLog: @unchecked Sendable {
     var values: [WorkProgress] { lock.withLock { recorded } }
     var allOutsideTasks: Bool { lock.withLock { !insideTask } }
 
-    @Test("scans and sweeps on their own thread reach the bottom of a tree 2,000 folders deep")
+    @Test("scans and sweeps on their own thread reach the bottom of a tree 2,000 folders deep",
+          .long("a tree 2,000 folders deep, made, scanned, swept and removed: 16.8 s alone at load 5, 2026-11-28"))
     func deepTree() async throws {
         let folder = TestFolder("deep")
         let root = folder.path + "/tree"

@@ -80,15 +80,23 @@ struct RoomFixture {
 /// only a user namespace).
 func requireRooms(fileSystem: RoomPlan.FileSystem = .tmpfs, sourceLocation: SourceLocation = #_sourceLocation) throws {
     if fileSystem == .ext4 { _ = try requireTool("mkfs.ext4", sourceLocation: sourceLocation) }
+    if let reason = try roomRefusal(fileSystem: fileSystem) {
+        print("SKIPPED: \(reason)")
+        try Test.cancel(Comment(rawValue: reason), sourceLocation: sourceLocation)
+    }
+}
+
+/// Why a room of `fileSystem` cannot be made here (no root, no user namespaces, no overlay), or
+/// `nil` when a probe's room ran `/bin/true`.
+func roomRefusal(fileSystem: RoomPlan.FileSystem = .tmpfs) throws -> String? {
     let probe = TestFolder("room-probe")
     do {
         let plan = RoomPlan(available: .bytes(fileSystem == .ext4 ? 1 << 20 : 4096), over: [probe.url], fileSystem: fileSystem)
         let process = try RoomProcess.start(plan, command: ["/bin/true"])
         _ = try process.wait()
+        return nil
     } catch let error as StowageError where error.code == .unsupported || error.code == .permissionDenied {
-        let reason = "a room cannot be made here (\(error.description))"
-        print("SKIPPED: \(reason)")
-        try Test.cancel(Comment(rawValue: reason), sourceLocation: sourceLocation)
+        return "a room cannot be made here (\(error.description))"
     }
 }
 

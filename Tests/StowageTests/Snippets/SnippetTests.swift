@@ -1,14 +1,15 @@
 import Foundation
 import Testing
 
-/// Keeps every Swift example of the DocC articles compiled (the README's are built alone and run
-/// as pasted by ``PastedSnippetTests``): each ```` ```swift ```` block of those documents must equal, after dedenting, exactly one marked region of a snippet
-/// file in this folder, and every region must be some document's block.
+/// Keeps the Swift examples that ``PastedSnippetTests`` does not build (Apple-only code, listed
+/// in ``PastedSnippetTests/notBuilt``) compiled in place: each such ```` ```swift ```` block of
+/// the README and the DocC articles must equal, after dedenting, exactly one marked region of a
+/// snippet file in this folder, and every region must be some document's block. Every other
+/// block is built alone and run as pasted by ``PastedSnippetTests``.
 ///
 /// A region is the lines between `// snippet <Document>/<name>` and `// end snippet`, where
-/// `<Document>` is the base name of a document that shows it (`README`, `Store`, ...). It sits
-/// in a function that compiles with the test target (and, where that is cheap and safe, runs
-/// against the test's own folders: see `SnippetSandbox`), or at the top level of its file for a
+/// `<Document>` is the base name of a document that shows it (`BackgroundCleanup`, ...). It sits
+/// in a function that compiles with the test target, or at the top level of its file for a
 /// block that declares types with imports of their own.
 ///
 /// Two rules keep the blocks natural for a reader:
@@ -19,17 +20,18 @@ import Testing
 ///   `json`, or none), or is listed in ``allowed`` with the reason.
 @Suite("Snippets")
 struct SnippetTests {
-    /// Swift blocks that are not compiled, by document and first line, with the reason.
+    /// Swift blocks that are compiled nowhere, by document and first line, with the reason.
     static let allowed: [String: String] = [
+        "README.md: // Package.swift: swift-tools-version 6.1 or later":
+            "an excerpt of a package manifest (the arguments of `Package(...)`); PastedSnippetTests builds the quick start's whole manifest",
         "Sources/StowageTesting/StowageTesting.docc/StowageTesting.md: .testTarget(name: \"MyAppTests\", dependencies: [":
             "an excerpt of a package manifest (a test target's declaration), which SwiftPM compiles, not a test target",
     ]
 
-    @Test("every swift block of the README and the DocC articles equals exactly one marked region, and every region is used")
+    @Test("every Apple-only swift block of the README and the DocC articles equals exactly one marked region, and every region is used")
     func everyBlockHasOneTwin() throws {
         let root = Self.packageRoot
-        // The README's blocks are built alone and run as pasted by PastedSnippetTests instead.
-        let documents = try Self.documentPaths(in: root).filter { !PastedSnippetTests.checkedDocuments.contains($0) }
+        let documents = try Self.documentPaths(in: root)
         #expect(documents.count > 5, "found only \(documents)")
         let snippetFiles = try Self.snippetFilePaths(in: root)
         var catalog = SnippetCatalog()
@@ -39,11 +41,15 @@ struct SnippetTests {
         for path in documents {
             catalog.addDocument(path: path, text: try String(contentsOf: root.appending(path: path), encoding: .utf8))
         }
-        let problems = catalog.problems(allowed: Self.allowed)
+        // The blocks PastedSnippetTests builds alone and runs need no twin.
+        var pasted: [String: String] = [:]
+        for block in catalog.blocks where PastedSnippetTests.notBuilt["\(block.document): \(block.firstLine)"] == nil {
+            pasted["\(block.document): \(block.firstLine)"] = "built alone and run as pasted by PastedSnippetTests"
+        }
+        let problems = catalog.problems(allowed: pasted.merging(Self.allowed) { $1 })
         for problem in problems { Issue.record(Comment(rawValue: problem)) }
-        let blockCount = catalog.blocks.count
-        print("snippets: \(blockCount) swift blocks in \(documents.count) documents, "
-              + "\(catalog.regions.count) regions in \(snippetFiles.count) files, \(problems.count) problems")
+        print("snippets: \(catalog.blocks.count) swift blocks in \(documents.count) documents, \(PastedSnippetTests.notBuilt.count) "
+              + "not built alone (Apple-only), \(catalog.regions.count) regions in \(snippetFiles.count) files, \(problems.count) problems")
     }
 
     @Test("blocks are read with their fence's indentation, other fences are skipped, leading imports are set aside")
@@ -155,16 +161,6 @@ struct SnippetTests {
         #expect(problems.contains { $0.hasPrefix("S.swift:13: ") && $0.contains("never ends") })
     }
 
-    /// The comment at the end of each line of the region `name` that prints: what the document
-    /// says the line prints.
-    static func printComments(ofRegion name: String, file: String = #filePath) throws -> [String] {
-        var catalog = SnippetCatalog()
-        catalog.addSnippetFile(path: file, text: try String(contentsOf: URL(filePath: file), encoding: .utf8))
-        let region = try #require(catalog.regions.first { $0.name == name }, "no region \(name) in \(file)")
-        return region.code.split(separator: "\n").filter { $0.contains("print(") }
-            .map { $0.components(separatedBy: "// ").last ?? "" }
-    }
-
     /// The package's root folder: three folders above this file's.
     static var packageRoot: URL {
         URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -177,14 +173,12 @@ struct SnippetTests {
         return ["README.md"] + (try catalogs.flatMap { try relativePaths(below: $0, in: root) }.filter { $0.hasSuffix(".md") })
     }
 
-    /// The Swift files of this folder and of StowageTestingTests' `Snippets` folder (the
-    /// examples of the StowageTesting library, which only that target can run), relative to the
-    /// package root, but for this file, whose test texts are not snippets.
+    /// The Swift files of this folder, relative to the package root, but for this file (whose test
+    /// texts are not snippets) and PastedSnippetTests.
     static func snippetFilePaths(in root: URL) throws -> [String] {
         let this = URL(filePath: #filePath).lastPathComponent
-        return try ["Tests/StowageTests/Snippets", "Tests/StowageTestingTests/Snippets"]
-            .flatMap { try relativePaths(below: $0, in: root) }
-            .filter { $0.hasSuffix(".swift") && !$0.hasSuffix("/" + this) }
+        return try relativePaths(below: "Tests/StowageTests/Snippets", in: root)
+            .filter { $0.hasSuffix(".swift") && !$0.hasSuffix("/" + this) && !$0.hasSuffix("/PastedSnippetTests.swift") }
     }
 
     private static func relativePaths(below folder: String, in root: URL) throws -> [String] {

@@ -82,7 +82,8 @@ struct StoreArrayCheckTests {
         #expect(stat(path, &status) == 0 && UInt64(status.st_size) == size && status.st_blocks <= 64, "unchanged, still sparse")
     }
 
-    @Test("the streaming check agrees with JSONSerialization on 4,000 seeded mutations of small arrays")
+    @Test("the streaming check agrees with JSONSerialization on 4,000 seeded mutations of small arrays",
+          .long("a differential run: 4,000 appends checked against Foundation, 22.7 s alone at load 5, 2026-11-28"))
     func checkAgreesWithFoundation() throws {
         let seeds = ["[1,2,3]", "[\"a\",{\"b\":[true,false,null]},-1.5e3]", "[[],{},\"\\u00e9\\ud83d\\ude00\"]", "[0,-0,1e+2,2E-3]",
                      "[\"x\\\\\\\"y\",[[[1]]],{\"k\":{\"l\":\"]\"}}]", "[ 1 , 2 ]", "[\"é\"]"]
