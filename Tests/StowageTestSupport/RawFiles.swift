@@ -35,9 +35,29 @@ public enum RawFiles {
         let chunk = [UInt8](repeating: byte, count: min(size, 1 << 20))
         var left = size
         while left > 0 {
-            let written = chunk.withUnsafeBytes { write(fd, $0.baseAddress!, min(left, chunk.count)) }
+            try chunk.withUnsafeBytes { try writeAll(fd, UnsafeRawBufferPointer(rebasing: $0.prefix(min(left, chunk.count)))) }
+            left -= min(left, chunk.count)
+        }
+    }
+
+    /// Writes `data` to the file at `path`, created or truncated, as `Data.write(to:)` does (not
+    /// atomically), without its cost: here Foundation's `write(to:)` takes 2.5 ms a file and
+    /// `createFile(atPath:contents:)` 1.5 to 3.8 ms (20,000 files of one byte: 50 s and 76 s),
+    /// `open`, `write` and `close` 0.02 ms (0.4 s). For the tests that lay out many files.
+    public static func writeFile(atPath path: String, _ data: Data) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(fd) }
+        try data.withUnsafeBytes { try writeAll(fd, $0) }
+    }
+
+    /// Writes all of `bytes` to `fd`, however many calls it takes.
+    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
             guard written > 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            left -= written
+            offset += written
         }
     }
 

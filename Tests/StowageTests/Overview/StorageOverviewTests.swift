@@ -1,4 +1,5 @@
 import Foundation
+import StowageTestSupport
 import Testing
 @testable import Stowage
 
@@ -121,7 +122,7 @@ struct StorageOverviewTests {
         for location in [Location.caches, .documents] {
             try store.save(Data(count: 1), to: "bulk/0", in: location)
             let bulk = try store.url(for: "bulk", in: location).path(percentEncoded: false)
-            for index in 1..<20_000 { try writeFile(atPath: bulk + "/\(index)", Data(count: 1)) }
+            for index in 1..<20_000 { try RawFiles.writeFile(atPath: bulk + "/\(index)", Data(count: 1)) }
         }
         let model = StorageOverview(container: store.container)
         let gaps = Gaps()

@@ -1,4 +1,5 @@
 import Foundation
+import StowageTestSupport
 import Testing
 @testable import Stowage
 
@@ -75,7 +76,7 @@ struct PressureWatcherEventsTests {
         let store = folder.store()
         try store.save(Data(count: 1), to: "bulk/0", in: .temporary)
         let bulk = try store.url(for: "bulk", in: .temporary).path(percentEncoded: false)
-        for index in 1..<20_000 { try writeFile(atPath: bulk + "/\(index)", Data(count: 1)) }
+        for index in 1..<20_000 { try RawFiles.writeFile(atPath: bulk + "/\(index)", Data(count: 1)) }
         // Pretend 4 KiB are available and ask for far more than the files free: the relief walks and
         // would remove them all. The watcher's task is cancelled from the relief's own thread, once
         // it has chosen its victims and before it removes any (no race with a loaded machine).

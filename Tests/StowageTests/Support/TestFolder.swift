@@ -56,7 +56,7 @@ final class TestFolder: Sendable {
     func write(_ text: String, to relative: String) throws {
         let target = file(relative)
         try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try writeFile(atPath: target.path(percentEncoded: false), Data(text.utf8))
+        try RawFiles.writeFile(atPath: target.path(percentEncoded: false), Data(text.utf8))
     }
 
     func read(_ relative: String) throws -> String {
@@ -139,24 +139,6 @@ func expectStowageError<T>(_ code: StowageError.Code, sourceLocation: SourceLoca
     } catch {
         Issue.record("expected StowageError.\(code), got \(error)", sourceLocation: sourceLocation)
         return nil
-    }
-}
-
-/// Writes `data` to the file at `path`, created or truncated, as `Data.write(to:)` does, without
-/// its cost: here Foundation's `write(to:)` takes 2.5 ms a file and `createFile(atPath:contents:)`
-/// 1.5 to 3.8 ms (20,000 files of one byte: 50 s and 76 s), `open`, `write` and `close` 0.02 ms
-/// (0.4 s). For the tests that lay out many files.
-func writeFile(atPath path: String, _ data: Data) throws {
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-    guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-    defer { close(descriptor) }
-    try data.withUnsafeBytes { bytes in
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            guard written > 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            offset += written
-        }
     }
 }
 

@@ -135,7 +135,7 @@ struct UsageScannerTests {
     func asyncScan() async throws {
         let folder = TestFolder()
         for part in 0..<30 { try FileManager.default.createDirectory(atPath: folder.path + "/many/\(part)", withIntermediateDirectories: true) }
-        for index in 0..<3000 { try writeFile(atPath: folder.path + "/many/\(index % 30)/\(index)", Data("x".utf8)) }
+        for index in 0..<3000 { try RawFiles.writeFile(atPath: folder.path + "/many/\(index % 30)/\(index)", Data("x".utf8)) }
         let counter = ProgressCounter()
         let report = try await UsageScanner().scan([folder.file("many")], progressInterval: .milliseconds(1)) { progress in
             counter.record(progress.items)
