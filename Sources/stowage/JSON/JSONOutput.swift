@@ -17,6 +17,7 @@ import Stowage
 /// | `info` | `VolumeCapacity` (library) | `info.json` |
 /// | `info --all` | `[MountedVolumeJSON]` | `info-all.json` |
 /// | `usage` | `UsageJSON` | `usage.json` |
+/// | `usage --compare` | `UsageDifference` (library), written by `UsageComparisonJSON` (the same bytes, faster) | `usage-compare.json` |
 /// | `sweep`, `clear` | `SweepReport` (library) | `sweep.json` |
 /// | `relieve` | `ReliefReport` (library) | `relieve.json` |
 /// | `audit` | `AuditReport` (library) | `audit.json` |
