@@ -19,8 +19,9 @@
 package struct JSONWriter {
     /// What has been written.
     package private(set) var bytes: [UInt8] = []
-    /// The nesting level of the open array or object (pretty-printed layout).
-    private var level = 0
+    /// Two spaces for each level of the open array or object (pretty-printed layout): what
+    /// starts each of its lines.
+    private var indentation: [UInt8] = []
     /// Whether the open array or object has no element yet.
     private var isEmpty = true
 
@@ -130,20 +131,18 @@ package struct JSONWriter {
 
     private mutating func begin(_ bracket: UInt8) {
         bytes.append(bracket)
-        level += 1
+        indentation += [UInt8(ascii: " "), UInt8(ascii: " ")]
         isEmpty = true
     }
 
     private mutating func end(_ bracket: UInt8) {
         bytes.append(UInt8(ascii: "\n"))
         if isEmpty { bytes.append(UInt8(ascii: "\n")) }
-        level -= 1
+        indentation.removeLast(2)
         indent()
         bytes.append(bracket)
         isEmpty = false
     }
 
-    private mutating func indent() {
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * level))
-    }
+    private mutating func indent() { bytes.append(contentsOf: indentation) }
 }
