@@ -2,7 +2,8 @@
 /// write quickly (a comparison of two scans has hundreds of thousands of values, and the encoder
 /// builds a generic container of each before writing it) and for ncdu's export format.
 ///
-/// Two layouts share it. The pretty-printed one is exactly `JSONEncoder`'s with
+/// Two layouts share it. The pretty-printed one is exactly `JSONEncoder`'s (Foundation on Linux,
+/// swift-foundation: `JSONWriterTests` compares the bytes) with
 /// `[.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]`, the command's one format
 /// (`JSONOutput`): `{` or `[` and a newline; each element on its own line, indented two spaces a
 /// level, a key written `"key" : value`, elements separated by `,` and a newline; the closing
