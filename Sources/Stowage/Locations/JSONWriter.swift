@@ -1,3 +1,5 @@
+import Foundation
+
 /// JSON written straight into bytes, for documents too large for Foundation's `JSONEncoder` to
 /// write quickly (a comparison of two scans has hundreds of thousands of values, and the encoder
 /// builds a generic container of each before writing it) and for ncdu's export format.
@@ -49,6 +51,47 @@ package struct JSONWriter {
                 magnitude /= 10
             } while magnitude > 0
             bytes.append(contentsOf: buffer[start...])
+        }
+    }
+
+    /// Writes `date` as a JSON string, as `JSONEncoder`'s `.iso8601` strategy writes it
+    /// (`2026-11-22T17:35:00Z`: UTC, whole seconds rounded down). Whole seconds of the years
+    /// 1970 to 9999 are written here; other dates through Foundation's ISO 8601 format.
+    package mutating func date(_ date: Date) {
+        let seconds = date.timeIntervalSince1970
+        guard seconds >= 0, seconds < 253_402_300_800, seconds == seconds.rounded(.down) else {
+            return string(date.formatted(.iso8601))
+        }
+        let whole = Int(seconds), days = whole / 86_400, time = whole % 86_400
+        // The civil date of a day count (Howard Hinnant's `civil_from_days`, days since 1970).
+        let shifted = days + 719_468, era = shifted / 146_097, dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1, month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        bytes.append(UInt8(ascii: "\""))
+        digits(year, 4)
+        bytes.append(UInt8(ascii: "-"))
+        digits(month, 2)
+        bytes.append(UInt8(ascii: "-"))
+        digits(day, 2)
+        bytes.append(UInt8(ascii: "T"))
+        digits(time / 3600, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(time / 60 % 60, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(time % 60, 2)
+        raw("Z\"")
+    }
+
+    /// Writes `value` (not negative) in `count` decimal digits, zeros first.
+    private mutating func digits(_ value: Int, _ count: Int) {
+        var divisor = 1
+        for _ in 1..<count { divisor *= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+            divisor /= 10
         }
     }
 
@@ -122,6 +165,28 @@ package struct JSONWriter {
         bytes.append(UInt8(ascii: "\n"))
         isEmpty = false
         indent()
+    }
+
+    /// Writes `elements` as an array, each by `write`.
+    package mutating func array<Element>(_ elements: some Sequence<Element>, _ write: (inout JSONWriter, Element) -> Void) {
+        beginArray()
+        for value in elements {
+            element()
+            write(&self, value)
+        }
+        endArray()
+    }
+
+    /// Writes the keys of a path that came from the file system, as ``Base64WhenNotUTF8`` has
+    /// them written: `path`, its text, and `pathBase64`, the bytes in Base64, only when they
+    /// are not UTF-8 (the keys' sorted order: nothing sorts between the two).
+    package mutating func path(_ text: String, bytes pathBytes: [UInt8]) {
+        key("path")
+        string(text)
+        if !RawPath.isUTF8(pathBytes) {
+            key("pathBase64")
+            string(Data(pathBytes).base64EncodedString())
+        }
     }
 
     /// Writes `null`.

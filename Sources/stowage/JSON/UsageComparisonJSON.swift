@@ -15,23 +15,13 @@ enum UsageComparisonJSON {
         var writer = JSONWriter(capacity: 1 << 20)
         writer.beginObject()
         writer.key("roots")
-        write(difference.roots, into: &writer)
+        writer.array(difference.roots, write)
         writer.endObject()
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 
-    /// `changes` as an array.
-    private static func write(_ changes: [UsageChange], into writer: inout JSONWriter) {
-        writer.beginArray()
-        for change in changes {
-            writer.element()
-            write(change, into: &writer)
-        }
-        writer.endArray()
-    }
-
     /// `change` and the changes inside it, keys in `JSONEncoder`'s sorted order.
-    private static func write(_ change: UsageChange, into writer: inout JSONWriter) {
+    private static func write(_ writer: inout JSONWriter, _ change: UsageChange) {
         writer.beginObject()
         writer.key("after")
         write(change.after, into: &writer)
@@ -44,19 +34,14 @@ enum UsageComparisonJSON {
         writer.key("changeInLogicalBytes")
         writer.integer(change.changeInLogicalBytes)
         writer.key("children")
-        write(change.children, into: &writer)
+        writer.array(change.children, write)
         writer.key("depth")
         writer.integer(change.depth)
         writer.key("isFolder")
         writer.bool(change.isFolder)
         writer.key("kind")
         writer.string(change.kind.rawValue)
-        writer.key("path")
-        writer.string(change.path)
-        if !RawPath.isUTF8(change.pathBytes) {  // as `Base64WhenNotUTF8` writes it
-            writer.key("pathBase64")
-            writer.string(Data(change.pathBytes).base64EncodedString())
-        }
+        writer.path(change.path, bytes: change.pathBytes)
         writer.endObject()
     }
 

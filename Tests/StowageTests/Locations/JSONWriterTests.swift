@@ -66,6 +66,36 @@ struct JSONWriterTests {
         #expect(Self.written(ints) { $0.integer($1) } == (try Self.encoded(ints)))
     }
 
+    @Test("dates: whole and fractional seconds, before 1970, at 9999's end and after, as JSONEncoder's .iso8601 writes them")
+    func dates() throws {
+        var random = SeededRandom(for: "JSONWriterTests/dates")
+        var seconds: [Double] = [0, 1, 59, 60, 86_399, 86_400, 951_782_400, 951_868_799, 1_764_350_000, 1.5, 0.999, -0.5, -1, -86_401,
+                                 253_402_300_799, 253_402_300_799.5, 253_402_300_800, 1e12, -62_135_596_800, -1e11]
+        seconds += (0..<3000).map { _ in Double(Int64.random(in: 0..<253_402_300_800, using: &random)) }
+        seconds += (0..<200).map { _ in Double.random(in: -1e11...1e12, using: &random) }
+        let dates = seconds.map { Date(timeIntervalSince1970: $0) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        #expect(Self.written(dates) { $0.date($1) } == String(decoding: try encoder.encode(dates), as: UTF8.self))
+    }
+
+    @Test("a path's keys: path, and pathBase64 only when the bytes are not UTF-8, as Base64WhenNotUTF8 has them written")
+    func pathKeys() throws {
+        struct Named: Encodable {
+            var path: String
+            @Base64WhenNotUTF8 var pathBytes: [UInt8]
+            private enum CodingKeys: String, CodingKey { case path, pathBytes = "pathBase64" }
+        }
+        let paths: [[UInt8]] = [Array("/a/b".utf8), [0x2F, 0xFF, 0x22], Array("/é\\\n".utf8), [0xC3], []]
+        let written = Self.written(paths) { writer, bytes in
+            writer.beginObject()
+            writer.path(ReportedPath.text(bytes), bytes: bytes)
+            writer.endObject()
+        }
+        #expect(written == (try Self.encoded(paths.map { Named(path: ReportedPath.text($0), pathBytes: $0) })))
+    }
+
     /// A value of every shape the writer lays out: empty and nested arrays and objects, `null`,
     /// booleans, at several levels.
     struct Shapes: Encodable {
