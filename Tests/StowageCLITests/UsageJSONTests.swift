@@ -88,6 +88,51 @@ struct UsageJSONTests {
         }
     }
 
+    /// A chain of folders from depth 1 to `depth`, each holding the next.
+    static func chain(_ depth: Int) -> UsageJSON {
+        var node = UsageNode(item: UsageItem(pathBytes: Array("/r".utf8) + (1...depth).flatMap { _ in Array("/d".utf8) }, depth: depth,
+                                             isFolder: true, logicalBytes: 1, allocatedBytes: 4096, fileCount: 0), children: [])
+        for level in stride(from: depth - 1, through: 1, by: -1) {
+            node = UsageNode(item: UsageItem(pathBytes: Array("/r".utf8) + (0..<level).flatMap { _ in Array("/d".utf8) }, depth: level,
+                                             isFolder: true, logicalBytes: Int64(depth - level + 1), allocatedBytes: 4096, fileCount: 0),
+                             children: [node])
+        }
+        let none = UsageReport(roots: [], totals: UsageTotals(), skippedHardLinkCount: 0, largestFiles: [], breakdown: [], issues: [])
+        return UsageJSON(none, breakdown: [node])
+    }
+
+    /// The deepest nesting of arrays and objects in `text` (brackets inside strings not counted),
+    /// or `nil` when its brackets do not balance.
+    static func nesting(_ text: String) -> Int? {
+        var depth = 0, deepest = 0, inString = false, escaped = false
+        for byte in text.utf8 {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1; deepest = max(deepest, depth)
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1; if depth < 0 { return nil }
+            default: break
+            }
+        }
+        return depth == 0 && !inString ? deepest : nil
+    }
+
+    @Test("deep trees: at depth 254 JSONEncoder's bytes (510 levels of nesting); from depth 255 on, where JSONEncoder refuses 512 levels, the whole tree")
+    func deepTrees() throws {
+        try Self.expectSame(Self.chain(254), "a chain 254 folders deep")
+        #expect(Self.nesting(Self.chain(254).text()) == 510)
+        #expect(throws: (any Error).self, "JSONEncoder refuses 512 levels of nesting") { try JSONOutput.encode(Self.chain(255)) }
+        for depth in [255, 1_000] {
+            let text = Self.chain(depth).text()
+            #expect(Self.nesting(text) == 2 * depth + 2, "depth \(depth): every level written, the brackets balanced")
+            let deepest = "\"path\" : \"/r" + String(repeating: "/d", count: depth) + "\""
+            #expect(text.contains(deepest), "depth \(depth): the deepest folder's path is written")
+        }
+    }
+
     @Test("a scan of a folder with hostile names (a quote, a backslash, a newline, U+2028, bytes that are not UTF-8) and a hard link")
     func scanned() throws {
         let folder = FileManager.default.temporaryDirectory.appending(path: "usage-json-\(UUID().uuidString)").path

@@ -17,8 +17,13 @@ import Foundation
 /// Strings are escaped in one of two ways: ``string(_:)`` as `JSONEncoder` escapes them (`"` and
 /// `\` with a backslash; `\b`, `\t`, `\n`, `\f`, `\r`; the other control characters below U+0020
 /// as `\u00XX` in lowercase hexadecimal; everything else, `/`, DEL and U+2028 included, as it
-/// is), ``name(_:)`` as ncdu escapes a name (every control character as `\u00XX`, and the bytes
-/// as they are, UTF-8 or not).
+/// is), ``name(_:)`` for ncdu's format (every control character as `\u00XX`, and the other bytes
+/// as they are, UTF-8 or not: ncdu reads back the same name; ncdu 1.18 itself writes `\n` for a
+/// newline and `\u007f` for DEL, the same name in other bytes).
+///
+/// It nests without limit: `JSONEncoder` refuses 512 levels of arrays and objects (a breakdown
+/// item 255 folders deep in `usage --json`) and failed the command there; the writer writes the
+/// whole tree (which a reader with the same limit, `JSONDecoder`, cannot read back).
 package struct JSONWriter {
     /// What has been written.
     package private(set) var bytes: [UInt8] = []

@@ -155,9 +155,12 @@ struct NcduExportWriter {
             json.raw(",\"hlnkc\":true")
             if let count = link.linkCount { number("nlink", count) }
         }
-        // ncdu's extended information (`ncdu -e`): the modification time, whole seconds since 1970.
+        // ncdu's extended information (`ncdu -e`): the modification time, whole seconds since 1970
+        // (a saved scan's may be any UInt64, which the date holds rounded: the largest, 2⁶⁴ - 1,
+        // comes back as 2⁶⁴ and is written as the largest again).
         if let date = item.modificationDate, date.timeIntervalSince1970 >= 0 {
-            number("mtime", UInt64(date.timeIntervalSince1970.rounded(.down)))
+            let seconds = date.timeIntervalSince1970.rounded(.down)
+            number("mtime", seconds < 0x1p64 ? UInt64(seconds) : UInt64.max)
         }
         if !item.isFolder && item.fileCount == 0 { json.raw(",\"notreg\":true") }
         if item.isFolder && issuePaths.contains(item.pathBytes) { json.raw(",\"read_error\":true") }

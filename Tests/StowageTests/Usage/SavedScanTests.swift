@@ -153,6 +153,18 @@ struct SavedScanTests {
         #expect(report.breakdown.first { $0.depth == 1 }?.fileCount == 1 && report.largestFiles.count == 1)
     }
 
+    @Test("modification times at UInt64's ends, and 0, are written back as read (the largest one, rounded up as a date, too)")
+    func modificationTimeEnds() throws {
+        for mtime: UInt64 in [0, 1, 1_764_350_000, 1 << 53, UInt64.max - 1, UInt64.max] {
+            let text = "[1,2,{},[{\"name\":\"/r\",\"asize\":1},{\"name\":\"f\",\"asize\":3,\"dsize\":4096,\"mtime\":\(mtime)}]]"
+            let report = try UsageReport(ncduExport: Data(text.utf8), options: SavedScanTests.everything)
+            let written = String(decoding: try report.ncduExport(), as: UTF8.self)
+            // Dates hold 53 bits: a larger time comes back as the nearest one they hold (2⁶⁴ - 1 as itself).
+            let expected = mtime < 1 << 53 ? mtime : (mtime >= UInt64.max - 1024 ? UInt64.max : UInt64(Double(mtime)))
+            #expect(written.contains("\"mtime\":\(expected)}"), "\(mtime): \(written)")
+        }
+    }
+
     @Test("strings: escapes decoded, bytes that are not UTF-8 kept, excluded items left out, unknown keys skipped")
     func strings() throws {
         let text: [UInt8] = Array(#"[1,2,{"progname":"x","extra":[1,{"a":null}],"t":-1.5e3},[{"name":"\/r","asize":10},"#.utf8)
