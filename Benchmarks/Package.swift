@@ -12,7 +12,8 @@
 // The scripts time the `stowage` command against other tools, with what they build from Sources/:
 // usage.sh (du, and UsageBaseline; MakeTree makes the tree), sweep.sh (find | sort | rm, and
 // SweepBaseline; MakeCache makes the cache), watch.sh (an idle watch's CPU), fill.sh (fallocate, dd)
-// and run.sh (a room against fill + release).
+// and run.sh (a room against fill + release); everyday.sh (usage and start-up; ParserHello is the floor
+// of a start on swift-argument-parser).
 
 import PackageDescription
 
@@ -27,6 +28,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     dependencies: [
         .package(name: "Stowage", path: ".."),
+        // The same parser as the command's (the parent's version), for ParserHello.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // The MallocInterposer trait alone: the default traits' Linux runtime interposer (for ARC counts,
         // which these benchmarks do not measure) is another package, not needed.
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
@@ -48,6 +51,8 @@ let package = Package(
         .executableTarget(name: "UsageBaseline", dependencies: ["FoundationWalk"]),
         // Sweeps a folder down to a size the common Foundation way: the peer of `stowage sweep`.
         .executableTarget(name: "SweepBaseline", dependencies: ["FoundationWalk"]),
+        // A minimal command on swift-argument-parser: the floor of `stowage --version`'s start.
+        .executableTarget(name: "ParserHello", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]),
     ],
     swiftLanguageModes: [.v6]
 )

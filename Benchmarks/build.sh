@@ -30,14 +30,15 @@ scratch_folder() {
 
 # build PRODUCT...: release builds of the products and of stowage (unless $STOWAGE_BIN names a binary),
 # or exits with the build's log; sets `bin` (the products' folder) and `stowage`. stowage is linked as
-# `make install` links it: with Swift's standard library and Foundation inside (--static-swift-stdlib).
+# `make install` links it: with Swift's standard library and Foundation inside (--static-swift-stdlib);
+# so is ParserHello, its peer.
 build() {
     local product products=("$@") static
     [[ -n "${STOWAGE_BIN:-}" ]] || products+=(stowage)
     echo "Building ${products[*]} (release)..."
     for product in "${products[@]}"; do
         static=()
-        [[ "$product" != stowage ]] || static=(--static-swift-stdlib)
+        [[ "$product" != stowage && "$product" != ParserHello ]] || static=(--static-swift-stdlib)
         swift build -c release --package-path "$here" --product "$product" "${static[@]}" >"$scratch/build-$product.log" 2>&1 ||
             { cat "$scratch/build-$product.log" >&2; echo "error: building $product failed" >&2; exit 1; }
     done

@@ -2,8 +2,10 @@
 # Times what users of the command look at most, each beside its peer in one hyperfine run: `stowage usage`
 # of an app-sized tree (219 entries), of a build folder's size (4,872 entries) and of /usr against `du -s`
 # and `gdu`; and starting the command (`stowage --version`) against a "hello" in Swift with Foundation
-# (compiled here with `swiftc -O`, as a Swift user builds one) and one in C. Trees are made by MakeTree
-# (--files 211 and 4690, seed 1), read-only scans of /usr read nothing but names and sizes.
+# (compiled here with `swiftc -O`, as a Swift user builds one), one in C, and ParserHello's `--version`
+# (one option, one flag and one argument on swift-argument-parser, linked as stowage is: the floor of a
+# start on the command's own stack). Trees are made by MakeTree (--files 211 and 4690, seed 1),
+# read-only scans of /usr read nothing but names and sizes.
 #
 #   bash Benchmarks/everyday.sh                             # about 2 minutes after the release build
 #   STOWAGE_BIN=$(command -v stowage) bash Benchmarks/everyday.sh   # the command as installed (make install)
@@ -29,7 +31,7 @@ done
 source "$here/build.sh"
 require_tools hyperfine gdu jq du swiftc cc
 scratch_folder everyday
-build MakeTree
+build MakeTree ParserHello
 
 small="$scratch/app" medium="$scratch/build"
 "$bin/MakeTree" "$small" --files 211 --seed 1 >/dev/null
@@ -61,7 +63,7 @@ usage_rows app "$small"
 usage_rows build "$medium"
 ((usr)) && usage_rows usr /usr
 times start -n "C hello" "$(q "$scratch/hello-c")" -n "Foundation hello" "$(q "$scratch/hello-swift")" \
-    -n "stowage --version" "$(q "$stowage") --version"
+    -n "parser hello" "$(q "$bin/ParserHello") --version" -n "stowage --version" "$(q "$stowage") --version"
 
 # row FILE NAME PEER: the mean (ms) and user + system (ms), each with its ratio to the peer's.
 cpu() { jq -r --arg name "$2" '.results[] | select(.command == $name) | .user + .system' "$scratch/$1.json"; }
@@ -88,7 +90,9 @@ for tree in "app:$small:the 219-entry tree (an app's container)" "build:$medium:
     for command in "du -s" gdu "stowage usage"; do row "$name" "$command" "du -s"; done
 done
 echo "  start-up; mean, ratio to the Foundation hello; cpu, ratio"
-for command in "C hello" "Foundation hello" "stowage --version"; do row start "$command" "Foundation hello"; done
+for command in "C hello" "Foundation hello" "parser hello" "stowage --version"; do row start "$command" "Foundation hello"; done
+echo "  the floor of a start on swift-argument-parser (ParserHello --version, linked as stowage is); ratio to it"
+row start "stowage --version" "parser hello"
 echo "  Goals"
 goal app "stowage usage" "du -s" 3
 goal build "stowage usage" "du -s" 1.0

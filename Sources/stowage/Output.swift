@@ -141,7 +141,13 @@ struct Rendered {
     let exitStatus: Int32
 
     init<Value: Encodable>(json: Value, exitStatus: Int32 = ExitStatus.success, human: @escaping () -> String) {
-        self.jsonText = { try JSONOutput.encode(json) }
+        self.init(jsonText: { try JSONOutput.encode(json) }, exitStatus: exitStatus, human: human)
+    }
+
+    /// A result whose JSON is written by `jsonText`, the same text as ``JSONOutput/encode(_:)``
+    /// would write for it, faster (`UsageComparisonJSON`).
+    init(jsonText: @escaping () throws -> String, exitStatus: Int32 = ExitStatus.success, human: @escaping () -> String) {
+        self.jsonText = jsonText
         self.human = human
         self.exitStatus = exitStatus
     }

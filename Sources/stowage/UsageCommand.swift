@@ -196,8 +196,10 @@ struct UsageCommand: AsyncParsableCommand, StowageSubcommand {
                              width: Self.width)
         // As `du`: the figures of what could be read, then a failure status if anything could not.
         try output.run {
-            Rendered(json: UsageJSON(report, breakdown: json.trees.flatMap(\.children)),
-                     exitStatus: report.issues.isEmpty ? ExitStatus.success : ExitStatus.failure) { view.render() }
+            let document = UsageJSON(report, breakdown: json.trees.flatMap(\.children))
+            return Rendered(jsonText: { document.text() }, exitStatus: report.issues.isEmpty ? ExitStatus.success : ExitStatus.failure) {
+                view.render()
+            }
         }
     }
 

@@ -131,7 +131,9 @@ extension UsageCommand {
                                                                            : UsageSelection.defaultRowsOffTerminal)
         let view = UsageComparisonView(difference: difference, style: units.style, apparent: apparent, rows: rows)
         try output.run {
-            Rendered(json: difference, exitStatus: after.issues.isEmpty ? ExitStatus.success : ExitStatus.failure) { view.render() }
+            Rendered(jsonText: { UsageComparisonJSON.text(difference) }, exitStatus: after.issues.isEmpty ? ExitStatus.success : ExitStatus.failure) {
+                view.render()
+            }
         }
     }
 

@@ -111,8 +111,10 @@ struct JSONSchemaCoverageTests {
         try document("info", "info.json", capacity)
         try document("info --all", "info-all.json", [MountedVolumeJSON(mounted)])
         let report = Self.usageReport()
-        try document("usage", "usage.json", UsageJSON(report, breakdown: report.breakdownTree()[0].children))
-        try document("usage --compare", "usage-compare.json", Self.difference())
+        // As the command writes it: UsageJSON.text(), the same bytes as JSONOutput.encode.
+        documents.append(Document(name: "usage", schema: "usage.json", text: UsageJSON(report, breakdown: report.breakdownTree()[0].children).text()))
+        // As the command writes it: UsageComparisonJSON, the same bytes as JSONOutput.encode.
+        documents.append(Document(name: "usage --compare", schema: "usage-compare.json", text: UsageComparisonJSON.text(Self.difference())))
         try document("sweep", "sweep.json", Self.sweep(cancelled: false))
         try document("sweep, cancelled", "sweep.json", Self.sweep(cancelled: true))
         try document("relieve", "relieve.json", Self.relief())

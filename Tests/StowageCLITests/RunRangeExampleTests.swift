@@ -20,13 +20,19 @@ struct RunRangeExampleTests {
             try Test.cancel("no swift in PATH")
         }
         let package = example.path(percentEncoded: false)
-        let build = try await runProcess(URL(filePath: String(swift)), ["build", "--package-path", package], within: .seconds(900))
+        // SwiftPM's caches and settings in a folder of the test's own, not the machine's HOME.
+        let home = FileManager.default.temporaryDirectory.appending(path: "safe-save-home-\(UUID().uuidString)").path(percentEncoded: false)
+        defer { removeTestFolder(home) }
+        let environment = try toolEnvironment(home: home)
+        let build = try await runProcess(URL(filePath: String(swift)), ["build", "--package-path", package], environment: environment,
+                                         within: .seconds(900))
         guard build.status == 0 else {
             let reason = "Examples/SafeSave cannot be built here: \((build.error + build.output).suffix(500))"
             print("SKIPPED: \(reason)")
             try Test.cancel(Comment(rawValue: reason))
         }
-        let folder = try await runProcess(URL(filePath: String(swift)), ["build", "--package-path", package, "--show-bin-path"])
+        let folder = try await runProcess(URL(filePath: String(swift)), ["build", "--package-path", package, "--show-bin-path"],
+                                          environment: environment)
         return folder.output.trimmingCharacters(in: .whitespacesAndNewlines) + "/safe-save"
     }
 

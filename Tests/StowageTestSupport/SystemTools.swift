@@ -19,6 +19,20 @@ public func requireToolURL(_ tool: String, sourceLocation: SourceLocation = #_so
     URL(filePath: try requireTool(tool, sourceLocation: sourceLocation))
 }
 
+/// This process's environment with `HOME`, `XDG_CACHE_HOME`, `XDG_CONFIG_HOME` and `TMPDIR` in
+/// `folder` (made if missing), for the tools a test runs that keep caches and settings there
+/// (`swift build`: SwiftPM's fetched repositories, manifests and security settings; the
+/// compiler's module cache): what they keep goes to the test's folder, never to the machine's
+/// `~/.cache` or `~/.swiftpm`.
+public func toolEnvironment(home folder: String) throws -> [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    for (name, subfolder) in [("HOME", ""), ("XDG_CACHE_HOME", "/.cache"), ("XDG_CONFIG_HOME", "/.config"), ("TMPDIR", "/tmp")] {
+        try FileManager.default.createDirectory(atPath: folder + subfolder, withIntermediateDirectories: true)
+        environment[name] = folder + subfolder
+    }
+    return environment
+}
+
 /// The host's mounts made by a room (their source is `stowage-room`): there must never be any,
 /// since rooms mount only in their private namespaces.
 public func hostRoomMounts() throws -> [String] {

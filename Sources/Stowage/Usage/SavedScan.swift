@@ -90,22 +90,24 @@ extension StowageError.Operation {
 
 /// Writes the ncdu JSON export of a report's tree, in ncdu's own layout (one item a line).
 struct NcduExportWriter {
-    private(set) var bytes: [UInt8] = []
+    private var json = JSONWriter()
     /// The folders that could not be read (their paths), marked `read_error`.
     let issuePaths: Set<[UInt8]>
 
     init(issuePaths: Set<[UInt8]>) {
         self.issuePaths = issuePaths
-        bytes.reserveCapacity(1 << 16)
     }
+
+    /// What has been written.
+    var bytes: [UInt8] { json.bytes }
 
     mutating func header(timestamp: Date) {
-        append("[1,2,{\"progname\":\"stowage\",\"progver\":\"0.1\",\"timestamp\":")
-        append(String(Int64(timestamp.timeIntervalSince1970.rounded(.down))))
-        append("},\n")
+        json.raw("[1,2,{\"progname\":\"stowage\",\"progver\":\"0.1\",\"timestamp\":")
+        json.integer(Int64(timestamp.timeIntervalSince1970.rounded(.down)))
+        json.raw("},\n")
     }
 
-    mutating func footer() { append("]\n") }
+    mutating func footer() { json.raw("]\n") }
 
     /// Writes `node` (and, for a folder, everything listed in it) without recursion, so that
     /// a tree of any depth is written with a bounded stack.
@@ -115,10 +117,10 @@ struct NcduExportWriter {
         var first = true
         while let (node, closes) = stack.popLast() {
             if closes {
-                append("]")
+                json.raw("]")
                 continue
             }
-            if !first { append(",\n") }
+            if !first { json.raw(",\n") }
             let item = node.item
             let name = first && isRoot ? item.pathBytes[...] : Self.lastName(of: item.pathBytes)
             first = false
@@ -132,7 +134,7 @@ struct NcduExportWriter {
                     throw StowageError(.invalidArgument, operation: .saveScan, path: item.path, reason: "its items hold more than it does",
                                        pathBytes: item.pathBytes)
                 }
-                append("[")
+                json.raw("[")
                 entry(name: name, logical: logical, allocated: allocated, item: item)
                 stack.append((node, true))
                 stack.append(contentsOf: node.children.reversed().map { ($0, false) })
@@ -143,52 +145,36 @@ struct NcduExportWriter {
     }
 
     private mutating func entry(name: ArraySlice<UInt8>, logical: Int64, allocated: Int64, item: UsageItem) {
-        append("{\"name\":\"")
-        Self.escape(name, into: &bytes)
-        append("\"")
+        json.raw("{\"name\":")
+        json.name(name)
         if logical != 0 { number("asize", logical) }
         if allocated != 0 { number("dsize", allocated) }
         if let link = item.hardLink {
             number("dev", link.device)
             number("ino", link.inode)
-            append(",\"hlnkc\":true")
+            json.raw(",\"hlnkc\":true")
             if let count = link.linkCount { number("nlink", count) }
         }
         // ncdu's extended information (`ncdu -e`): the modification time, whole seconds since 1970.
         if let date = item.modificationDate, date.timeIntervalSince1970 >= 0 {
             number("mtime", UInt64(date.timeIntervalSince1970.rounded(.down)))
         }
-        if !item.isFolder && item.fileCount == 0 { append(",\"notreg\":true") }
-        if item.isFolder && issuePaths.contains(item.pathBytes) { append(",\"read_error\":true") }
-        append("}")
+        if !item.isFolder && item.fileCount == 0 { json.raw(",\"notreg\":true") }
+        if item.isFolder && issuePaths.contains(item.pathBytes) { json.raw(",\"read_error\":true") }
+        json.raw("}")
     }
 
-    private mutating func number(_ key: String, _ value: some BinaryInteger) {
-        append(",\"\(key)\":\(value)")
+    /// Writes `,"key":value`.
+    private mutating func number(_ key: StaticString, _ value: some BinaryInteger) {
+        json.raw(",\"")
+        json.raw(key)
+        json.raw("\":")
+        json.integer(value)
     }
-
-    private mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
 
     /// The name after the last `/` of `path`.
     static func lastName(of path: [UInt8]) -> ArraySlice<UInt8> {
         guard let slash = path.lastIndex(of: UInt8(ascii: "/")) else { return path[...] }
         return path[(slash + 1)...]
-    }
-
-    /// `name` inside a JSON string as ncdu writes it: `"` and `\` escaped, control characters
-    /// as `\u00XX`, every other byte as it is (a name that is not UTF-8 stays those bytes).
-    static func escape(_ name: some Collection<UInt8>, into bytes: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
-        for byte in name {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(byte)
-            case 0..<0x20:
-                bytes.append(contentsOf: Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 15)]])
-            default:
-                bytes.append(byte)
-            }
-        }
     }
 }

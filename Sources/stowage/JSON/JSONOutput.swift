@@ -16,7 +16,8 @@ import Stowage
 /// | `locations` | `LocationsJSON` | `locations.json` |
 /// | `info` | `VolumeCapacity` (library) | `info.json` |
 /// | `info --all` | `[MountedVolumeJSON]` | `info-all.json` |
-/// | `usage` | `UsageJSON` | `usage.json` |
+/// | `usage` | `UsageJSON`, written by its `text()` (the same bytes, faster) | `usage.json` |
+/// | `usage --compare` | `UsageDifference` (library), written by `UsageComparisonJSON` (the same bytes, faster) | `usage-compare.json` |
 /// | `sweep`, `clear` | `SweepReport` (library) | `sweep.json` |
 /// | `relieve` | `ReliefReport` (library) | `relieve.json` |
 /// | `audit` | `AuditReport` (library) | `audit.json` |

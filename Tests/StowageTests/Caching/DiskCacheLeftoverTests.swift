@@ -40,6 +40,24 @@ struct DiskCacheLeftoverTests {
         #expect(cache.count == disk.files && cache.allocatedBytes == disk.allocatedBytes)
     }
 
+    @Test("a name this process staged is passed by only while its set is in flight: a file left at it afterwards, its lock free, is reclaimed by the next change")
+    func ownStagedNamesAreForgotten() throws {
+        let folder = TestFolder()
+        let url = folder.file("cache")
+        let cache = try DiskCache(folder: url, limits: .init(memoryCapacityBytes: 0))
+        let probe = TestProbe()
+        let seen = Seen()
+        probe.on(.cacheStaged) { _ in seen.record(staged(url)) }
+        try TestProbe.$installed.withValue(probe) { try cache.set(Data(repeating: 1, count: 1_000), for: "k") }
+        let name = try #require(seen.names.first, "the set staged its bytes in the staging folder")
+        #expect(seen.names.count == 1 && staged(url).isEmpty, "\(seen.names); after the set: \(staged(url))")
+
+        // What a writer killed at that name would leave: bytes, no lock.
+        try Data(count: 100).write(to: url.appending(path: name))
+        try cache.remove("absent")
+        #expect(staged(url).isEmpty, "the change probed the file at the name this process once staged, and reclaimed it")
+    }
+
     @Test("a removal of an absent entry is a change too: it reclaims them")
     func removalReclaims() throws {
         let folder = TestFolder()

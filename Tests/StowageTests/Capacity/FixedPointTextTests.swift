@@ -21,13 +21,22 @@ struct FixedPointTextTests {
         }
     }
 
-    @Test("equals %.*f for a million values of every magnitude a size takes")
+    @Test("equals %.*f for 100,000 values of every magnitude a size takes")
     func random() {
-        var generator = SeededRandom(for: "FixedPointText/random")
+        Self.compare(100_000, seed: "FixedPointText/random")
+    }
+
+    @Test("equals %.*f for a million more", .long("a million values formatted twice: 5 s of CPU, 2026-11-28"))
+    func randomMillion() {
+        Self.compare(1_000_000, seed: "FixedPointText/random-million")
+    }
+
+    /// Compares `count` seeded values: sizes divided down to their unit (0 to 1024, three
+    /// decimals of interest), shares (0 to 100), and values near a half of the last printed digit.
+    static func compare(_ count: Int, seed: String) {
+        var generator = SeededRandom(for: seed)
         var differences: [String] = []
-        for index in 0..<1_000_000 {
-            // sizes divided down to their unit (0 to 1024, three decimals of interest), shares
-            // (0 to 100), and values near a half of the last printed digit.
+        for index in 0..<count {
             let value: Double
             switch index % 3 {
             case 0: value = Double(generator.next() % 1_025_000_000) / 1_000_000

@@ -24,11 +24,7 @@ struct FuzzReliabilityTests {
     /// written to the machine's real folders. (Packages resolve through git's system-wide
     /// configuration, which does not depend on HOME.)
     static func environment(in folder: TestFolder) throws -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment
-        for (name, subfolder) in [("HOME", "home"), ("XDG_CACHE_HOME", "home/.cache"), ("XDG_CONFIG_HOME", "home/.config")] {
-            try FileManager.default.createDirectory(atPath: folder.path + "/" + subfolder, withIntermediateDirectories: true)
-            environment[name] = folder.path + "/" + subfolder
-        }
+        var environment = try toolEnvironment(home: folder.path + "/home")
         environment["TMPDIR"] = folder.path  // SwiftPM's lock files and FuzzJSONAppend's scratch files
         environment["SWIFT_BACKTRACE"] = "enable=no"  // so that libFuzzer, not Swift's backtracer, handles a trap
         return environment

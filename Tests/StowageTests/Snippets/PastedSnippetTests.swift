@@ -172,17 +172,21 @@ struct PastedSnippetTests {
         for block in tests {
             try write(source(block), to: package + "/Blocks/\(block.name)/\(block.name).swift")
         }
-        // The same versions of Stowage's dependencies as this package's, fetched from SwiftPM's cache.
+        // The same versions of Stowage's dependencies as this package's.
         try FileManager.default.copyItem(atPath: SnippetTests.packageRoot.appending(path: "Package.resolved").path(percentEncoded: false),
                                          toPath: package + "/Package.resolved")
 
+        // SwiftPM in a HOME of the test's own (its caches and settings go there): it fetches the
+        // dependencies from their URLs (or where git's system configuration maps them), as a
+        // newcomer's first build does.
+        let swiftEnvironment = try toolEnvironment(home: folder.path + "/swift-home")
         let build = try runProcess(swift, ["build", "--package-path", package, "--build-tests", "-Xswiftc", "-warnings-as-errors"],
-                                   within: .seconds(3_600))
+                                   environment: swiftEnvironment, within: .seconds(3_600))
         guard build.status == 0 else {
             Issue.record("the scratch package of the documents' blocks does not build:\n\((build.output + build.error).suffix(12_000))")
             return
         }
-        let bin = try runProcess(swift, ["build", "--package-path", package, "--show-bin-path"]).output
+        let bin = try runProcess(swift, ["build", "--package-path", package, "--show-bin-path"], environment: swiftEnvironment).output
             .trimmingCharacters(in: .whitespacesAndNewlines)
         var ran = 0
         var skipped: [String] = []
@@ -220,7 +224,7 @@ struct PastedSnippetTests {
         }
         if !tests.isEmpty {
             let test = try runProcess(swift, ["test", "--package-path", package, "--skip-build"],
-                                      environment: ProcessInfo.processInfo.environment.merging(["TMPDIR": folder.path + "/homes"]) { $1 },
+                                      environment: swiftEnvironment.merging(["TMPDIR": folder.path + "/homes"]) { $1 },
                                       within: .seconds(600))
             #expect(test.status == 0, "the documents' test blocks fail:\n\((test.output + test.error).suffix(4_000))")
         }
