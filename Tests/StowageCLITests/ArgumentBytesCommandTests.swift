@@ -28,7 +28,7 @@ struct ArgumentBytesCommandTests {
     }
 
     @Test("every command refuses a path argument that is not UTF-8 with 64, naming it, and touches neither folder")
-    func pathArgumentsRefused() throws {
+    func pathArgumentsRefused() async throws {
         let (runner, bad, twin) = try runnerWithTwins()
         let commands: [[[UInt8]]] = [
             [Array("sweep".utf8), bad, Array("--max-count".utf8), Array("0".utf8)],
@@ -48,7 +48,7 @@ struct ArgumentBytesCommandTests {
         ]
         for arguments in commands {
             let shown = arguments.map { String(decoding: $0, as: UTF8.self) }.joined(separator: " ")
-            let result = try runner.run(bytes: arguments)
+            let result = try await runner.run(bytes: arguments)
             #expect(result.status == 64, "\(shown): \(result.error)")
             #expect(result.error.contains(#"sx\xff"#) && result.error.contains("not UTF-8"), "\(shown) names the argument: \(result.error)")
             if arguments.contains(Array("--json".utf8)) {
@@ -61,56 +61,56 @@ struct ArgumentBytesCommandTests {
     }
 
     @Test("a relative path from a working folder that is not UTF-8 is refused with 64; its twin keeps its files")
-    func workingFolderRefused() throws {
+    func workingFolderRefused() async throws {
         let (runner, bad, twin) = try runnerWithTwins()
         for arguments in [["sweep", ".", "--max-count", "0"], ["usage", "g"], ["clear", "caches", "--root", ".", "--yes"]] {
-            let result = try runner.run(bytes: arguments.map { Array($0.utf8) }, in: bad)
+            let result = try await runner.run(bytes: arguments.map { Array($0.utf8) }, in: bad)
             #expect(result.status == 64, "\(arguments): \(result.error)")
             #expect(result.error.contains("working folder") && result.error.contains("not UTF-8"), "\(result.error)")
             expectTwinsIntact(bad, twin)
         }
         // An absolute path from there is fine: the working folder plays no part.
-        let absolute = try runner.run(bytes: [Array("usage".utf8), Array((runner.folderPath + "/sx\u{FFFD}").utf8)], in: bad)
+        let absolute = try await runner.run(bytes: [Array("usage".utf8), Array((runner.folderPath + "/sx\u{FFFD}").utf8)], in: bad)
         #expect(absolute.status == 0, "\(absolute.error)")
     }
 
     @Test("a container variable or STOWAGE_APP that is not UTF-8 is refused with 64, naming it; the twin is not cleared")
-    func environmentRefused() throws {
+    func environmentRefused() async throws {
         let (runner, bad, twin) = try runnerWithTwins()
         // XDG_CACHE_HOME=<folder>/sx\377: the app's caches would be <twin>/stowage once repaired.
         try RawFiles.makeFolder(twin + Array("/stowage".utf8))
         try RawFiles.makeFile(twin + Array("/stowage/cached".utf8))
         for variable in ["XDG_CACHE_HOME", "HOME", "TMPDIR", "XDG_DATA_HOME", "XDG_CONFIG_HOME"] {
-            let result = try runner.run(bytes: [Array("clear".utf8), Array("caches".utf8), Array("--yes".utf8)],
+            let result = try await runner.run(bytes: [Array("clear".utf8), Array("caches".utf8), Array("--yes".utf8)],
                                         environment: [Array("\(variable)=".utf8) + bad])
             #expect(result.status == 64, "\(variable): \(result.error)")
             #expect(result.error.contains(variable) && result.error.contains("not UTF-8"), "\(variable): \(result.error)")
             #expect(RawFiles.exists(twin + Array("/stowage/cached".utf8)), "\(variable): the twin's cache is kept")
         }
-        let app = try runner.run(bytes: [Array("clear".utf8), Array("caches".utf8), Array("--yes".utf8)],
+        let app = try await runner.run(bytes: [Array("clear".utf8), Array("caches".utf8), Array("--yes".utf8)],
                                  environment: [Array("STOWAGE_APP=".utf8) + Self.badName])
         #expect(app.status == 64 && app.error.contains("STOWAGE_APP"), "\(app.error)")
         expectTwinsIntact(bad, twin)
     }
 
     @Test("run passes its command's arguments, environment and working folder on byte for byte")
-    func runCarriesBytes() throws {
-        let runner = try RunCommandTests.runner()
+    func runCarriesBytes() async throws {
+        let runner = try await RunCommandTests.runner()
         let room = [Array("run".utf8), Array("--available".utf8), Array("1MB".utf8), Array("--over".utf8),
                     Array((runner.folderPath + "/real").utf8), Array("--".utf8)]
         let argument: [UInt8] = [0x61, 0xFF, 0x62]
-        let printed = try runner.run(bytes: room + [Array("printf".utf8), Array("%s".utf8), argument])
+        let printed = try await runner.run(bytes: room + [Array("printf".utf8), Array("%s".utf8), argument])
         #expect(printed.status == 0, "\(printed.error)")
         #expect(printed.outputBytes == argument, "the argument arrives as given, not as a\\357\\277\\275b")
 
-        let variable = try runner.run(bytes: room + [Array("/bin/sh".utf8), Array("-c".utf8), Array(#"printf %s "$X""#.utf8)],
+        let variable = try await runner.run(bytes: room + [Array("/bin/sh".utf8), Array("-c".utf8), Array(#"printf %s "$X""#.utf8)],
                                       environment: [Array("X=v".utf8) + [0xFF]])
         #expect(variable.status == 0, "\(variable.error)")
         #expect(variable.outputBytes == Array("v".utf8) + [0xFF], "the environment arrives as given")
 
         let folder = Array(runner.folderPath.utf8) + Array("/d".utf8) + [0xFE]
         try RawFiles.makeFolder(folder)
-        let working = try runner.run(bytes: room + [Array("/bin/pwd".utf8)], in: folder)
+        let working = try await runner.run(bytes: room + [Array("/bin/pwd".utf8)], in: folder)
         #expect(working.status == 0, "\(working.error)")
         #expect(working.outputBytes == folder + [0x0A], "the command starts in the very folder stowage was started in")
     }

@@ -53,73 +53,73 @@ struct BrowserCommandTests {
 
     /// Ends the browser with `q` and checks the ending: status 0, the modes as before, the
     /// shell's screen back and the cursor shown.
-    static func quit(_ terminal: InteractiveTerminal, _ process: ChildProcess, modes: [UInt32]) throws {
+    static func quit(_ terminal: InteractiveTerminal, _ process: ChildProcess, modes: [UInt32]) async throws {
         terminal.type("q")
-        let result = try process.finish(within: .seconds(60))
+        let result = try await process.finish(within: .seconds(60))
         #expect(result.status == 0)
         #expect(terminal.modes == modes)
-        terminal.waitFor("the shell's screen back, the cursor shown") { !$0.isAlternate && !$0.cursorHidden }
+        await terminal.waitFor("the shell's screen back, the cursor shown") { !$0.isAlternate && !$0.cursorHidden }
     }
 
     @Test("descends with enter and the arrows, goes up with left and backspace, vi keys move; non-UTF-8 names escaped")
-    func descends() throws {
+    func descends() async throws {
         let runner = try CommandRunner()
         let root = try Self.makeTree(in: runner)
         let terminal = try InteractiveTerminal(columns: 200, rows: 14)
         let modes = terminal.modes
         let process = try terminal.start(runner, ["usage", "--interactive", root])
-        var screen = terminal.waitFor(text: "big/")
+        var screen = await terminal.waitFor(text: "big/")
         #expect(Self.names(screen) == ["big/", "medium", "odd\\xffname", "small/"])
         #expect(screen.lines[0].contains(root))
         terminal.type("\r")
-        screen = terminal.waitFor(text: root + "/big")
+        screen = await terminal.waitFor(text: root + "/big")
         #expect(Self.names(screen) == ["a", "b", "inner/"])
         terminal.type("jj" + Self.right)
-        screen = terminal.waitFor(text: root + "/big/inner")
+        screen = await terminal.waitFor(text: root + "/big/inner")
         #expect(Self.names(screen) == ["c"])
         terminal.type("\u{7F}")  // backspace
-        screen = terminal.waitFor("the folder big again, inner selected") { $0.lines[0].hasSuffix("/big") }
+        screen = await terminal.waitFor("the folder big again, inner selected") { $0.lines[0].hasSuffix("/big") }
         terminal.type(Self.left + "k")
-        screen = terminal.waitFor("the root again") { $0.lines[0].hasSuffix("tree") }
+        screen = await terminal.waitFor("the root again") { $0.lines[0].hasSuffix("tree") }
         #expect(Self.names(screen).first == "big/")
-        try Self.quit(terminal, process, modes: modes)
+        try await Self.quit(terminal, process, modes: modes)
     }
 
     @Test("sorts by size, logical size, files inside, name and time, each again reversed")
-    func sorts() throws {
+    func sorts() async throws {
         let runner = try CommandRunner()
         let root = try Self.makeTree(in: runner)
         let terminal = try InteractiveTerminal(columns: 100, rows: 14)
         let modes = terminal.modes
         let process = try terminal.start(runner, ["usage", "--interactive", root])
-        terminal.waitFor(text: "big/")
+        await terminal.waitFor(text: "big/")
         terminal.type("n")
-        var screen = terminal.waitFor(text: "Sort: name")
+        var screen = await terminal.waitFor(text: "Sort: name")
         #expect(Self.names(screen) == ["big/", "medium", "odd\\xffname", "small/"])
         terminal.type("n")
-        screen = terminal.waitFor(text: "Sort: name, reversed")
+        screen = await terminal.waitFor(text: "Sort: name, reversed")
         #expect(Self.names(screen) == ["small/", "odd\\xffname", "medium", "big/"])
         terminal.type("c")
-        screen = terminal.waitFor(text: "Sort: count")
+        screen = await terminal.waitFor(text: "Sort: count")
         #expect(Self.names(screen).first == "big/")  // 3 files
         terminal.type("m")
-        screen = terminal.waitFor(text: "Sort: time")
+        screen = await terminal.waitFor(text: "Sort: time")
         #expect(Self.names(screen) == ["medium", "odd\\xffname", "small/", "big/"])  // 2033, now, 2017, 1970
         #expect(screen.contains("2033-05-18 03:33"))
         terminal.type("s")
-        screen = terminal.waitFor(text: "Sort: size  ")
+        screen = await terminal.waitFor(text: "Sort: size  ")
         #expect(Self.names(screen) == ["big/", "medium", "odd\\xffname", "small/"])
         terminal.type("s")
-        screen = terminal.waitFor(text: "Sort: size, reversed")
+        screen = await terminal.waitFor(text: "Sort: size, reversed")
         #expect(Self.names(screen).last == "big/")
         terminal.type("a")
-        screen = terminal.waitFor(text: "logical")
+        screen = await terminal.waitFor(text: "logical")
         #expect(screen.contains("Total"))
-        try Self.quit(terminal, process, modes: modes)
+        try await Self.quit(terminal, process, modes: modes)
     }
 
     @Test("d deletes through the removal walk after a question naming what and how much; pins kept, the home folder refused; figures follow without a rescan")
-    func deletes() throws {
+    func deletes() async throws {
         let runner = try CommandRunner()
         let root = try Self.makeTree(in: runner)
         // Documents/ (the tree is a container's root) holds a pinned file and a loose one; the home
@@ -138,46 +138,46 @@ struct BrowserCommandTests {
         let terminal = try InteractiveTerminal(columns: 120, rows: 14)
         let modes = terminal.modes
         let process = try terminal.start(runner, ["usage", "--interactive", root], environment: ["HOME": root + "/home"])
-        var screen = terminal.waitFor(text: "odd\\xffname")
+        var screen = await terminal.waitFor(text: "odd\\xffname")
         // By name (bytes: capitals first). The file whose name is not UTF-8, by its bytes; asked
         // first, "n" keeps it.
         terminal.type("n")
-        screen = terminal.waitFor(text: "Sort: name")
+        screen = await terminal.waitFor(text: "Sort: name")
         #expect(Self.names(screen) == ["Documents/", "big/", "home/", "medium", "odd\\xffname", "small/"])
         terminal.type("gjjjjd")
-        screen = terminal.waitFor(text: "Delete 'odd\\xffname', 8.2 kB? [y/N]")
+        screen = await terminal.waitFor(text: "Delete 'odd\\xffname', 8.2 kB? [y/N]")
         terminal.type("n")
-        screen = terminal.waitFor(text: "Nothing deleted.")
+        screen = await terminal.waitFor(text: "Nothing deleted.")
         terminal.type("d")
-        terminal.waitFor(text: "[y/N]")
+        await terminal.waitFor(text: "[y/N]")
         terminal.type("y")
-        screen = terminal.waitFor(text: "Deleted odd\\xffname: 1 file, 8.2 kB freed")
+        screen = await terminal.waitFor(text: "Deleted odd\\xffname: 1 file, 8.2 kB freed")
         #expect(!Self.names(screen).contains("odd\\xffname"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: root).count == 5)  // Documents, big, home, medium, small
         // A folder with a pinned file: the rest goes, the pin stays, the folder with it.
         terminal.type("gd")
-        screen = terminal.waitFor(text: "Delete folder 'Documents' (2 files, ")
+        screen = await terminal.waitFor(text: "Delete folder 'Documents' (2 files, ")
         terminal.type("y")
-        screen = terminal.waitFor(text: "From Documents: removed 1 file, 4.1 kB freed; kept 1 pinned")
+        screen = await terminal.waitFor(text: "From Documents: removed 1 file, 4.1 kB freed; kept 1 pinned")
         #expect(FileManager.default.fileExists(atPath: pinned))
         #expect(!FileManager.default.fileExists(atPath: root + "/Documents/loose"))
         // The home folder is refused, as sweep refuses it.
         terminal.type("gjjd")
-        terminal.waitFor(text: "Delete folder 'home'")
+        await terminal.waitFor(text: "Delete folder 'home'")
         terminal.type("y")
-        screen = terminal.waitFor(text: "Refused:")
+        screen = await terminal.waitFor(text: "Refused:")
         #expect(screen.contains("it is the home folder"))
         #expect(FileManager.default.fileExists(atPath: root + "/home"))
         // The figures followed the removals: the total is a fresh scan's.
-        let check = try runner.run("usage", "--json", root)
+        let check = try await runner.run("usage", "--json", root)
         let total = try #require(try check.json()["allocatedBytes"] as? Int)
         terminal.type("k")
-        terminal.waitFor(text: "Total \(ByteCount(Int64(total)).formatted(.decimal)) allocated, 6 files")
-        try Self.quit(terminal, process, modes: modes)
+        await terminal.waitFor(text: "Total \(ByteCount(Int64(total)).formatted(.decimal)) allocated, 6 files")
+        try await Self.quit(terminal, process, modes: modes)
     }
 
     @Test("a refusal of a mount point inside the tree: nothing removed", .enabled(if: getuid() == 0, "mounting needs root"))
-    func refusesMountPoint() throws {
+    func refusesMountPoint() async throws {
         let runner = try CommandRunner()
         let root = runner.folderPath + "/tree"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
@@ -187,14 +187,14 @@ struct BrowserCommandTests {
         let terminal = try InteractiveTerminal(columns: 250, rows: 10)
         let modes = terminal.modes
         let process = try terminal.start(runner, ["usage", "--interactive", root])
-        terminal.waitFor(text: "mounted/")
+        await terminal.waitFor(text: "mounted/")
         terminal.type("d")
-        terminal.waitFor(text: "Delete folder 'mounted'")
+        await terminal.waitFor(text: "Delete folder 'mounted'")
         terminal.type("y")
-        let screen = terminal.waitFor(text: "Refused:")
+        let screen = await terminal.waitFor(text: "Refused:")
         #expect(screen.contains("mount point"))
         #expect(FileManager.default.fileExists(atPath: mountPoint + "/kept"))
-        try Self.quit(terminal, process, modes: modes)
+        try await Self.quit(terminal, process, modes: modes)
     }
 
     /// The ways a browser ends, each leaving the terminal's modes as they were.
@@ -205,14 +205,14 @@ struct BrowserCommandTests {
 
     @Test("every ending gives the terminal back as it was: q, Ctrl-C, SIGINT, SIGTERM, SIGHUP, the terminal closed, a crash of the scan",
           arguments: Ending.allCases)
-    func endings(_ ending: Ending) throws {
+    func endings(_ ending: Ending) async throws {
         let runner = try CommandRunner()
         let root = try Self.makeTree(in: runner)
         let terminal = try InteractiveTerminal(columns: 80, rows: 12)
         let modes = terminal.modes
         let crash = ending == .scanCrash ? ["STOWAGE_TEST_BROWSER_CRASH": "scan"] : [:]
         let process = try terminal.start(runner, ["usage", "--interactive", root], environment: crash)
-        if ending != .scanCrash { terminal.waitFor(text: "big/") }
+        if ending != .scanCrash { await terminal.waitFor(text: "big/") }
         switch ending {
         case .q: terminal.type("q")
         case .controlC: terminal.type("\u{3}")
@@ -222,7 +222,7 @@ struct BrowserCommandTests {
         case .terminalClosed: terminal.hangUp()
         case .scanCrash: break
         }
-        let result = try process.finish(within: .seconds(60))
+        let result = try await process.finish(within: .seconds(60))
         switch ending {
         case .q, .controlC: #expect(result.status == 0)
         case .interrupt: #expect(result.status == 130)
@@ -232,102 +232,102 @@ struct BrowserCommandTests {
         }
         if ending != .terminalClosed {
             #expect(terminal.modes == modes)
-            terminal.waitFor("the shell's screen back, the cursor shown") { !$0.isAlternate && !$0.cursorHidden }
+            await terminal.waitFor("the shell's screen back, the cursor shown") { !$0.isAlternate && !$0.cursorHidden }
         }
         #expect(terminal.received.contains("\u{1B}[?1049h"), "it had taken the screen over")
     }
 
     @Test("a window resize (SIGWINCH) redraws at the new size")
-    func resizes() throws {
+    func resizes() async throws {
         let runner = try CommandRunner()
         let root = try Self.makeTree(in: runner)
         let terminal = try InteractiveTerminal(columns: 80, rows: 12)
         let modes = terminal.modes
         let process = try terminal.start(runner, ["usage", "--interactive", root])
-        var screen = terminal.waitFor(text: "big/")
+        var screen = await terminal.waitFor(text: "big/")
         #expect(screen.row(containing: "Total") == 11)
         terminal.resize(columns: 120, rows: 20, telling: process)
-        screen = terminal.waitFor("the status bar on the new last row") { $0.row(containing: "Total") == 19 }
+        screen = await terminal.waitFor("the status bar on the new last row") { $0.row(containing: "Total") == 19 }
         #expect(Self.names(screen) == ["big/", "medium", "odd\\xffname", "small/"])
         terminal.resize(columns: 40, rows: 8, telling: process)
-        screen = terminal.waitFor("the status bar on row 8") { $0.row(containing: "Total") == 7 }
+        screen = await terminal.waitFor("the status bar on row 8") { $0.row(containing: "Total") == 7 }
         #expect(screen.lines.allSatisfy { $0.unicodeScalars.count <= 40 })
-        try Self.quit(terminal, process, modes: modes)
+        try await Self.quit(terminal, process, modes: modes)
     }
 
     @Test("r scans the folder shown again: what changed outside the browser appears, the folders above follow")
-    func rescans() throws {
+    func rescans() async throws {
         let runner = try CommandRunner()
         let root = try Self.makeTree(in: runner)
         let terminal = try InteractiveTerminal(columns: 200, rows: 14)
         let modes = terminal.modes
         let process = try terminal.start(runner, ["usage", "--interactive", root])
-        terminal.waitFor(text: "big/")
+        await terminal.waitFor(text: "big/")
         terminal.type("\r")
-        terminal.waitFor(text: root + "/big")
+        await terminal.waitFor(text: root + "/big")
         try Data(repeating: 9, count: 200 * 1024).write(to: URL(filePath: root + "/big/new"))
         terminal.type("r")
-        var screen = terminal.waitFor(text: "Scanned again")
+        var screen = await terminal.waitFor(text: "Scanned again")
         #expect(Self.names(screen) == ["new", "a", "b", "inner/"])
         terminal.type(Self.left)
-        screen = terminal.waitFor(text: "Total")
-        let check = try runner.run("usage", "--json", root)
+        screen = await terminal.waitFor(text: "Total")
+        let check = try await runner.run("usage", "--json", root)
         let total = try #require(try check.json()["allocatedBytes"] as? Int)
         #expect(screen.contains("Total \(ByteCount(Int64(total)).formatted(.decimal)) allocated, 7 files"))
-        try Self.quit(terminal, process, modes: modes)
+        try await Self.quit(terminal, process, modes: modes)
     }
 
     @Test("? shows the keys; any key closes the help")
-    func help() throws {
+    func help() async throws {
         let runner = try CommandRunner()
         let root = try Self.makeTree(in: runner)
         let terminal = try InteractiveTerminal(columns: 100, rows: 24)
         let modes = terminal.modes
         let process = try terminal.start(runner, ["usage", "--interactive", root])
-        terminal.waitFor(text: "big/")
+        await terminal.waitFor(text: "big/")
         terminal.type("?")
-        let screen = terminal.waitFor(text: "keys")
+        let screen = await terminal.waitFor(text: "keys")
         #expect(screen.contains("delete (asks first; pins, mounts and system folders refused)"))
         terminal.type(" ")
-        terminal.waitFor(text: "big/")
-        try Self.quit(terminal, process, modes: modes)
+        await terminal.waitFor(text: "big/")
+        try await Self.quit(terminal, process, modes: modes)
     }
 
     @Test("colours only on a colour terminal without NO_COLOR", arguments: [
         (["TERM": "xterm-256color"], true), (["TERM": "xterm-256color", "NO_COLOR": "1"], false), (["TERM": "vt100"], false),
     ])
-    func colours(_ environment: [String: String], _ coloured: Bool) throws {
+    func colours(_ environment: [String: String], _ coloured: Bool) async throws {
         let runner = try CommandRunner()
         let root = try Self.makeTree(in: runner)
         let terminal = try InteractiveTerminal(columns: 80, rows: 12)
         let modes = terminal.modes
         let process = try terminal.start(runner, ["usage", "--interactive", root], environment: environment)
-        let screen = terminal.waitFor(text: "big/")
+        let screen = await terminal.waitFor(text: "big/")
         #expect((screen.colourCodes > 0) == coloured)
         #expect(terminal.received.contains("\u{1B}[7m"), "reverse video marks the bars either way")
-        try Self.quit(terminal, process, modes: modes)
+        try await Self.quit(terminal, process, modes: modes)
     }
 
     @Test("refuses to start without a terminal, or on a dumb one, with status 64 and a hint to --json")
-    func refusesWithoutTerminal() throws {
+    func refusesWithoutTerminal() async throws {
         let runner = try CommandRunner()
         let root = try Self.makeTree(in: runner)
-        let result = try runner.run("usage", "--interactive", root)
+        let result = try await runner.run("usage", "--interactive", root)
         #expect(result.status == 64)
         #expect(result.error.contains("--json"))
         #expect(result.output.isEmpty)
-        let json = try runner.run("usage", "--interactive", "--json", root)
+        let json = try await runner.run("usage", "--interactive", "--json", root)
         #expect(json.status == 64)
         let terminal = try InteractiveTerminal(columns: 80, rows: 12)
         let modes = terminal.modes
         let dumb = try terminal.start(runner, ["usage", "--interactive", root], environment: ["TERM": "dumb"])
-        #expect(try dumb.finish(within: .seconds(60)).status == 64)
+        await #expect(try dumb.finish(within: .seconds(60)).status == 64)
         #expect(terminal.received.contains("--json"))
         #expect(terminal.modes == modes)
     }
 
     @Test("locations --interactive: the app's locations with their purge policy; d clears a location as clear does")
-    func locations() throws {
+    func locations() async throws {
         let runner = try CommandRunner()
         let app = "org.example.browser"
         let caches = runner.folderPath + "/cache/" + app
@@ -339,15 +339,15 @@ struct BrowserCommandTests {
         let terminal = try InteractiveTerminal(columns: 220, rows: 14)
         let modes = terminal.modes
         let process = try terminal.start(runner, ["locations", "--interactive", "--app", app])
-        var screen = terminal.waitFor(text: "Caches; purged under pressure")
+        var screen = await terminal.waitFor(text: "Caches; purged under pressure")
         #expect(screen.contains("Documents; never purged; backed up"))
         let row = try #require(screen.lines.firstIndex { $0.contains("Caches;") }) - 1  // below the title bar
         terminal.type("g" + String(repeating: "j", count: row) + "d")
-        screen = terminal.waitFor(text: "Clear Caches")
+        screen = await terminal.waitFor(text: "Clear Caches")
         terminal.type("y")
-        screen = terminal.waitFor(text: "From ")
+        screen = await terminal.waitFor(text: "From ")
         #expect(!FileManager.default.fileExists(atPath: caches + "/feed/page"))
         #expect(FileManager.default.fileExists(atPath: documents + "/note"))
-        try Self.quit(terminal, process, modes: modes)
+        try await Self.quit(terminal, process, modes: modes)
     }
 }

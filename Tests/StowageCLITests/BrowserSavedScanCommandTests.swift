@@ -44,74 +44,74 @@ struct BrowserSavedScanCommandTests {
     }
 
     @Test("--import FILE --interactive browses the saved scan, not the disk: the title says so and when; descends and sorts; d and r refused")
-    func browsesSavedScan() throws {
+    func browsesSavedScan() async throws {
         let runner = try CommandRunner()
         let root = try BrowserCommandTests.makeTree(in: runner)
         let file = runner.folderPath + "/saved.json"
-        let saved = try runner.run("usage", root, "--export", file)
+        let saved = try await runner.run("usage", root, "--export", file)
         #expect(saved.status == 0, "\(saved.error)")
         // The disk moves on; the saved scan does not.
         try FileManager.default.removeItem(atPath: root + "/medium")
         let terminal = try InteractiveTerminal(columns: 200, rows: 16)
         let modes = terminal.modes
         let process = try terminal.start(runner, ["usage", "--import", file, "--interactive"])
-        var screen = terminal.waitFor(text: "big/")
+        var screen = await terminal.waitFor(text: "big/")
         #expect(screen.lines[0].contains("saved scan taken \(try Self.takenAt(file))  \(root)"), "\(screen.lines[0])")
         #expect(BrowserCommandTests.names(screen) == ["big/", "medium", "odd\\xffname", "small/"])
         terminal.type("m")
-        screen = terminal.waitFor(text: "Sort: time")
+        screen = await terminal.waitFor(text: "Sort: time")
         #expect(BrowserCommandTests.names(screen) == ["medium", "odd\\xffname", "small/", "big/"])  // the times the file carries
         terminal.type("n")
-        screen = terminal.waitFor(text: "Sort: name")
+        screen = await terminal.waitFor(text: "Sort: name")
         terminal.type("g\r")
-        screen = terminal.waitFor(text: root + "/big")
+        screen = await terminal.waitFor(text: root + "/big")
         #expect(BrowserCommandTests.names(screen) == ["a", "b", "inner/"])
         terminal.type("d")
-        screen = terminal.waitFor(text: "A saved scan: nothing is deleted")
+        screen = await terminal.waitFor(text: "A saved scan: nothing is deleted")
         #expect(!screen.contains("[y/N]"))
         terminal.type("y")  // no question was asked: nothing to say yes to
         terminal.type("r")
-        screen = terminal.waitFor(text: "A saved scan: nothing is scanned again")
+        screen = await terminal.waitFor(text: "A saved scan: nothing is scanned again")
         #expect(FileManager.default.fileExists(atPath: root + "/big/a"))
         terminal.type("?")
-        screen = terminal.waitFor(text: "keys")
+        screen = await terminal.waitFor(text: "keys")
         #expect(screen.contains("not in a saved scan: it is not the disk"))
         terminal.type(" " + Self.left)
-        screen = terminal.waitFor("the saved root again") { $0.lines[0].hasSuffix(root) }
+        screen = await terminal.waitFor("the saved root again") { $0.lines[0].hasSuffix(root) }
         #expect(BrowserCommandTests.names(screen).contains("medium"), "the saved scan still lists what the disk lost")
-        try BrowserCommandTests.quit(terminal, process, modes: modes)
+        try await BrowserCommandTests.quit(terminal, process, modes: modes)
         #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/big").sorted() == ["a", "b", "inner"])
     }
 
     @Test("--interactive refuses a saved scan from standard input (the keys come from there) and --export (it saves without browsing): 64")
-    func refusesStandardInputAndExport() throws {
+    func refusesStandardInputAndExport() async throws {
         let runner = try CommandRunner()
         let root = try BrowserCommandTests.makeTree(in: runner)
         let file = runner.folderPath + "/saved.json"
-        #expect(try runner.run("usage", root, "--export", file).status == 0)
+        await #expect(try runner.run("usage", root, "--export", file).status == 0)
         for arguments in [["usage", "--import", "-", "--interactive"], ["usage", "--compare", "-", root, "--interactive"],
                           ["usage", "--compare", file, "-", "--interactive"]] {
-            let result = try runner.run(arguments)
+            let result = try await runner.run(arguments)
             #expect(result.status == 64, "\(arguments)")
             #expect(result.error.contains("reads its keys from the terminal on standard input"), "\(arguments): \(result.error)")
         }
-        let export = try runner.run("usage", root, "--export", runner.folderPath + "/again.json", "--interactive")
+        let export = try await runner.run("usage", root, "--export", runner.folderPath + "/again.json", "--interactive")
         #expect(export.status == 64)
         #expect(export.error.contains("as ncdu -o does"), "\(export.error)")
         #expect(!FileManager.default.fileExists(atPath: runner.folderPath + "/again.json"))
     }
 
     @Test("--compare OLD PATH --interactive: added, removed, grown and shrunk, the largest change first; sorts; descends; d deletes on the live side and compares again")
-    func browsesChangesSinceLive() throws {
+    func browsesChangesSinceLive() async throws {
         let runner = try CommandRunner()
         let root = try BrowserCommandTests.makeTree(in: runner)
         let old = runner.folderPath + "/old.json"
-        #expect(try runner.run("usage", root, "--export", old).status == 0)
+        await #expect(try runner.run("usage", root, "--export", old).status == 0)
         try Self.change(root)
         let terminal = try InteractiveTerminal(columns: 160, rows: 14)
         let modes = terminal.modes
         let process = try terminal.start(runner, ["usage", "--compare", old, root, "--interactive"])
-        var screen = terminal.waitFor(text: "Sort: change")
+        var screen = await terminal.waitFor(text: "Sort: change")
         #expect(screen.lines[0].contains("changes since \(try Self.takenAt(old))  \(root)"), "\(screen.lines[0])")
         var rows = Self.changes(screen)
         // Only what changed, by the size of the change (gained or lost): +176.1 kB, -49.2 kB, +20.5 kB.
@@ -121,22 +121,22 @@ struct BrowserSavedScanCommandTests {
         #expect(rows.count == 3 && rows[2].row.contains("+20.5 kB") && rows[2].row.contains("+1  added"), "\(rows)")
         #expect(screen.contains("Change +147.5 kB allocated"), "the root: +176.1 - 49.2 + 20.5 kB")
         terminal.type("c")
-        screen = terminal.waitFor(text: "Sort: change, reversed")
+        screen = await terminal.waitFor(text: "Sort: change, reversed")
         #expect(Self.changes(screen).map(\.name) == ["aardvark", "medium", "big/"])
         terminal.type("n")
-        screen = terminal.waitFor(text: "Sort: name")
+        screen = await terminal.waitFor(text: "Sort: name")
         #expect(Self.changes(screen).map(\.name) == ["aardvark", "big/", "medium"])
         terminal.type("s")
-        screen = terminal.waitFor(text: "Sort: size  ")
+        screen = await terminal.waitFor(text: "Sort: size  ")
         #expect(Self.changes(screen).map(\.name) == ["big/", "aardvark", "medium"])  // sizes now: 284 KiB and more, 20 KiB, none
         terminal.type("c")
-        screen = terminal.waitFor(text: "Sort: change  ")
+        screen = await terminal.waitFor(text: "Sort: change  ")
         // What is not on disk any more is not deleted.
         terminal.type("gjd")
-        screen = terminal.waitFor(text: "'medium' was removed since the old scan: nothing to delete")
+        screen = await terminal.waitFor(text: "'medium' was removed since the old scan: nothing to delete")
         // Into the grown folder: its grown and shrunk files, not the unchanged inner/.
         terminal.type("g\r")
-        screen = terminal.waitFor(text: root + "/big")
+        screen = await terminal.waitFor(text: root + "/big")
         rows = Self.changes(screen)
         #expect(rows.map(\.name) == ["a", "b"])
         #expect(rows.count == 2 && rows[0].row.contains("+204.8 kB") && rows[0].row.contains("grown") && rows[0].row.contains("270.3 kB"), "\(rows)")
@@ -144,39 +144,39 @@ struct BrowserSavedScanCommandTests {
         // d on the live side: the same question and removal walk as the browser's; then the
         // changes are made again from a new scan, in the same folder: b now removed since.
         terminal.type("jd")
-        screen = terminal.waitFor(text: "Delete 'b', 4.1 kB? [y/N]")
+        screen = await terminal.waitFor(text: "Delete 'b', 4.1 kB? [y/N]")
         terminal.type("y")
-        screen = terminal.waitFor(text: "Deleted b: 1 file, 4.1 kB freed")
+        screen = await terminal.waitFor(text: "Deleted b: 1 file, 4.1 kB freed")
         #expect(!FileManager.default.fileExists(atPath: root + "/big/b"))
         #expect(screen.lines[0].hasSuffix(root + "/big"), "\(screen.lines[0])")
         rows = Self.changes(screen)
         #expect(rows.map(\.name) == ["a", "b"])
         #expect(rows.count == 2 && rows[1].row.contains("-32.8 kB") && rows[1].row.contains("removed"), "\(rows)")
-        try BrowserCommandTests.quit(terminal, process, modes: modes)
+        try await BrowserCommandTests.quit(terminal, process, modes: modes)
     }
 
     @Test("--compare OLD NEW --interactive between two saved scans: the same changes; d and r refused, nothing removed")
-    func browsesChangesBetweenSavedScans() throws {
+    func browsesChangesBetweenSavedScans() async throws {
         let runner = try CommandRunner()
         let root = try BrowserCommandTests.makeTree(in: runner)
         let old = runner.folderPath + "/old.json", new = runner.folderPath + "/new.json"
-        #expect(try runner.run("usage", root, "--export", old).status == 0)
+        await #expect(try runner.run("usage", root, "--export", old).status == 0)
         try Self.change(root)
-        #expect(try runner.run("usage", root, "--export", new).status == 0)
+        await #expect(try runner.run("usage", root, "--export", new).status == 0)
         let terminal = try InteractiveTerminal(columns: 160, rows: 14)
         let modes = terminal.modes
         let process = try terminal.start(runner, ["usage", "--compare", old, new, "--interactive"])
-        var screen = terminal.waitFor(text: "Sort: change")
+        var screen = await terminal.waitFor(text: "Sort: change")
         #expect(Self.changes(screen).map(\.name) == ["big/", "medium", "aardvark"])
         terminal.type("gjjd")
-        screen = terminal.waitFor(text: "Two saved scans: nothing is deleted")
+        screen = await terminal.waitFor(text: "Two saved scans: nothing is deleted")
         terminal.type("y")
         terminal.type("r")
-        screen = terminal.waitFor(text: "Two saved scans: nothing is scanned again")
+        screen = await terminal.waitFor(text: "Two saved scans: nothing is scanned again")
         #expect(FileManager.default.fileExists(atPath: root + "/aardvark"))
         terminal.type("g\r")
-        screen = terminal.waitFor(text: root + "/big")
+        screen = await terminal.waitFor(text: root + "/big")
         #expect(Self.changes(screen).map(\.name) == ["a", "b"])
-        try BrowserCommandTests.quit(terminal, process, modes: modes)
+        try await BrowserCommandTests.quit(terminal, process, modes: modes)
     }
 }

@@ -11,31 +11,31 @@ struct ClearConfirmationCommandTests {
     }
 
     /// Runs the command with standard input from /dev/null: nobody to ask.
-    func runWithoutTerminal(_ runner: CommandRunner, _ arguments: String) throws -> ProcessResult {
+    func runWithoutTerminal(_ runner: CommandRunner, _ arguments: String) async throws -> ProcessResult {
         let binary = try CommandRunner.binary().path(percentEncoded: false)
-        return try runProcess(URL(filePath: "/bin/sh"), ["-c", "exec \"$0\" \(arguments) < /dev/null", binary],
+        return try await runProcess(URL(filePath: "/bin/sh"), ["-c", "exec \"$0\" \(arguments) < /dev/null", binary],
                               environment: runner.environment, directory: runner.folder)
     }
 
     @Test("without a terminal, clearing Documents is refused with 64 unless --yes; caches and a dry run need nothing")
-    func refusedWithoutYes() throws {
+    func refusedWithoutYes() async throws {
         let runner = try CommandRunner()
         try makeDocuments(runner)
-        let refused = try runWithoutTerminal(runner, "clear documents --root app")
+        let refused = try await runWithoutTerminal(runner, "clear documents --root app")
         #expect(refused.status == 64, "a usage error: --yes is missing, and nothing was done")
         #expect(refused.error.contains("backed-up user data: 1 file,") && refused.error.contains("--yes"), "\(refused.error)")
         #expect(FileManager.default.fileExists(atPath: runner.folderPath + "/app/Documents/thesis.txt"))
-        #expect(try runWithoutTerminal(runner, "clear documents --root app --dry-run").status == 0)
-        #expect(try runWithoutTerminal(runner, "clear caches --root app").status == 0)
-        let json = try runWithoutTerminal(runner, "clear documents --root app --json")
+        await #expect(try runWithoutTerminal(runner, "clear documents --root app --dry-run").status == 0)
+        await #expect(try runWithoutTerminal(runner, "clear caches --root app").status == 0)
+        let json = try await runWithoutTerminal(runner, "clear documents --root app --json")
         #expect(json.status == 64 && json.output.contains("\"refused\""), "\(json.output)")
-        let yes = try runWithoutTerminal(runner, "clear documents --root app --yes")
+        let yes = try await runWithoutTerminal(runner, "clear documents --root app --yes")
         #expect(yes.status == 0, "\(yes.error)")
         #expect(!FileManager.default.fileExists(atPath: runner.folderPath + "/app/Documents/thesis.txt"))
     }
 
     @Test("on a terminal it asks, and only 'y' or 'yes' clears", arguments: [("n\n", false), ("\n", false), ("y\n", true)])
-    func asksOnATerminal(answer: String, clears: Bool) throws {
+    func asksOnATerminal(answer: String, clears: Bool) async throws {
         let script = try requireTool("script")  // util-linux: gives the command a terminal
         let runner = try CommandRunner()
         try makeDocuments(runner)
@@ -44,7 +44,7 @@ struct ClearConfirmationCommandTests {
         // (script runs its command in a shell of its own: the binary's path goes in as text.)
         let command = "printf '\(answer.replacingOccurrences(of: "\n", with: "\\n"))' | \(script) -qec "
             + "\"'\(binary)' clear documents --root app\" /dev/null"
-        let result = try runProcess(URL(filePath: "/bin/sh"), ["-c", command],
+        let result = try await runProcess(URL(filePath: "/bin/sh"), ["-c", command],
                                     environment: runner.environment, directory: runner.folder)
         #expect(result.output.contains("Remove them?"), "\(result.output) \(result.error)")
         #expect(FileManager.default.fileExists(atPath: runner.folderPath + "/app/Documents/thesis.txt") == !clears,

@@ -14,7 +14,7 @@ struct ClosedStreamCommandTests {
 
     @Test("every subcommand ends with the status it has with its streams open, and no signal",
           .long("19 command lines, each with every standard stream closed in turn: 23 s"))
-    func everySubcommand() throws {
+    func everySubcommand() async throws {
         let runner = try CommandRunner()
         let root = runner.folderPath + "/app"
         let tree = runner.folderPath + "/tree"
@@ -34,14 +34,14 @@ struct ClosedStreamCommandTests {
         ]
         var expected: [Int32] = []
         for arguments in invocations {
-            let open = try runner.run(arguments)
+            let open = try await runner.run(arguments)
             #expect(open.signal == nil, "\(arguments): \(open.error)")
             expected.append(open.status)
         }
         #expect(expected.contains(0) && expected.contains(1) && expected.contains(64), "\(expected)")
         for closed in Self.closings {
             for (arguments, status) in zip(invocations, expected) {
-                let result = try runner.run(arguments, closing: closed)
+                let result = try await runner.run(arguments, closing: closed)
                 #expect(result.signal == nil && result.status == status,
                         "\(arguments) with \(closed.sorted()) closed: status \(result.status), signal \(result.signal ?? 0): \(result.error)")
             }
@@ -50,14 +50,14 @@ struct ClosedStreamCommandTests {
     }
 
     @Test("run over a range with standard output (and input) closed: every room runs, exit 0, nothing interrupted")
-    func runRange() throws {
-        let runner = try RunCommandTests.runner()
+    func runRange() async throws {
+        let runner = try await RunCommandTests.runner()
         let real = runner.folderPath + "/real"
         for extra in [[], ["--json-lines"]] as [[String]] {
             for closed in Self.closings {
                 let arguments = ["run", "--available", "0..8KB", "--over", real] + extra
                     + ["--check", "test -f '\(real)/made'", "--", "/bin/sh", "-c", "touch \"$0\"/made", real]
-                let result = try runner.run(arguments, closing: closed)
+                let result = try await runner.run(arguments, closing: closed)
                 #expect(result.signal == nil && result.status == 0,
                         "\(extra) with \(closed.sorted()) closed: status \(result.status): \(result.error)")
                 #expect(!result.error.contains("interrupted"), "\(result.error)")
@@ -68,10 +68,10 @@ struct ClosedStreamCommandTests {
     }
 
     @Test("run in one room with standard output closed passes the command's status through")
-    func runSingle() throws {
-        let runner = try RunCommandTests.runner()
+    func runSingle() async throws {
+        let runner = try await RunCommandTests.runner()
         for closed in Self.closings {
-            let result = try runner.run(["run", "--available", "4KB", "--over", runner.folderPath + "/real", "--", "/bin/sh", "-c", "echo x; exit 7"],
+            let result = try await runner.run(["run", "--available", "4KB", "--over", runner.folderPath + "/real", "--", "/bin/sh", "-c", "echo x; exit 7"],
                                         closing: closed)
             #expect(result.signal == nil && result.status == 7, "\(closed.sorted()): status \(result.status): \(result.error)")
         }

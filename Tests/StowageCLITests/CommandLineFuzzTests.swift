@@ -156,8 +156,8 @@ struct CommandLineFuzzTests {
         var tree: String { runner.folderPath + "/tree" }
         var real: String { runner.folderPath + "/real" }
 
-        init() throws {
-            runner = try RunCommandTests.runner()
+        init() async throws {
+            runner = try await RunCommandTests.runner()
             for folder in ["/app/Library/Caches/c", "/app/tmp", "/app/Documents", "/tree/a/b"] {
                 try FileManager.default.createDirectory(atPath: runner.folderPath + folder, withIntermediateDirectories: true)
             }
@@ -168,8 +168,8 @@ struct CommandLineFuzzTests {
         }
 
         /// Puts back what a case may have changed: the fill released, the swept tree remade.
-        func reset() throws {
-            _ = try runner.run("release", volume.path)
+        func reset() async throws {
+            _ = try await runner.run("release", volume.path)
             for (index, path) in ["/tree/a/f", "/tree/a/b/g", "/app/Library/Caches/c/x", "/app/tmp/y"].enumerated()
             where !FileManager.default.fileExists(atPath: runner.folderPath + path) {
                 try FileManager.default.createDirectory(atPath: (runner.folderPath + path as NSString).deletingLastPathComponent,
@@ -186,14 +186,14 @@ struct CommandLineFuzzTests {
     }
 
     @Test("figures at Int64's ends, through every option and variable that takes one: documented exit statuses only, never a signal")
-    func fuzz() throws {
+    func fuzz() async throws {
         let environment = ProcessInfo.processInfo.environment
         let seed = environment["STOWAGE_TEST_SEED"].flatMap(UInt64.init) ?? Self.fixedSeed
         let caseCount = environment["STOWAGE_CLI_FUZZ_CASES"].flatMap(Int.init) ?? 150
         print("command-line fuzz: seed \(seed), \(caseCount) cases (replay: STOWAGE_TEST_SEED=\(seed) STOWAGE_CLI_FUZZ_CASES=\(caseCount) "
               + "swift test --filter CommandLineFuzzTests)")
         var random = SeededRandom(seed: seed)
-        let scratch = try Scratch()
+        let scratch = try await Scratch()
         var statuses: [Int32: Int] = [:]
         var stopped = 0
         var failures: [String] = []
@@ -201,12 +201,12 @@ struct CommandLineFuzzTests {
             let fuzzCase = Self.makeCase(&random, scratch: scratch)
             let result: CommandRunner.Result
             do {
-                result = try scratch.runner.run(fuzzCase.arguments, closing: fuzzCase.closed, environment: fuzzCase.environment,
+                result = try await scratch.runner.run(fuzzCase.arguments, closing: fuzzCase.closed, environment: fuzzCase.environment,
                                                 within: .seconds(fuzzCase.mayRun ? 10 : 120))
             } catch let timeout as ChildProcessTimeout where fuzzCase.mayRun {
                 stopped += 1  // a watch, or a long range of rooms, working as asked: killed at the deadline
                 _ = timeout
-                try scratch.reset()
+                try await scratch.reset()
                 continue
             }
             statuses[result.status, default: 0] += 1
@@ -214,7 +214,7 @@ struct CommandLineFuzzTests {
                 failures.append("case \(index): \(fuzzCase)\n  -> status \(result.status), signal \(result.signal.map(String.init) ?? "none"): "
                                 + String(result.error.suffix(600)))
             }
-            try scratch.reset()
+            try await scratch.reset()
         }
         print("command-line fuzz: \(caseCount) cases, statuses \(statuses.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")), "
               + "\(stopped) stopped at the deadline, \(failures.count) failed")

@@ -29,10 +29,10 @@ final class CommandRunner: Sendable {
     /// How to run a program as the unprivileged user nobody (65534, no groups): `setpriv` and its
     /// arguments, to be followed by the program and the program's arguments. Cancels the test,
     /// printing why, where running as another user is refused.
-    static func asNobody() throws -> (setpriv: URL, arguments: [String]) {
+    static func asNobody() async throws -> (setpriv: URL, arguments: [String]) {
         let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
         let setpriv = try requireToolURL("setpriv")
-        let check = try runProcess(setpriv, nobody + ["/usr/bin/true"])
+        let check = try await runProcess(setpriv, nobody + ["/usr/bin/true"])
         if check.status != 0 {
             print("SKIPPED: cannot run as an unprivileged user: \(check.error)")
             try Test.cancel("setpriv to an unprivileged user is refused here")
@@ -52,34 +52,33 @@ final class CommandRunner: Sendable {
         }
     }
 
-    func run(_ arguments: String..., environment extra: [String: String] = [:]) throws -> Result {
-        try run(arguments, environment: extra)
+    /// Runs the binary to its end (every wait here is awaited, holding no thread of the cooperative pool).
+    func run(_ arguments: String..., environment extra: [String: String] = [:]) async throws -> Result {
+        try await run(arguments, environment: extra)
     }
 
-    func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Result {
-        let result = try runProcess(try Self.binary(), arguments, environment: environment.merging(extra) { $1 }, directory: folder)
-        return Result(status: result.status, output: result.output, error: result.error, signal: result.signal)
+    func run(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> Result {
+        Result(try await start(arguments, environment: extra).finish())
     }
 
     /// Runs the binary with the standard streams numbered in `closed` (0, 1, 2) closed, as a
     /// shell's `<&-`, `>&-` and `2>&-` leave them; the others are read (or `/dev/null`) as usual.
     /// Waits at most `limit`.
     func run(_ arguments: [String], closing closed: Set<Int32>, environment extra: [String: String] = [:],
-             within limit: Duration = ChildProcess.defaultLimit) throws -> Result {
+             within limit: Duration = ChildProcess.defaultLimit) async throws -> Result {
         func stream(_ number: Int32) -> Int32? { closed.contains(number) ? ChildProcess.closed : nil }
-        let result = try ChildProcess(try Self.binary(), arguments, environment: environment.merging(extra) { $1 }, directory: folder,
-                                      standardOutput: stream(1), standardError: stream(2), standardInput: stream(0)).finish(within: limit)
-        return Result(status: result.status, output: result.output, error: result.error, signal: result.signal)
+        return Result(try await ChildProcess(try Self.binary(), arguments, environment: environment.merging(extra) { $1 }, directory: folder,
+                                             standardOutput: stream(1), standardError: stream(2), standardInput: stream(0)).finish(within: limit))
     }
 
     /// Runs the binary with arguments given as bytes (which need not be UTF-8), in the test's
     /// environment plus `extra` entries (`NAME=value`, bytes too), from `directory` (the test's
     /// folder by default).
-    func run(bytes arguments: [[UInt8]], environment extra: [[UInt8]] = [], in directory: [UInt8]? = nil) throws -> ProcessResult {
+    func run(bytes arguments: [[UInt8]], environment extra: [[UInt8]] = [], in directory: [UInt8]? = nil) async throws -> ProcessResult {
         let names = Set(extra.map { $0.split(separator: UInt8(ascii: "="), maxSplits: 1).first.map { String(decoding: $0, as: UTF8.self) } ?? "" })
         let inherited = environment.filter { !names.contains($0.key) }.map { Array("\($0.key)=\($0.value)".utf8) }
-        return try ChildProcess(try Self.binary(), argumentBytes: arguments, environmentBytes: inherited + extra,
-                                directory: directory ?? Array(folderPath.utf8)).finish()
+        return try await ChildProcess(try Self.binary(), argumentBytes: arguments, environmentBytes: inherited + extra,
+                                      directory: directory ?? Array(folderPath.utf8)).finish()
     }
 
     /// Starts the binary without waiting for it; read its output as it runs with
@@ -106,6 +105,12 @@ final class CommandRunner: Sendable {
             }
         }
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "stowage"])
+    }
+}
+
+extension CommandRunner.Result {
+    init(_ result: ProcessResult) {
+        self.init(status: result.status, output: result.output, error: result.error, signal: result.signal)
     }
 }
 

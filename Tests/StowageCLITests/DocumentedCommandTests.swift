@@ -41,7 +41,7 @@ struct DocumentedCommandTests {
 
     @Test("every `$ stowage` line of the README and the articles runs on a scratch scene and exits as documented",
           .long("489 rooms of README's 0..2MB range, two searches of a minimum, a fill of a scratch tmpfs"))
-    func everyLineRuns() throws {
+    func everyLineRuns() async throws {
         var lines: [(document: String, line: Int, command: String)] = []
         for document in try ReadmeConsoleTests.documents() {
             let found = try ReadmeConsoleTests.commandLines(in: document).filter { Self.isStowage($0.command) }
@@ -69,23 +69,23 @@ struct DocumentedCommandTests {
         let onVolume = toRun.filter { $0.command.contains("/mnt/scratch") }
         var ran = 0
         for line in plain {
-            ran += try scene.check(line) ? 1 : 0
+            await ran += try scene.check(line) ? 1 : 0
         }
-        let roomRefusal = try RunCommandTests.roomRefusal(runner)
-        let ext4Refusal = try roomRefusal ?? RunCommandTests.roomRefusal(runner, fileSystem: "ext4")
+        let roomRefusal = try await RunCommandTests.roomRefusal(runner)
+        let ext4Refusal = if let roomRefusal { roomRefusal } else { try await RunCommandTests.roomRefusal(runner, fileSystem: "ext4") }
         for line in rooms {
             if let reason = Self.words(line.command).contains("ext4") ? ext4Refusal : roomRefusal {
                 print("SKIPPED: \(line.document):\(line.line): `\(line.command)`: \(reason)")
                 continue
             }
-            ran += try scene.check(line) ? 1 : 0
+            await ran += try scene.check(line) ? 1 : 0
         }
         print("\(ran) of \(lines.count) stowage lines of the README and the articles ran as documented before the scratch volume; \(Self.notRun.count) listed as not run")
         guard !onVolume.isEmpty else { return }
         let volume = try ScratchVolume.mount("tmpfs", size: "400m", in: runner.folder, named: "scratch")
         scene.scratch = volume.path
         for line in onVolume {
-            ran += try scene.check(line) ? 1 : 0
+            await ran += try scene.check(line) ? 1 : 0
         }
         print("\(ran) of \(lines.count) stowage lines ran as documented in all")
         withExtendedLifetime(volume) {}
@@ -168,7 +168,7 @@ struct DocumentedCommandTests {
         /// Runs `line` through `/bin/sh` in the scene and expects it to exit 0, as every line run
         /// here does in its document (the one the documents show failing, exit 1, is in ``notRun``);
         /// returns whether it did.
-        func check(_ line: (document: String, line: Int, command: String)) throws -> Bool {
+        func check(_ line: (document: String, line: Int, command: String)) async throws -> Bool {
             let place = "\(line.document):\(line.line): `\(line.command)`"
             var command = line.command.replacingOccurrences(of: "/tmp/demo", with: demo)
                 .replacingOccurrences(of: "/tmp/what-it-wrote", with: runner.folderPath + "/what-it-wrote")
@@ -183,7 +183,7 @@ struct DocumentedCommandTests {
                 return false
             }
             command.replaceSubrange(stowage, with: "'\(try CommandRunner.binary().path(percentEncoded: false))' ")
-            let result = try runProcess(URL(filePath: "/bin/sh"), ["-c", command], environment: environment,
+            let result = try await runProcess(URL(filePath: "/bin/sh"), ["-c", command], environment: environment,
                                         directory: work, within: .seconds(900))
             #expect(result.status == 0, "\(place) exited \(result.status), where the document says 0:\n\(result.output)\(result.error)")
             if DocumentedCommandTests.outputsCompared.contains("\(line.document): \(line.command)") {

@@ -35,24 +35,24 @@ struct EscapedNameCommandTests {
     }
 
     @Test("usage lists such names escaped in the breakdown and the largest files")
-    func usage() throws {
+    func usage() async throws {
         let runner = try CommandRunner()
         try makeFiles(in: runner.folderPath + "/names")
-        let result = try runner.run("usage", "names", "--depth", "1")
+        let result = try await runner.run("usage", "names", "--depth", "1")
         #expect(result.status == 0, "\(result.error)")
         expectEscaped(result.output)
         #expect(result.output.components(separatedBy: "\n").filter { $0.contains(#"line\nbreak"#) }.count == 2,
                 "one row in the breakdown, one in the largest files")
-        let json = try runner.run("usage", "names", "--depth", "1", "--json").json()
+        let json = try await runner.run("usage", "names", "--depth", "1", "--json").json()
         let paths = try #require(json["breakdown"] as? [[String: Any]]).compactMap { $0["path"] as? String }
         #expect(paths.contains(runner.folderPath + "/names/a\u{1B}[2Jb"), "JSON keeps the name as it is")
     }
 
     @Test("a dry-run sweep lists such names escaped")
-    func sweep() throws {
+    func sweep() async throws {
         let runner = try CommandRunner()
         try makeFiles(in: runner.folderPath + "/names")
-        let result = try runner.run("sweep", "names", "--max-count", "0", "--dry-run")
+        let result = try await runner.run("sweep", "names", "--max-count", "0", "--dry-run")
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output.hasPrefix("Would remove \(Self.names.count) files"))
         expectEscaped(result.output)
@@ -60,29 +60,29 @@ struct EscapedNameCommandTests {
     }
 
     @Test("the folder named on the command line and error messages are escaped too")
-    func foldersAndErrors() throws {
+    func foldersAndErrors() async throws {
         let runner = try CommandRunner()
         let folder = "dir\u{1B}]0;title\u{07}"
         try FileManager.default.createDirectory(atPath: runner.folderPath + "/" + folder, withIntermediateDirectories: true)
-        let sweep = try runner.run("sweep", folder, "--max-count", "0", "--dry-run")
+        let sweep = try await runner.run("sweep", folder, "--max-count", "0", "--dry-run")
         #expect(sweep.status == 0, "\(sweep.error)")
         expectEscaped(sweep.output, names: [(folder, #"dir\x1b]0;title\x07"#)])
-        let missing = try runner.run("sweep", "gone\u{1B}[2J", "--max-count", "0")
+        let missing = try await runner.run("sweep", "gone\u{1B}[2J", "--max-count", "0")
         #expect(missing.status == 1)
         expectEscaped(missing.error, names: [("gone\u{1B}[2J", #"gone\x1b[2J"#)])
-        let usage = try runner.run("usage", folder, "--summarize")
+        let usage = try await runner.run("usage", folder, "--summarize")
         expectEscaped(usage.output, names: [(folder, #"dir\x1b]0;title\x07"#)])
     }
 
     @Test("audit findings and a fill folder's foreign entries are escaped")
-    func auditAndFill() throws {
+    func auditAndFill() async throws {
         let runner = try CommandRunner()
         try makeFiles(in: runner.folderPath + "/app/Documents")
-        let audit = try runner.run("audit", "--root", "app", "--min-size", "1")
+        let audit = try await runner.run("audit", "--root", "app", "--min-size", "1")
         #expect(audit.status == 0, "\(audit.error)")
         expectEscaped(audit.output)
         try makeFiles(in: runner.folderPath + "/filled/.stowage-fill")
-        let status = try runner.run("fill", "filled", "--status")
+        let status = try await runner.run("fill", "filled", "--status")
         #expect(status.status == 0, "\(status.error)")
         expectEscaped(status.output + status.error)
     }

@@ -28,44 +28,44 @@ struct FigureLimitCommandTests {
         (["--available", "1MB", "--drop-to", "9223372036854775807", "--after", "1s"],
          "The value '9223372036854775807' is invalid for '--drop-to <size>': 9223372036854775807 bytes is more than the largest room"),
     ] as [([String], String)])
-    func run(options: [String], message: String) throws {
+    func run(options: [String], message: String) async throws {
         let runner = try CommandRunner()
         try FileManager.default.createDirectory(atPath: runner.folderPath + "/real", withIntermediateDirectories: true)
-        let result = try runner.run(["run"] + options + ["--over", runner.folderPath + "/real", "--", "/bin/true"])
+        let result = try await runner.run(["run"] + options + ["--over", runner.folderPath + "/real", "--", "/bin/true"])
         #expect(result.signal == nil && result.status == 64, "status \(result.status), signal \(result.signal ?? 0): \(result.error)")
         #expect(result.error.contains(message), "\(result.error)")
     }
 
     @Test("STOWAGE_PROGRESS_DELAY at Int64's end, or past a Double's, is a delay like any other (found by the fuzz: SIGILL)",
           arguments: ["9223372036854775807", "1e300", "1e18", "9223372036854775.807", "-1e300", "0x7fffffffffffffff"])
-    func progressDelay(value: String) throws {
+    func progressDelay(value: String) async throws {
         let runner = try CommandRunner()
         try FileManager.default.createDirectory(atPath: runner.folderPath + "/app", withIntermediateDirectories: true)
-        let result = try runner.run(["audit", "--root", runner.folderPath + "/app"], environment: ["STOWAGE_PROGRESS_DELAY": value])
+        let result = try await runner.run(["audit", "--root", runner.folderPath + "/app"], environment: ["STOWAGE_PROGRESS_DELAY": value])
         #expect(result.signal == nil && result.status == 0, "status \(result.status): \(result.error)")
     }
 
     @Test("simulated figures up to 8 EiB: the overview and info show the share used as df rounds it (found by the fuzz: SIGILL)",
           arguments: [("4KB", "1152921504606846976", 100), ("9223372036854775807", "9223372036854775807", 0),
                       ("4611686018427387904", "9223372036854775807", 50), ("1", "9223372036854775807", 100), ("0", "0", 0)])
-    func simulatedShare(available: String, total: String, percent: Int) throws {
+    func simulatedShare(available: String, total: String, percent: Int) async throws {
         let runner = try CommandRunner()
         try FileManager.default.createDirectory(atPath: runner.folderPath + "/app", withIntermediateDirectories: true)
         let environment = ["STOWAGE_SIMULATED_AVAILABLE": available, "STOWAGE_SIMULATED_TOTAL": total]
         for command in [[], ["info"]] as [[String]] {
-            let result = try runner.run(command + ["--root", runner.folderPath + "/app"], environment: environment)
+            let result = try await runner.run(command + ["--root", runner.folderPath + "/app"], environment: environment)
             #expect(result.signal == nil && result.status == 0, "\(command) status \(result.status): \(result.error)")
             #expect(result.output.contains("]  \(percent)% used\n"), "\(result.output)")
         }
     }
 
     @Test("fill --consume 9223372036854775807 (and 8 EiB less a block) is more than is available: refused, nothing filled")
-    func fillConsume() throws {
+    func fillConsume() async throws {
         let runner = try CommandRunner()
         let volume = try ScratchVolume.mount(size: "16m", in: runner.folder)
         let before = FillCommandTests.available(volume.path)
         for consume in ["9223372036854775807", "9223372036854771713", "8EiB"] {
-            let result = try runner.run("fill", volume.path, "--consume", consume)
+            let result = try await runner.run("fill", volume.path, "--consume", consume)
             #expect(result.signal == nil, "\(consume): \(result.error)")
             if consume == "8EiB" {
                 #expect(result.status == 64 && result.error.contains("it is 8 EiB or more"), "\(result.error)")

@@ -65,25 +65,25 @@ struct HelpCommandTests {
     }
 
     @Test("watch --help leaves out --json, which watch refuses, and lists --json-lines")
-    func watchHelp() throws {
+    func watchHelp() async throws {
         let runner = try CommandRunner()
-        let help = try runner.run("watch", "--help")
+        let help = try await runner.run("watch", "--help")
         #expect(help.status == 0)
         let options = Self.listedOptions(in: help.output).map(\.option)
         #expect(options.contains("--json-lines"))
         #expect(!options.contains("--json"), "\(help.output)")
         #expect(help.output.range(of: #"--json(?!-)"#, options: .regularExpression) == nil, "\(help.output)")
         // Refused all the same, with the reason, when it is given.
-        let refused = try runner.run("watch", "--available", "1GB", "--json")
+        let refused = try await runner.run("watch", "--available", "1GB", "--json")
         #expect(refused.status == 64 && refused.error.contains("use --json-lines"), "\(refused.error)")
     }
 
     @Test("every option each command's --help lists is accepted by the parser")
-    func everyListedOptionIsAccepted() throws {
+    func everyListedOptionIsAccepted() async throws {
         let runner = try CommandRunner()
         for (name, bases, trailing) in Self.commands {
             let command = name.isEmpty ? [] : [name]
-            let help = try runner.run(command + ["--help"])
+            let help = try await runner.run(command + ["--help"])
             #expect(help.status == 0, "\(name): \(help.error)")
             let options = Self.listedOptions(in: help.output)
             #expect(options.count >= 3, "\(name): the options could not be read from --help:\n\(help.output)")
@@ -117,11 +117,11 @@ struct HelpCommandTests {
     ]
 
     @Test("a root option a command's --help does not list is refused (64), before the command's name or after it, naming it")
-    func rootOptionsNotListedAreRefused() throws {
+    func rootOptionsNotListedAreRefused() async throws {
         let runner = try CommandRunner()
         var refusedCount = 0
         for (name, bases, trailing) in Self.commands where !name.isEmpty {
-            let listed = Set(Self.listedOptions(in: try runner.run(name, "--help").output).map(\.option))
+            let listed = await Set(Self.listedOptions(in: try runner.run(name, "--help").output).map(\.option))
             for (option, value) in Self.rootOptions where !listed.contains(option) {
                 let given = [option] + (value.map { [$0] } ?? [])
                 for arguments in [given + [name] + bases[0] + trailing, [name] + bases[0] + given + trailing] {
@@ -160,13 +160,13 @@ struct HelpCommandTests {
     }
 
     @Test("watch prints sizes in the units asked for (run: its --find-minimum test)")
-    func unitsOfWatch() throws {
+    func unitsOfWatch() async throws {
         let runner = try CommandRunner()
         try FileManager.default.createDirectory(atPath: runner.folderPath + "/app", withIntermediateDirectories: true)
         let watch = try runner.start(["watch", "--available", "1MiB", "--interval", "1h", "--iec", "--root", runner.folderPath + "/app"])
-        let first = try watch.read(until: "\n", within: .seconds(120))
+        let first = try await watch.read(until: "\n", within: .seconds(120))
         watch.signal(SIGTERM)
-        _ = try watch.finish(within: .seconds(60))
+        _ = try await watch.finish(within: .seconds(60))
         #expect(first.hasSuffix(": keeping 1 MiB available\n"), "\(first)")
     }
 }

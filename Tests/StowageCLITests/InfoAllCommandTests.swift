@@ -6,12 +6,12 @@ import Testing
 @Suite("stowage info --all")
 struct InfoAllCommandTests {
     @Test("a tmpfs mounted twice is one volume in JSON, with its other mount point; proc is left out")
-    func json() throws {
+    func json() async throws {
         let runner = try CommandRunner()
         let volume = try ScratchVolume.mount(size: "8m", in: runner.folder, named: "scratch volume")
         let bound = try ExtraMount(["--bind", volume.path], at: runner.folderPath + "/bound")
         defer { withExtendedLifetime(bound) {} }
-        let result = try runner.run("info", "--all", "--json")
+        let result = try await runner.run("info", "--all", "--json")
         #expect(result.status == 0, "\(result.error)")
         let volumes = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]])
         let mine = volumes.filter { [volume.path, runner.folderPath + "/bound"].contains($0["mountPoint"] as? String) }
@@ -26,17 +26,17 @@ struct InfoAllCommandTests {
     }
 
     @Test("the table has a section per kind, local first, and fits 80 columns on a terminal")
-    func table() throws {
+    func table() async throws {
         let runner = try CommandRunner()
         let volume = try ScratchVolume.mount(size: "8m", in: runner.folder,
                                              named: "a-mount-point-with-a-name-far-longer-than-any-column-has-room-for")
-        let piped = try runner.run("info", "--all")
+        let piped = try await runner.run("info", "--all")
         #expect(piped.status == 0, "\(piped.error)")
         #expect(piped.output.range(of: #"^\d+ local volumes?\nMOUNTED ON"#, options: .regularExpression) != nil, "\(piped.output)")
         #expect(piped.output.contains("volumes in memory\nMOUNTED ON") || piped.output.contains("volume in memory\nMOUNTED ON"))
         #expect(piped.output.contains(volume.path + "  "), "off a terminal, names are whole: \(piped.output)")
         let terminal = try PseudoTerminal(columns: 80, rows: 24)
-        let run = try terminal.run(try CommandRunner.binary(), ["info", "--all"], environment: runner.environment,
+        let run = try await terminal.run(try CommandRunner.binary(), ["info", "--all"], environment: runner.environment,
                                    directory: runner.folder, outputOnTerminal: true)
         #expect(run.status == 0, "\(run.terminal)")
         for line in run.terminal.split(separator: "\n") {
@@ -47,9 +47,9 @@ struct InfoAllCommandTests {
     }
 
     @Test("--all with a path is a usage error")
-    func allWithPath() throws {
+    func allWithPath() async throws {
         let runner = try CommandRunner()
-        let result = try runner.run("info", "--all", "/")
+        let result = try await runner.run("info", "--all", "/")
         #expect(result.status == 64)
         #expect(result.error.contains("Give a PATH or --all, not both."))
     }

@@ -41,7 +41,7 @@ final class InteractiveTerminal {
     deinit {
         closeTerminal()
         hangUp()
-        _ = reader.finish()
+        _ = reader.waitForEnd()
         close(master)
     }
 
@@ -79,12 +79,12 @@ final class InteractiveTerminal {
     /// quoting the screen).
     @discardableResult
     func waitFor(_ what: String, within limit: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation,
-                 _ condition: (ScreenText) -> Bool) -> ScreenText {
+                 _ condition: (ScreenText) -> Bool) async -> ScreenText {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             let screen = self.screen
             if condition(screen) { return screen }
-            Thread.sleep(forTimeInterval: 0.02)
+            do { try await Task.sleep(for: .milliseconds(20)) } catch { break }  // cancelled: waits no longer
         }
         let screen = self.screen
         Issue.record("the screen never showed \(what):\n\(screen.lines.joined(separator: "\n"))", sourceLocation: sourceLocation)
@@ -93,8 +93,8 @@ final class InteractiveTerminal {
 
     /// Waits until some row of the screen contains `text`.
     @discardableResult
-    func waitFor(text: String, within limit: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation) -> ScreenText {
-        waitFor("'\(text)'", within: limit, sourceLocation: sourceLocation) { $0.contains(text) }
+    func waitFor(text: String, within limit: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation) async -> ScreenText {
+        await waitFor("'\(text)'", within: limit, sourceLocation: sourceLocation) { $0.contains(text) }
     }
 
     /// Gives the terminal a new size, then tells `process` as a terminal tells its foreground

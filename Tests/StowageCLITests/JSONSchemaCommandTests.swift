@@ -87,7 +87,7 @@ struct JSONSchemaCommandTests {
     }
 
     @Test("overview, locations, info (one volume and --all), usage, sweep, clear, relieve, audit and errors match their schemas")
-    func documents() throws {
+    func documents() async throws {
         let runner = try CommandRunner()
         let root = runner.folderPath + "/root"
         try Self.write(1000, to: root + "/Library/Caches/a/b.bin")
@@ -110,70 +110,70 @@ struct JSONSchemaCommandTests {
             (["usage", "--depth", "nine"], "error.json", 64),
         ]
         for (arguments, schema, status) in cases {
-            let result = try runner.run(arguments + ["--json"], environment: ["STOWAGE_SIMULATED_AVAILABLE": "100MB"])
+            let result = try await runner.run(arguments + ["--json"], environment: ["STOWAGE_SIMULATED_AVAILABLE": "100MB"])
             #expect(result.status == status, "\(arguments): \(result.error)")
             try expectValid(result.output, schema, arguments)
         }
     }
 
     @Test("fill --json, --json-lines, --status and release match their schemas")
-    func fillDocuments() throws {
+    func fillDocuments() async throws {
         let runner = try CommandRunner()
         let volume = try ScratchVolume.mount(size: "32m", in: runner.folder)
-        let status = try runner.run("fill", "--status", volume.path, "--json")
+        let status = try await runner.run("fill", "--status", volume.path, "--json")
         try expectValid(status.output, "fill-status.json", ["fill", "--status"])
         #expect(try status.json()["status"] is NSNull, "status is null, not missing, when nothing is filled")
-        let fill = try runner.run("fill", volume.path, "--leave", "20MB", "--json")
+        let fill = try await runner.run("fill", volume.path, "--leave", "20MB", "--json")
         #expect(fill.status == 0, "\(fill.error)")
         try expectValid(fill.output, "fill.json", ["fill", "--json"])
-        let lines = try runner.run("fill", volume.path, "--leave", "10MB", "--method", "zeros", "--chunk", "64KB", "--json-lines")
+        let lines = try await runner.run("fill", volume.path, "--leave", "10MB", "--method", "zeros", "--chunk", "64KB", "--json-lines")
         #expect(lines.status == 0, "\(lines.error)")
         let events = lines.output.split(separator: "\n")
         #expect(events.count >= 1 && events.last?.contains(#""event":"filled""#) == true, "\(lines.output)")
         for line in events { try expectValid(String(line), "fill-events.json", ["fill", "--json-lines"]) }
-        let filled = try runner.run("fill", "--status", volume.path, "--json")
+        let filled = try await runner.run("fill", "--status", volume.path, "--json")
         try expectValid(filled.output, "fill-status.json", ["fill", "--status"])
-        let release = try runner.run("release", volume.path, "--json")
+        let release = try await runner.run("release", volume.path, "--json")
         try expectValid(release.output, "release.json", ["release"])
-        let text = try runner.run("fill", volume.path, "--leave", "25MB")
+        let text = try await runner.run("fill", volume.path, "--leave", "25MB")
         #expect(text.status == 0 && text.output.hasPrefix("Filled ") && !text.output.contains("{"),
                 "standard output is a pipe, yet no JSON without --json or --json-lines: \(text.output)")
-        _ = try runner.run("release", volume.path)
-        let refused = try runner.run("fill", volume.path, "--leave", "1MB", "--hold", "--json")
+        _ = try await runner.run("release", volume.path)
+        let refused = try await runner.run("fill", volume.path, "--leave", "1MB", "--hold", "--json")
         #expect(refused.status == 64 && refused.error.contains("--json-lines"), "\(refused.error)")
         try expectValid(refused.output, "error.json", ["fill", "--hold", "--json"])
-        let usage = try runner.run("fill", volume.path, "--leave", "-", "--json-lines")
+        let usage = try await runner.run("fill", volume.path, "--leave", "-", "--json-lines")
         #expect(usage.status == 64)
         try expectValid(usage.output.trimmingCharacters(in: .newlines), "fill-events.json", ["fill", "--json-lines", "usage error"])
     }
 
     @Test("watch --json-lines: started, relief and stopped events match the schema; --json is refused")
-    func watchEvents() throws {
+    func watchEvents() async throws {
         let runner = try CommandRunner()
         let root = runner.folderPath + "/root"
         try Self.write(4000, to: root + "/Library/Caches/c.bin")
         let watch = try runner.start(["watch", "--available", "1GB", "--interval", "0.2s", "--root", root, "--json-lines"],
                                      environment: ["STOWAGE_SIMULATED_AVAILABLE": "0"])
-        _ = try watch.read(within: .seconds(120), waitingFor: "write a whole relief line") { text in
+        _ = try await watch.read(within: .seconds(120), waitingFor: "write a whole relief line") { text in
             text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().contains { $0.contains(#""event":"relief""#) }
         }
         watch.signal(SIGTERM)
-        let lines = try watch.finish(within: .seconds(60)).output.split(separator: "\n").map(String.init)
+        let lines = try await watch.finish(within: .seconds(60)).output.split(separator: "\n").map(String.init)
         #expect(lines.first?.contains(#""event":"started""#) == true, "\(lines)")
         #expect(lines.contains { $0.contains(#""event":"relief""#) }, "\(lines)")
         #expect(lines.last?.contains(#""event":"stopped""#) == true, "\(lines)")
         for line in lines { try expectValid(line, "watch-events.json", ["watch"]) }
-        let refused = try runner.run("watch", "--available", "1GB", "--root", root, "--json")
+        let refused = try await runner.run("watch", "--available", "1GB", "--root", root, "--json")
         #expect(refused.status == 64 && refused.error.contains("--json-lines"), "\(refused.error)")
     }
 
     @Test("run over a range --json-lines: room, finished, minimum and error events match run-range-events.json")
-    func runRangeEvents() throws {
-        let runner = try RunCommandTests.runner()
+    func runRangeEvents() async throws {
+        let runner = try await RunCommandTests.runner()
         let real = runner.folderPath + "/real"
         let keep = runner.folderPath + "/kept"
         // Room 0 cannot hold the byte: the file is made, empty, and the check fails there only.
-        let every = try runner.run("run", "--available", "0..12KiB", "--over", real, "--keep", keep, "--check", "test -s '\(real)/f'",
+        let every = try await runner.run("run", "--available", "0..12KiB", "--over", real, "--keep", keep, "--check", "test -s '\(real)/f'",
                                    "--json-lines", "--", "/bin/sh", "-c", "echo x > \"$0/f\"", real)
         #expect(every.status == 1, "\(every.error)")
         let lines = every.output.split(separator: "\n").map(String.init)
@@ -182,21 +182,21 @@ struct JSONSchemaCommandTests {
         let finished = try #require(try JSONSerialization.jsonObject(with: Data((lines.last ?? "").utf8)) as? [String: Any])
         #expect(finished["event"] as? String == "finished" && finished["failedCount"] as? Int == 1 && finished["exitStatus"] as? Int == 1)
         #expect((finished["keptRoom"] as? [String: Any])?["availableBytes"] as? Int == 0, "\(finished)")
-        let minimum = try runner.run("run", "--available", "0..12KiB", "--find-minimum", "--over", real, "--json-lines", "--",
+        let minimum = try await runner.run("run", "--available", "0..12KiB", "--find-minimum", "--over", real, "--json-lines", "--",
                                      "/bin/sh", "-c", "echo x > \"$0/f\"", real)
         #expect(minimum.status == 0, "\(minimum.error)")
         for line in minimum.output.split(separator: "\n") { try expectValid(String(line), "run-range-events.json", ["run", "--find-minimum"]) }
         #expect(minimum.output.contains(#""event":"minimum""#) && minimum.output.contains(#""minimumAvailableBytes":4096"#),
                 "\(minimum.output)")
-        let inodes = try runner.run("run", "--available", "4KiB", "--inodes", "0..2", "--find-minimum", "--over", real, "--json-lines",
+        let inodes = try await runner.run("run", "--available", "4KiB", "--inodes", "0..2", "--find-minimum", "--over", real, "--json-lines",
                                     "--", "/bin/sh", "-c", "kill -KILL $$")
         #expect(inodes.status == 3, "\(inodes.error)")
         for line in inodes.output.split(separator: "\n") { try expectValid(String(line), "run-range-events.json", ["run", "--inodes"]) }
         #expect(inodes.output.contains(#""command":{"exitStatus":null,"signal":"SIGKILL"}"#), "\(inodes.output)")
-        let usage = try runner.run("run", "--available", "2MB..1MB", "--over", real, "--json-lines", "--", "/bin/true")
+        let usage = try await runner.run("run", "--available", "2MB..1MB", "--over", real, "--json-lines", "--", "/bin/true")
         #expect(usage.status == 64)
         try expectValid(usage.output.trimmingCharacters(in: .newlines), "run-range-events.json", ["run", "usage error"])
-        let failed = try runner.run("run", "--available", "0..8KiB", "--over", runner.folderPath + "/missing", "--json-lines", "--", "/bin/true")
+        let failed = try await runner.run("run", "--available", "0..8KiB", "--over", runner.folderPath + "/missing", "--json-lines", "--", "/bin/true")
         #expect(failed.status == 125, "\(failed.error)")
         try expectValid(failed.output.trimmingCharacters(in: .newlines), "run-range-events.json", ["run", "missing folder"])
     }

@@ -20,11 +20,11 @@ struct JSONVocabularySnippetTests {
 
     /// The test's environment (the runner's folders) with the built `stowage` first on the
     /// `PATH`; `nil`, said on standard output, when `probe` (a shell command) finds `tool` missing.
-    static func environment(_ runner: CommandRunner, probe: String, tool: String) throws -> [String: String]? {
+    static func environment(_ runner: CommandRunner, probe: String, tool: String) async throws -> [String: String]? {
         var environment = runner.environment
         environment["PATH"] = try CommandRunner.binary().deletingLastPathComponent().path(percentEncoded: false) + ":"
             + (environment["PATH"] ?? "/usr/bin:/bin")
-        guard try shell(probe, environment).status == 0 else {
+        guard try await shell(probe, environment).status == 0 else {
             print("skipped: no \(tool) to run the article's examples with")
             return nil
         }
@@ -32,23 +32,23 @@ struct JSONVocabularySnippetTests {
     }
 
     /// Runs `script` with `/bin/sh -c` from the package's root folder.
-    static func shell(_ script: String, _ environment: [String: String]) throws -> ProcessResult {
-        try runProcess(URL(filePath: "/bin/sh"), ["-c", script], environment: environment, directory: packageRoot)
+    static func shell(_ script: String, _ environment: [String: String]) async throws -> ProcessResult {
+        try await runProcess(URL(filePath: "/bin/sh"), ["-c", script], environment: environment, directory: packageRoot)
     }
 
     @Test("the Python examples: the locations, validated with jsonschema and no registry; the exact bytes of a name")
-    func python() throws {
+    func python() async throws {
         let runner = try CommandRunner()
-        guard let environment = try Self.environment(runner, probe: "python3 -c 'import jsonschema'",
+        guard let environment = try await Self.environment(runner, probe: "python3 -c 'import jsonschema'",
                                                      tool: "python3 with the jsonschema package") else { return }
         let blocks = try Self.blocks("python")
         #expect(blocks.count == 2)
-        let listing = try runProcess(URL(filePath: "/usr/bin/env"), ["python3", "-c", blocks[0]], environment: environment,
+        let listing = try await runProcess(URL(filePath: "/usr/bin/env"), ["python3", "-c", blocks[0]], environment: environment,
                                      directory: Self.packageRoot)
         #expect(listing.status == 0, "\(listing.error)")
-        #expect(listing.output.split(separator: "\n").map { $0.split(separator: " ").first.map(String.init) ?? "" }
-            == ["documents", "applicationSupport", "caches", "preferences", "temporary"], "\(listing.output)")
-        let exact = try runProcess(URL(filePath: "/usr/bin/env"), ["python3", "-c", blocks[1] + """
+        let firstWords: [String] = listing.output.split(separator: "\n").map { $0.split(separator: " ").first.map(String.init) ?? "" }
+        #expect(firstWords == ["documents", "applicationSupport", "caches", "preferences", "temporary"], "\(listing.output)")
+        let exact = try await runProcess(URL(filePath: "/usr/bin/env"), ["python3", "-c", blocks[1] + """
 
             print(exact_path({"path": "caf\\ufffd.txt", "pathBase64": "Y2Fm6S50eHQ="}), exact_path({"path": "a.txt"}))
             """], environment: environment, directory: Self.packageRoot)
@@ -56,12 +56,12 @@ struct JSONVocabularySnippetTests {
     }
 
     @Test("the jq example prints what the article shows")
-    func jq() throws {
+    func jq() async throws {
         let runner = try CommandRunner()
-        guard let environment = try Self.environment(runner, probe: "command -v jq", tool: "jq") else { return }
+        guard let environment = try await Self.environment(runner, probe: "command -v jq", tool: "jq") else { return }
         let lines = try #require(try Self.blocks("console").first).split(separator: "\n", omittingEmptySubsequences: false)
         let command = try #require(lines.first?.dropFirst(2))
-        let result = try Self.shell(String(command), environment)
+        let result = try await Self.shell(String(command), environment)
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output == lines.dropFirst().joined(separator: "\n"), "\(command)")
     }

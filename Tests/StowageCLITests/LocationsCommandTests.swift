@@ -4,10 +4,10 @@ import Testing
 @Suite("stowage locations")
 struct LocationsCommandTests {
     @Test("prints every location of a rooted container as JSON, with policy and existence")
-    func rootedJSON() throws {
+    func rootedJSON() async throws {
         let runner = try CommandRunner()
         try FileManager.default.createDirectory(atPath: runner.folderPath + "/app/Documents", withIntermediateDirectories: true)
-        let result = try runner.run("locations", "--root", "app", "--json", "--group", "group.example")
+        let result = try await runner.run("locations", "--root", "app", "--json", "--group", "group.example")
         #expect(result.status == 0, "\(result.error)")
         let json = try result.json()
         let container = try #require(json["container"] as? [String: Any])
@@ -27,9 +27,9 @@ struct LocationsCommandTests {
     }
 
     @Test("the default container follows the XDG variables, inside the app's own folders")
-    func defaultContainer() throws {
+    func defaultContainer() async throws {
         let runner = try CommandRunner()
-        let result = try runner.run("locations", "--app", "com.example.App")
+        let result = try await runner.run("locations", "--app", "com.example.App")
         #expect(result.status == 0, "\(result.error)")
         let base = runner.folderPath
         #expect(result.output.contains("Container: xdg for com.example.App"))
@@ -42,32 +42,32 @@ struct LocationsCommandTests {
     }
 
     @Test("with no subcommand prints the overview of the default container")
-    func overview() throws {
+    func overview() async throws {
         let runner = try CommandRunner()
-        let result = try runner.run()
+        let result = try await runner.run()
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output.contains("Container: xdg for stowage"))
         #expect(result.output.contains("\(runner.folderPath)/cache/stowage"))
-        let named = try runner.run("--json", environment: ["STOWAGE_APP": "from-env"])
+        let named = try await runner.run("--json", environment: ["STOWAGE_APP": "from-env"])
         let container = try #require(try named.json()["container"] as? [String: Any])
         #expect(container["appIdentifier"] as? String == "from-env")
     }
 
     @Test("a bad app identifier is a usage error (64) with a clear message, also as JSON")
-    func badIdentifier() throws {
+    func badIdentifier() async throws {
         let runner = try CommandRunner()
-        let result = try runner.run("locations", "--app", "../evil")
+        let result = try await runner.run("locations", "--app", "../evil")
         #expect(result.status == 64)
         #expect(result.error.hasPrefix("stowage: locate '../evil' failed: the app identifier is not usable as a folder name"))
-        let json = try runner.run("locations", "--app", "a/b", "--json")
+        let json = try await runner.run("locations", "--app", "a/b", "--json")
         #expect(json.status == 64)
         let error = try #require(try json.json()["error"] as? [String: Any])
         #expect(error["code"] as? String == "invalidArgument")
     }
 
     @Test("--app and --root together are a usage error")
-    func conflictingOptions() throws {
-        let result = try CommandRunner().run("locations", "--app", "a", "--root", "b")
+    func conflictingOptions() async throws {
+        let result = try await CommandRunner().run("locations", "--app", "a", "--root", "b")
         #expect(result.status == 64)
         #expect(result.error.contains("Give --app or --root, not both."))
     }

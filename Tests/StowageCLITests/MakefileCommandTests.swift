@@ -12,7 +12,7 @@ struct MakefileCommandTests {
 
     /// Runs `make target` in the package with `variables`, the SWIFT stand-in and a man page.
     /// The stand-in writes each command line it is given to `swift.log` in the runner's folder.
-    static func make(_ target: String, _ variables: [String], in runner: CommandRunner) throws -> ProcessResult {
+    static func make(_ target: String, _ variables: [String], in runner: CommandRunner) async throws -> ProcessResult {
         let make = try requireToolURL("make")
         let swift = runner.folderPath + "/swift"
         let binFolder = try CommandRunner.binary().deletingLastPathComponent().path(percentEncoded: false)
@@ -21,7 +21,7 @@ struct MakefileCommandTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swift)
         let page = runner.folderPath + "/stowage.1"
         try ".Dd January 1, 2026\n.Dt STOWAGE 1\n.Os\n".write(toFile: page, atomically: true, encoding: .utf8)
-        return try runProcess(make, ["--no-print-directory", "-C", ManualPageCommandTests.packageRoot.path(percentEncoded: false),
+        return try await runProcess(make, ["--no-print-directory", "-C", ManualPageCommandTests.packageRoot.path(percentEncoded: false),
                                      "-o", "build", "-o", "manual", target, "SWIFT=\(swift)", "MANUAL=\(page)"] + variables)
     }
 
@@ -31,25 +31,25 @@ struct MakefileCommandTests {
     }
 
     @Test("uninstall removes the files install wrote and then the folders it made, leaving PREFIX empty")
-    func uninstallLeavesNothing() throws {
+    func uninstallLeavesNothing() async throws {
         let runner = try CommandRunner()
         let prefix = runner.folderPath + "/prefix"
-        let install = try Self.make("install", ["PREFIX=\(prefix)"], in: runner)
+        let install = try await Self.make("install", ["PREFIX=\(prefix)"], in: runner)
         #expect(install.status == 0, "\(install.output)\(install.error)")
         for file in Self.installed {
             #expect(FileManager.default.fileExists(atPath: prefix + "/" + file), "\(file) not installed")
         }
-        let uninstall = try Self.make("uninstall", ["PREFIX=\(prefix)"], in: runner)
+        let uninstall = try await Self.make("uninstall", ["PREFIX=\(prefix)"], in: runner)
         #expect(uninstall.status == 0, "\(uninstall.output)\(uninstall.error)")
         #expect(try Self.contents(of: prefix) == [], "left behind")
         #expect(!uninstall.output.contains("rm -r"))
     }
 
     @Test("install links the command with Swift's libraries inside (--static-swift-stdlib) last, after the man page's build; STATIC= does not")
-    func installsTheStaticCommand() throws {
+    func installsTheStaticCommand() async throws {
         for (variables, linksStatically) in [([String](), true), (["STATIC="], false)] {
             let runner = try CommandRunner()
-            let install = try Self.make("install", ["PREFIX=\(runner.folderPath)/prefix"] + variables, in: runner)
+            let install = try await Self.make("install", ["PREFIX=\(runner.folderPath)/prefix"] + variables, in: runner)
             #expect(install.status == 0, "\(install.output)\(install.error)")
             let calls = try String(contentsOfFile: runner.folderPath + "/swift.log", encoding: .utf8).split(separator: "\n")
             // The last build before the copy (the copy asks only for the bin path).
@@ -60,27 +60,27 @@ struct MakefileCommandTests {
     }
 
     @Test("a folder that held other files before install keeps them, and stays; the folders install made go")
-    func uninstallKeepsOthers() throws {
+    func uninstallKeepsOthers() async throws {
         let runner = try CommandRunner()
         let prefix = runner.folderPath + "/prefix"
         try FileManager.default.createDirectory(atPath: prefix + "/share/man/man1", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
         try Data("other".utf8).write(to: URL(filePath: prefix + "/bin/other"))
         try Data(".Dd\n".utf8).write(to: URL(filePath: prefix + "/share/man/man1/other.1"))
-        #expect(try Self.make("install", ["PREFIX=\(prefix)"], in: runner).status == 0)
-        let uninstall = try Self.make("uninstall", ["PREFIX=\(prefix)"], in: runner)
+        await #expect(try Self.make("install", ["PREFIX=\(prefix)"], in: runner).status == 0)
+        let uninstall = try await Self.make("uninstall", ["PREFIX=\(prefix)"], in: runner)
         #expect(uninstall.status == 0, "\(uninstall.output)\(uninstall.error)")
         #expect(try Self.contents(of: prefix) == ["bin", "bin/other", "share", "share/man", "share/man/man1", "share/man/man1/other.1"])
     }
 
     @Test("with DESTDIR, install and uninstall work below it, and PREFIX stays")
-    func destination() throws {
+    func destination() async throws {
         let runner = try CommandRunner()
         let destination = runner.folderPath + "/package"
         let variables = ["DESTDIR=\(destination)", "PREFIX=/usr/local"]
-        #expect(try Self.make("install", variables, in: runner).status == 0)
+        await #expect(try Self.make("install", variables, in: runner).status == 0)
         #expect(FileManager.default.isExecutableFile(atPath: destination + "/usr/local/bin/stowage"))
-        let uninstall = try Self.make("uninstall", variables, in: runner)
+        let uninstall = try await Self.make("uninstall", variables, in: runner)
         #expect(uninstall.status == 0, "\(uninstall.output)\(uninstall.error)")
         #expect(try Self.contents(of: destination) == ["usr", "usr/local"])
     }

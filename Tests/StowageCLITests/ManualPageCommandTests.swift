@@ -13,7 +13,7 @@ struct ManualPageCommandTests {
     static let packageRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     @Test("the check reports a table row that wraps, and a line too wide")
-    func checkSeesWrappedRows() throws {
+    func checkSeesWrappedRows() async throws {
         _ = try requireTool("groff")
         let runner = try CommandRunner()
         let page = runner.folderPath + "/wide.1"
@@ -31,7 +31,7 @@ struct ManualPageCommandTests {
             \\fB\(String(repeating: "x", count: 90))\\fR
             """.write(toFile: page, atomically: true, encoding: .utf8)
         let script = Self.packageRoot.appending(path: "Scripts/check-manual.sh").path(percentEncoded: false)
-        let checked = try runProcess(URL(filePath: "/bin/bash"), [script, page])
+        let checked = try await runProcess(URL(filePath: "/bin/bash"), [script, page])
         #expect(checked.status == 1)
         #expect(checked.output.contains("wraps the row before it"), "\(checked.output)")
         #expect(checked.output.contains("columns wide"), "\(checked.output)")

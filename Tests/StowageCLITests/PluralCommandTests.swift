@@ -22,32 +22,32 @@ struct PluralCommandTests {
     }
 
     @Test("usage: the counts of files, folders, links, others and extra hard links at 0, 1 and 2")
-    func usage() throws {
+    func usage() async throws {
         let runner = try CommandRunner()
         let empty = try makeTree(runner, count: 0)
-        let zero = try runner.run("usage", empty, "--top", "0")
+        let zero = try await runner.run("usage", empty, "--top", "0")
         #expect(zero.output.contains("; 0 files, 1 folder, 0 links\n"), "\(zero.output)")
         #expect(!zero.output.contains("others") && !zero.output.contains("hard link"), "none: not mentioned")
-        let one = try runner.run("usage", try makeTree(runner, count: 1), "--top", "0")
+        let one = try await runner.run("usage", try makeTree(runner, count: 1), "--top", "0")
         #expect(one.output.contains("; 1 file, 1 folder, 1 link, 1 other\n(1 extra hard link counted once)\n"), "\(one.output)")
-        let two = try runner.run("usage", try makeTree(runner, count: 2), "--top", "0")
+        let two = try await runner.run("usage", try makeTree(runner, count: 2), "--top", "0")
         #expect(two.output.contains("; 2 files, 2 folders, 2 links, 2 others\n(2 extra hard links counted once)\n"), "\(two.output)")
     }
 
     @Test("usage: the problems met, 1 and 2 (paths that are not there)")
-    func problems() throws {
+    func problems() async throws {
         let runner = try CommandRunner()
         let tree = try makeTree(runner, count: 1)
-        let none = try runner.run("usage", tree)
+        let none = try await runner.run("usage", tree)
         #expect(!none.output.contains("problem"))
-        let one = try runner.run("usage", tree, runner.folderPath + "/missing")
+        let one = try await runner.run("usage", tree, runner.folderPath + "/missing")
         #expect(one.output.hasSuffix("\n1 problem met; see standard error.\n"), "\(one.output)")
-        let two = try runner.run("usage", tree, runner.folderPath + "/missing", runner.folderPath + "/gone")
+        let two = try await runner.run("usage", tree, runner.folderPath + "/missing", runner.folderPath + "/gone")
         #expect(two.output.hasSuffix("\n2 problems met; see standard error.\n"), "\(two.output)")
     }
 
     @Test("sweep: files removed and kept, and emptied folders, at 0, 1 and 2")
-    func sweep() throws {
+    func sweep() async throws {
         let runner = try CommandRunner()
         /// A cache with a file in each of `a` and `b`, `old` of them modified two days ago.
         func cache(_ name: String, old: Int) throws -> String {
@@ -62,19 +62,19 @@ struct PluralCommandTests {
             }
             return folder
         }
-        let none = try runner.run("sweep", try cache("none", old: 0), "--max-age", "1d", "--order", "oldest", "--dry-run")
+        let none = try await runner.run("sweep", try cache("none", old: 0), "--max-age", "1d", "--order", "oldest", "--dry-run")
         #expect(none.output.hasPrefix("Would remove 0 files, 0 B from"), "\(none.output)")
         #expect(none.output.contains("; kept 2 files, ") && !none.output.contains("emptied"), "\(none.output)")
-        let one = try runner.run("sweep", try cache("one", old: 1), "--max-age", "1d", "--order", "oldest", "--dry-run")
+        let one = try await runner.run("sweep", try cache("one", old: 1), "--max-age", "1d", "--order", "oldest", "--dry-run")
         #expect(one.output.hasPrefix("Would remove 1 file, "), "\(one.output)")
         #expect(one.output.contains("; kept 1 file, ") && one.output.hasSuffix("\nWould remove 1 emptied folder\n"), "\(one.output)")
-        let two = try runner.run("sweep", try cache("two", old: 2), "--max-age", "1d", "--order", "oldest")
+        let two = try await runner.run("sweep", try cache("two", old: 2), "--max-age", "1d", "--order", "oldest")
         #expect(two.output.hasPrefix("Removed 2 files, "), "\(two.output)")
         #expect(two.output.contains("; kept 0 files, ") && two.output.hasSuffix("\nRemoved 2 emptied folders\n"), "\(two.output)")
     }
 
     @Test("clear and audit: files cleared, and findings, at 0, 1 and 2")
-    func clearAndAudit() throws {
+    func clearAndAudit() async throws {
         let runner = try CommandRunner()
         let app = runner.folderPath + "/app"
         for folder in ["Library/Caches", "Documents"] {
@@ -85,9 +85,9 @@ struct PluralCommandTests {
                 try Data(count: 100).write(to: URL(filePath: app + "/Library/Caches/cache\(count)"))
                 try Data(count: 20_000).write(to: URL(filePath: app + "/Documents/big\(count)"))
             }
-            let clear = try runner.run("clear", "caches", "--root", app, "--dry-run")
+            let clear = try await runner.run("clear", "caches", "--root", app, "--dry-run")
             #expect(clear.output.contains("): " + ["0 files", "1 file", "2 files"][count] + ", "), "\(clear.output)")
-            let audit = try runner.run("audit", "--root", app, "--min-size", "10kB")
+            let audit = try await runner.run("audit", "--root", app, "--min-size", "10kB")
             let expected = ["No findings.\n", "1 finding:\n", "2 findings:\n"][count]
             #expect(audit.output.hasPrefix(expected), "\(audit.output)")
         }

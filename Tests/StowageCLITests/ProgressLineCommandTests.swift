@@ -32,7 +32,7 @@ struct ProgressLineCommandTests {
         var needsVolume = false
         /// Sets up in the runner's folder (and on the volume, when one is mounted) and returns
         /// the arguments and extra environment.
-        var setUp: @Sendable (_ runner: CommandRunner, _ volume: String?) throws -> (arguments: [String], environment: [String: String])
+        var setUp: @Sendable (_ runner: CommandRunner, _ volume: String?) async throws -> (arguments: [String], environment: [String: String])
 
         var testDescription: String { name }
     }
@@ -73,7 +73,7 @@ struct ProgressLineCommandTests {
         },
         Case(name: "release", activity: "Releasing", needsVolume: true) { runner, volume in
             let volume = try #require(volume)
-            let fill = try runner.run("fill", volume, "--consume", "24MB", "--method", "zeros", "--chunk", "64KiB")
+            let fill = try await runner.run("fill", volume, "--consume", "24MB", "--method", "zeros", "--chunk", "64KiB")
             #expect(fill.status == 0, "\(fill.error)")
             return (["release", volume], [:])
         },
@@ -86,15 +86,15 @@ struct ProgressLineCommandTests {
 
     @Test("on an 80-column terminal the line is redrawn in place, fits 80 columns, escapes names, and is cleared at the end",
           arguments: cases)
-    func drawnOnTerminal(_ testCase: Case) throws {
+    func drawnOnTerminal(_ testCase: Case) async throws {
         let runner = try CommandRunner()
         let volume = try Self.volume(for: testCase, in: runner)
-        let (arguments, extra) = try testCase.setUp(runner, volume?.path)
+        let (arguments, extra) = try await testCase.setUp(runner, volume?.path)
         var environment = runner.environment.merging(extra) { $1 }
         environment["STOWAGE_PROGRESS_DELAY"] = "0"
         environment["COLUMNS"] = "300"  // the terminal's own width (TIOCGWINSZ) must win over $COLUMNS
         let terminal = try PseudoTerminal(columns: 80, rows: 24)
-        let run = try terminal.run(try CommandRunner.binary(), arguments, environment: environment, directory: runner.folder)
+        let run = try await terminal.run(try CommandRunner.binary(), arguments, environment: environment, directory: runner.folder)
         #expect(run.status == testCase.expectedStatus, "\(run.terminal)")
         let transcript = TerminalTranscript(text: run.terminal)
         let drawings = transcript.drawings
@@ -109,41 +109,41 @@ struct ProgressLineCommandTests {
 
     /// The drawings of `stowage usage` on a tree named ``longName``, its standard error on a
     /// terminal of `columns` (0: a terminal that does not tell its size).
-    static func usageDrawings(columns: Int, environment extra: [String: String]) throws -> [String] {
+    static func usageDrawings(columns: Int, environment extra: [String: String]) async throws -> [String] {
         let runner = try CommandRunner()
         let tree = runner.folderPath + "/" + longName
         try makeFiles(in: tree, count: 500)
         let environment = runner.environment.merging(extra) { $1 }.merging(["STOWAGE_PROGRESS_DELAY": "0"]) { $1 }
-        let run = try PseudoTerminal(columns: columns, rows: 24).run(try CommandRunner.binary(), ["usage", tree],
+        let run = try await PseudoTerminal(columns: columns, rows: 24).run(try CommandRunner.binary(), ["usage", tree],
                                                                      environment: environment, directory: runner.folder)
         #expect(run.status == 0, "\(run.terminal)")
         return TerminalTranscript(text: run.terminal).drawings
     }
 
     @Test("a long folder name is shortened in its middle to fit, its escape sequence shown as \\x1b")
-    func longNameShortened() throws {
-        let first = try #require(try Self.usageDrawings(columns: 80, environment: [:]).first)
+    func longNameShortened() async throws {
+        let first = try #require(try await Self.usageDrawings(columns: 80, environment: [:]).first)
         #expect(first.hasPrefix("Scanning  "), "\(first)")
         #expect(first.contains("…") && first.hasSuffix("\\x1b[31m-end"), "\(first)")
         #expect(TerminalTranscript.columns(first) == 79, "a long line takes every column but the last: \(first)")
     }
 
     @Test("a terminal that does not tell its size is taken as $COLUMNS wide")
-    func columnsFallback() throws {
+    func columnsFallback() async throws {
         // 60 columns: the widest figures ("Scanning  501 entries  204.8 kB  0:00") leave the folder
         // its 12 columns at least, so every drawing names it, cut to the width. (At 50, whether
         // the name fitted depended on how far the scan was at each report.)
-        let drawings = try Self.usageDrawings(columns: 0, environment: ["COLUMNS": "60"])
+        let drawings = try await Self.usageDrawings(columns: 0, environment: ["COLUMNS": "60"])
         #expect(!drawings.isEmpty)
         #expect(drawings.allSatisfy { TerminalTranscript.columns($0) == 59 }, "\(drawings)")
     }
 
     @Test("with standard error not a terminal nothing is drawn", arguments: cases)
-    func nothingOffTerminal(_ testCase: Case) throws {
+    func nothingOffTerminal(_ testCase: Case) async throws {
         let runner = try CommandRunner()
         let volume = try Self.volume(for: testCase, in: runner)
-        let (arguments, extra) = try testCase.setUp(runner, volume?.path)
-        let result = try runner.run(arguments, environment: extra.merging(["STOWAGE_PROGRESS_DELAY": "0"]) { $1 })
+        let (arguments, extra) = try await testCase.setUp(runner, volume?.path)
+        let result = try await runner.run(arguments, environment: extra.merging(["STOWAGE_PROGRESS_DELAY": "0"]) { $1 })
         #expect(result.status == testCase.expectedStatus, "\(result.error)")
         #expect(!result.error.contains("\r") && !result.error.contains("\u{1B}"), "\(result.error.debugDescription)")
         #expect(result.error.isEmpty, "\(result.error)")

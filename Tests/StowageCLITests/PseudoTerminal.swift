@@ -52,7 +52,7 @@ final class PseudoTerminal {
     /// and the test fails.
     func run(_ executable: URL, _ arguments: [String], environment: [String: String], directory: URL,
              outputOnTerminal: Bool = false, deadline: Duration = .seconds(120),
-             sourceLocation: SourceLocation = #_sourceLocation) throws -> Run {
+             sourceLocation: SourceLocation = #_sourceLocation) async throws -> Run {
         let process: ChildProcess
         do {
             process = try ChildProcess(executable, arguments, environment: environment, directory: directory,
@@ -65,12 +65,13 @@ final class PseudoTerminal {
         let terminal = MasterReader(master)
         let ended: ProcessResult
         do {
-            ended = try process.finish(within: deadline)
+            ended = try await process.finish(within: deadline)
         } catch {
             Issue.record("\(error)", sourceLocation: sourceLocation)  // killed at the deadline
             ended = ProcessResult(status: -1, output: "", error: "")
         }
-        return Run(status: ended.status, terminal: String(decoding: terminal.finish(sourceLocation: sourceLocation), as: UTF8.self), output: ended.output)
+        return Run(status: ended.status, terminal: String(decoding: await terminal.finish(sourceLocation: sourceLocation), as: UTF8.self),
+                   output: ended.output)
     }
 }
 
@@ -109,13 +110,18 @@ final class MasterReader: @unchecked Sendable {
     var received: Data { lock.withLock { data } }
 
     /// What was read, once the terminal is closed (at most ten seconds after the child ended:
-    /// past that the test fails, with what was read until then).
-    func finish(sourceLocation: SourceLocation = #_sourceLocation) -> Data {
-        if done.wait(timeout: .now() + 10) == .timedOut {
+    /// past that the test fails, with what was read until then). Awaited: the wait holds a
+    /// thread of its own, not one of the cooperative pool's.
+    func finish(sourceLocation: SourceLocation = #_sourceLocation) async -> Data {
+        if !(await onOwnThread { self.waitForEnd() }) {
             Issue.record("the terminal was not closed within 10 s of the child's end", sourceLocation: sourceLocation)
         }
         return lock.withLock { data }
     }
+
+    /// Waits (blocking) at most ten seconds for the terminal to be closed and the reading thread
+    /// to end; whether it ended.
+    func waitForEnd() -> Bool { done.wait(timeout: .now() + 10) == .success }
 }
 
 /// What a progress line wrote to a terminal, taken apart.

@@ -53,7 +53,7 @@ struct ReadmeConsoleTests {
     ]
 
     @Test("every stowage example with output in the README and the articles prints exactly that output")
-    func examplesMatch() throws {
+    func examplesMatch() async throws {
         let all = try Self.documents().flatMap { try Self.examples(in: $0) }
         let examples = all.filter { Self.notRun["\($0.document): \($0.command)"] == nil }
         #expect(examples.count >= 5, "found \(examples.map(\.command))")
@@ -90,9 +90,9 @@ struct ReadmeConsoleTests {
                 // Through the shell, the binary and jq by their full paths; the filter as written.
                 let script = ([try CommandRunner.binary().path(percentEncoded: false)] + arguments).joined(separator: " ")
                     + " | " + jq + pipeline[1].dropFirst(2)
-                result = try runProcess(URL(filePath: "/bin/sh"), ["-c", script], environment: environment, directory: runner.folder)
+                result = try await runProcess(URL(filePath: "/bin/sh"), ["-c", script], environment: environment, directory: runner.folder)
             } else {
-                result = try runProcess(try CommandRunner.binary(), Array(arguments), environment: environment,
+                result = try await runProcess(try CommandRunner.binary(), Array(arguments), environment: environment,
                                         directory: runner.folder)
             }
             #expect(result.status == 0, "\(example.document):\(example.line): `\(example.command)` failed: \(result.error)")

@@ -22,36 +22,36 @@ struct RefusalCommandTests {
     }
 
     @Test("sweep \"\" is a usage error and removes nothing from the working folder")
-    func sweepEmptyPath() throws {
+    func sweepEmptyPath() async throws {
         let runner = try CommandRunner()
         let names = try makeBystanders(runner)
-        let result = try runner.run("sweep", "", "--max-age", "0s")
+        let result = try await runner.run("sweep", "", "--max-age", "0s")
         expectUsageError(result, naming: "<path>")
         for name in names {
             #expect(try String(contentsOfFile: runner.folderPath + "/" + name, encoding: .utf8) == "keep", "\(name)")
         }
-        let dry = try runner.run("sweep", "", "--max-age", "0s", "--dry-run", "--json")
+        let dry = try await runner.run("sweep", "", "--max-age", "0s", "--dry-run", "--json")
         #expect(dry.status == 64)
         #expect(!dry.output.contains("removed") && dry.output.contains("\"usage\""), "a usage error prints no result, only the JSON error")
     }
 
     @Test("usage, info, fill and release refuse an empty path")
-    func otherCommandsRefuseEmptyPaths() throws {
+    func otherCommandsRefuseEmptyPaths() async throws {
         let runner = try CommandRunner()
         let names = try makeBystanders(runner)
-        expectUsageError(try runner.run("usage", ""), naming: "<paths>")
-        expectUsageError(try runner.run("usage", ".", ""), naming: "<paths>")
-        expectUsageError(try runner.run("info", ""), naming: "<path>")
-        expectUsageError(try runner.run("fill", "", "--status"), naming: "<path>")
-        expectUsageError(try runner.run("fill", "", "--consume", "1MB"), naming: "<path>")
-        expectUsageError(try runner.run("release", ""), naming: "<path>")
-        expectUsageError(try runner.run("release", "", "--amount", "1MB"), naming: "<path>")
+        await expectUsageError(try runner.run("usage", ""), naming: "<paths>")
+        await expectUsageError(try runner.run("usage", ".", ""), naming: "<paths>")
+        await expectUsageError(try runner.run("info", ""), naming: "<path>")
+        await expectUsageError(try runner.run("fill", "", "--status"), naming: "<path>")
+        await expectUsageError(try runner.run("fill", "", "--consume", "1MB"), naming: "<path>")
+        await expectUsageError(try runner.run("release", ""), naming: "<path>")
+        await expectUsageError(try runner.run("release", "", "--amount", "1MB"), naming: "<path>")
         #expect(!FileManager.default.fileExists(atPath: runner.folderPath + "/.stowage-fill"))
         for name in names { #expect(FileManager.default.fileExists(atPath: runner.folderPath + "/" + name)) }
     }
 
     @Test("--root \"\" is a usage error for every command that takes it")
-    func emptyRoot() throws {
+    func emptyRoot() async throws {
         let runner = try CommandRunner()
         try FileManager.default.createDirectory(atPath: runner.folderPath + "/Library/Caches", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: runner.folderPath + "/tmp", withIntermediateDirectories: true)
@@ -62,11 +62,11 @@ struct RefusalCommandTests {
             ["fill", "--status"], ["release"],
         ]
         for command in commands {
-            expectUsageError(try runner.run(command + ["--root", ""], environment: ["STOWAGE_SIMULATED_AVAILABLE": "0"]),
+            await expectUsageError(try runner.run(command + ["--root", ""], environment: ["STOWAGE_SIMULATED_AVAILABLE": "0"]),
                              naming: "--root")
         }
         // A watch that started would run until stopped: run it so that a test cannot hang.
-        let (watch, kept) = try run(["watch", "--available", "1TB", "--interval", "1s", "--root", ""], runner: runner)
+        let (watch, kept) = try await run(["watch", "--available", "1TB", "--interval", "1s", "--root", ""], runner: runner)
         #expect(!kept, "the watch started (and was stopped by the test)")
         expectUsageError(CommandRunner.Result(status: watch.status, output: watch.output, error: watch.error), naming: "--root")
         #expect(FileManager.default.fileExists(atPath: runner.folderPath + "/Library/Caches/keep"))
@@ -74,30 +74,30 @@ struct RefusalCommandTests {
     }
 
     /// Runs `watch` with `interval` on a container of the runner's.
-    func watch(interval: String, runner: CommandRunner) throws -> (result: ProcessResult, kept: Bool) {
+    func watch(interval: String, runner: CommandRunner) async throws -> (result: ProcessResult, kept: Bool) {
         try FileManager.default.createDirectory(atPath: runner.folderPath + "/app/tmp", withIntermediateDirectories: true)
-        return try run(["watch", "--available", "0", "--interval", interval, "--root", runner.folderPath + "/app"], runner: runner)
+        return try await run(["watch", "--available", "0", "--interval", interval, "--root", runner.folderPath + "/app"], runner: runner)
     }
 
     /// Runs a command that should be refused but would not end by itself if it were not (a
     /// watch): a refusal ends it; one still running after two minutes (a loaded machine starts
     /// a refused command in far less) is stopped and reported as `kept`, rather than left running.
-    func run(_ arguments: [String], runner: CommandRunner) throws -> (result: ProcessResult, kept: Bool) {
+    func run(_ arguments: [String], runner: CommandRunner) async throws -> (result: ProcessResult, kept: Bool) {
         let process = try ChildProcess(try CommandRunner.binary(), arguments, environment: runner.environment,
                                        directory: runner.folder)
         let deadline = ContinuousClock.now + .seconds(120)
-        while process.isRunning && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .seconds(0.05)) }
         let kept = process.isRunning
         if kept { process.signal(SIGTERM) }
-        return (try process.finish(within: .seconds(60)), kept)
+        return await (try process.finish(within: .seconds(60)), kept)
     }
 
     @Test("watch refuses intervals below 10 ms or above a year, naming the range (an exponent is no duration)", arguments: [
         "1e16s", "1e300s", "9e15s", "53w", "366d", "0.0001s", "0.009s", "0s",
     ])
-    func watchIntervalOutOfRange(interval: String) throws {
+    func watchIntervalOutOfRange(interval: String) async throws {
         let runner = try CommandRunner()
-        let (result, kept) = try watch(interval: interval, runner: runner)
+        let (result, kept) = try await watch(interval: interval, runner: runner)
         #expect(!kept, "the watch started (and was stopped by the test)")
         #expect(result.status == 64, "status \(result.status); stderr: \(result.error)")
         #expect(result.error.contains("--interval"), "\(result.error)")
@@ -110,29 +110,29 @@ struct RefusalCommandTests {
     }
 
     @Test("watch accepts the ends of the range", arguments: ["0.01s", "52w"])
-    func watchIntervalAtTheEnds(interval: String) throws {
+    func watchIntervalAtTheEnds(interval: String) async throws {
         let runner = try CommandRunner()
         try FileManager.default.createDirectory(atPath: runner.folderPath + "/app/tmp", withIntermediateDirectories: true)
         let process = try runner.start(["watch", "--available", "0", "--interval", interval, "--root", runner.folderPath + "/app"])
         // Its first line comes once its signal trap is in place: stopped then, it ends cleanly.
-        let first = try process.read(until: "\n", within: .seconds(120))
+        let first = try await process.read(until: "\n", within: .seconds(120))
         #expect(process.isRunning, "the watch runs until stopped; it printed \(first)")
         process.signal(SIGTERM)
-        let result = try process.finish(within: .seconds(60))
+        let result = try await process.finish(within: .seconds(60))
         #expect(result.signal == nil && result.status == 0, "a stopped watch exits cleanly: \(result.error)")
     }
 
     @Test("percentages and sizes share one number grammar; a percentage where none can be is not offered")
-    func percentGrammar() throws {
+    func percentGrammar() async throws {
         let runner = try CommandRunner()
         // A folder that does not exist: should the grammar ever let one through, nothing is filled.
         let nowhere = runner.folderPath + "/no-such-folder"
         for leave in ["0x10%", "1e1%", "+5%", "101%"] {
-            let result = try runner.run("fill", nowhere, "--leave", leave)
+            let result = try await runner.run("fill", nowhere, "--leave", leave)
             #expect(result.status == 64, "\(leave): \(result.error)")
             #expect(result.error.contains("is not a size"), "\(leave): \(result.error)")
         }
-        let sweep = try runner.run("sweep", nowhere, "--max-size", "10%", "--dry-run")
+        let sweep = try await runner.run("sweep", nowhere, "--max-size", "10%", "--dry-run")
         #expect(sweep.status == 64)
         #expect(sweep.error.contains("a percentage needs a volume") && !sweep.error.contains("(10%)"), "\(sweep.error)")
     }
@@ -141,22 +141,22 @@ struct RefusalCommandTests {
         ["sweep", "no-such-folder", "--max-size", "-5MB"], ["relieve", "--available", "-1GB"],
         ["audit", "--min-size", "-1"], ["fill", "no-such-folder", "--leave", "-5MB"],
     ])
-    func negativeSizes(arguments: [String]) throws {
-        let result = try CommandRunner().run(arguments)
+    func negativeSizes(arguments: [String]) async throws {
+        let result = try await CommandRunner().run(arguments)
         #expect(result.status == 64)
         #expect(result.error.contains("sizes cannot be negative"), "\(result.error)")
     }
 
     @Test("help texts: defaults read as typed, --group only where groups are shown, the environment listed")
-    func helpTexts() throws {
+    func helpTexts() async throws {
         let runner = try CommandRunner()
-        let watch = try runner.run("watch", "--help").output
+        let watch = try await runner.run("watch", "--help").output
         #expect(watch.contains("(default: 60s)") && !watch.contains("AgeArgument"), "\(watch)")
         for command in ["clear", "fill", "release", "sweep", "relieve", "audit", "watch"] {
-            #expect(!(try runner.run(command, "--help").output.contains("--group")), "\(command) --help offers --group")
+            await #expect(!(try runner.run(command, "--help").output.contains("--group")), "\(command) --help offers --group")
         }
-        #expect(try runner.run("locations", "--help").output.contains("--group"))
-        let main = try runner.run("--help").output
+        await #expect(try runner.run("locations", "--help").output.contains("--group"))
+        let main = try await runner.run("--help").output
         #expect(main.contains("STOWAGE_APP") && main.contains("STOWAGE_SIMULATED_AVAILABLE"), "\(main)")
     }
 }

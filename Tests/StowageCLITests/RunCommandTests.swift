@@ -9,12 +9,12 @@ import Testing
 struct RunCommandTests {
     /// A runner whose HOME and TMPDIR exist, with a `real` folder for rooms to cover; skips the
     /// test, saying why, where a room cannot be made.
-    static func runner(fileSystem: String = "tmpfs", sourceLocation: SourceLocation = #_sourceLocation) throws -> CommandRunner {
+    static func runner(fileSystem: String = "tmpfs", sourceLocation: SourceLocation = #_sourceLocation) async throws -> CommandRunner {
         let runner = try CommandRunner()
         for name in ["home", "tmp", "real"] {
             try FileManager.default.createDirectory(at: runner.folder.appending(path: name), withIntermediateDirectories: true)
         }
-        if let reason = try roomRefusal(runner, fileSystem: fileSystem) {
+        if let reason = try await roomRefusal(runner, fileSystem: fileSystem) {
             print("SKIPPED: \(reason)")
             try Test.cancel(Comment(rawValue: reason), sourceLocation: sourceLocation)
         }
@@ -23,9 +23,9 @@ struct RunCommandTests {
 
     /// Why a room of `fileSystem` cannot be made here, or `nil` when it can: a probe room over
     /// `runner`'s `real` folder (which must exist). A probe that fails for another reason fails the test.
-    static func roomRefusal(_ runner: CommandRunner, fileSystem: String = "tmpfs") throws -> String? {
+    static func roomRefusal(_ runner: CommandRunner, fileSystem: String = "tmpfs") async throws -> String? {
         // The probe's room is of the test's file system: an ext4 layer needs root and mkfs.ext4.
-        let probe = try runner.run("run", "--available", fileSystem == "ext4" ? "1MB" : "4KB", "--fs", fileSystem,
+        let probe = try await runner.run("run", "--available", fileSystem == "ext4" ? "1MB" : "4KB", "--fs", fileSystem,
                                    "--over", runner.folderPath + "/real", "--", "/bin/true")
         let unsupported = ["not supported", "refused", "an ext4 layer needs"]  // the library's .unsupported reasons
         if probe.status == 125, unsupported.contains(where: probe.error.contains) {
@@ -37,10 +37,10 @@ struct RunCommandTests {
 
 
     @Test("the command's output and exit status are its own; the room is what --available says")
-    func outputAndStatus() throws {
-        let runner = try Self.runner()
+    func outputAndStatus() async throws {
+        let runner = try await Self.runner()
         let real = runner.folderPath + "/real"
-        let result = try runner.run("run", "--available", "5MB", "--over", real, "--", "/bin/sh", "-c",
+        let result = try await runner.run("run", "--available", "5MB", "--over", real, "--", "/bin/sh", "-c",
                                     "df -B1 --output=avail \"$0\" | tail -1; echo to-stderr >&2; exit 7", real)
         #expect(result.status == 7)
         #expect(result.output.trimmingCharacters(in: .whitespacesAndNewlines) == "5001216")
@@ -49,29 +49,29 @@ struct RunCommandTests {
     }
 
     @Test("a signal that ends the command ends stowage the same way")
-    func signalPassesThrough() throws {
-        let runner = try Self.runner()
+    func signalPassesThrough() async throws {
+        let runner = try await Self.runner()
         let process = try runner.start(["run", "--available", "1MB", "--over", runner.folderPath + "/real", "--",
                                         "/bin/sh", "-c", "kill -TERM $$"])
-        let ended = try process.finish(within: .seconds(60))
+        let ended = try await process.finish(within: .seconds(60))
         #expect(ended.signal == SIGTERM, "status \(ended.status), signal \(String(describing: ended.signal))")
     }
 
     @Test("SIGTERM sent to stowage goes to the command, whose status stowage then exits with")
-    func signalsAreForwarded() throws {
-        let runner = try Self.runner()
+    func signalsAreForwarded() async throws {
+        let runner = try await Self.runner()
         let process = try runner.start(["run", "--available", "1MB", "--over", runner.folderPath + "/real", "--",
                                         "/bin/sh", "-c", "trap 'echo got TERM; exit 42' TERM; echo ready; while :; do sleep 0.05; done"])
-        #expect(try process.read(until: "ready", within: .seconds(120)).contains("ready"))
+        await #expect(try process.read(until: "ready", within: .seconds(120)).contains("ready"))
         process.signal(SIGTERM)
-        let ended = try process.finish(within: .seconds(60))
+        let ended = try await process.finish(within: .seconds(60))
         #expect(ended.signal == nil && ended.status == 42, "status \(ended.status)")
         #expect(ended.output.contains("got TERM"))
     }
 
     @Test("Ctrl-C at a terminal reaches the command, and stowage exits as the command does")
-    func controlCAtATerminal() throws {
-        let runner = try Self.runner()
+    func controlCAtATerminal() async throws {
+        let runner = try await Self.runner()
         let script = try requireToolURL("script")  // util-linux: gives the command a terminal
         let binary = try CommandRunner.binary().path(percentEncoded: false)
         // `exec`: script runs its command with `$SHELL -c`, and a shell that stays (dash does)
@@ -83,9 +83,9 @@ struct RunCommandTests {
         let process = try ChildProcess(script, ["-q", "-f", "-e", "-c", inner, "/dev/null"],
                                        environment: runner.environment.merging(["SHELL": "/bin/sh"]) { $1 },
                                        standardInput: input.fileHandleForReading.fileDescriptor)
-        #expect(try process.read(until: "ready", within: .seconds(120)).contains("ready"))
+        await #expect(try process.read(until: "ready", within: .seconds(120)).contains("ready"))
         input.fileHandleForWriting.write(Data([0x03]))  // the terminal's interrupt character: SIGINT to its foreground group
-        let ended = try process.finish(within: .seconds(60))
+        let ended = try await process.finish(within: .seconds(60))
         let text = ended.output
         // (Whether stowage also forwarded it cannot be seen here: two SIGINTs pending at once merge.)
         #expect(text.contains("INT caught"), "\(text)")
@@ -93,8 +93,8 @@ struct RunCommandTests {
     }
 
     @Test("a Store write from the test helper inside stowage run --root is noSpace naming its path, and loses nothing")
-    func storeWriteInsideRun() throws {
-        let runner = try Self.runner()
+    func storeWriteInsideRun() async throws {
+        let runner = try await Self.runner()
         let helper = try CommandRunner.binary().deletingLastPathComponent().appending(path: "stowage-test-helper")
         guard FileManager.default.isExecutableFile(atPath: helper.path(percentEncoded: false)) else {
             print("SKIPPED: stowage-test-helper is not built beside stowage")
@@ -104,7 +104,7 @@ struct RunCommandTests {
         try FileManager.default.createDirectory(atPath: root + "/Documents", withIntermediateDirectories: true)
         let original = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         try original.write(to: URL(filePath: root + "/Documents/value.bin"))
-        let result = try runner.run("run", "--available", "256KB", "--root", root, "--",
+        let result = try await runner.run("run", "--available", "256KB", "--root", root, "--",
                                     helper.path(percentEncoded: false), "save-over", root, "value.bin", "1000000")
         #expect(result.status == 0, "\(result.error)")
         let lines = result.output.split(separator: "\n").map(String.init)
@@ -116,8 +116,8 @@ struct RunCommandTests {
 
     @Test("SIGKILL of stowage ends every process of the room, those the command left in the background too, and leaves no mount on the host",
           arguments: ["tmpfs", "ext4"])
-    func killedStowageLeavesNothing(fileSystem: String) throws {
-        let runner = try Self.runner(fileSystem: fileSystem)
+    func killedStowageLeavesNothing(fileSystem: String) async throws {
+        let runner = try await Self.runner(fileSystem: fileSystem)
         let real = runner.folderPath + "/real"
         // The shell waits for the second sleep; the first runs in the background, and a command's
         // processes outlived a killed stowage (holding the namespace and the loop device) before
@@ -126,26 +126,26 @@ struct RunCommandTests {
             + "echo ready; sleep 300 & sleep 301"
         let process = try runner.start(["run", "--available", "1MB", "--fs", fileSystem, "--over", real, "--",
                                         "/bin/sh", "-c", script, real])
-        let lines = try process.read(until: "ready", within: .seconds(120)).split(separator: "\n").map(String.init)
+        let lines = try await process.read(until: "ready", within: .seconds(120)).split(separator: "\n").map(String.init)
         let namespace = try #require(lines.first { $0.hasPrefix("mnt:[") }, "\(lines)")
         // Looked up while the namespace exists (its number may be another room's once it is gone).
         var started = processes(inMountNamespace: namespace)
         func sleeps() -> Int { started.filter { (try? String(contentsOfFile: "/proc/\($0.pid)/comm", encoding: .utf8)) == "sleep\n" }.count }
         for _ in 0..<2_400 where sleeps() < 2 {
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .seconds(0.05))
             started = processes(inMountNamespace: namespace)
         }
         defer { end(started) }  // a failure leaves nothing running
         #expect(sleeps() == 2, "both sleeps run in the namespace: \(started)")
         #expect(namespace != (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/mnt")))
         process.signal(SIGKILL)
-        _ = try process.finish(within: .seconds(60))
+        _ = try await process.finish(within: .seconds(60))
         var left = started.filter(\.exists)
         // The parent-death signals end the room's init at once, and the kernel every process
         // in its PID namespace; the polls stop as soon as what they wait for is seen, and allow
         // 2 minutes to a machine starved by the rest of the suite.
         for _ in 0..<2_400 where !left.isEmpty {
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .seconds(0.05))
             left = started.filter(\.exists)
         }
         #expect(left.isEmpty, "no process is left in the namespace, so it is gone with its mounts")
@@ -156,7 +156,7 @@ struct RunCommandTests {
             let backing = "/sys/block/\(loop.dropFirst("/dev/".count))/loop/backing_file"
             var attached = FileManager.default.fileExists(atPath: backing)
             for _ in 0..<2_400 where attached {  // the ext4 layer is written back to its image first
-                Thread.sleep(forTimeInterval: 0.05)
+                try await Task.sleep(for: .seconds(0.05))
                 attached = FileManager.default.fileExists(atPath: backing)
             }
             #expect(!attached, "\(loop) detached itself when the namespace's mounts went")
@@ -165,13 +165,13 @@ struct RunCommandTests {
 
     @Test("the command gets descriptors 0, 1 and 2 only: one open on a real file before run is not inherited, nor stowage's own",
           arguments: ["tmpfs", "ext4"])
-    func onlyStandardDescriptors(fileSystem: String) throws {
-        let runner = try Self.runner(fileSystem: fileSystem)
+    func onlyStandardDescriptors(fileSystem: String) async throws {
+        let runner = try await Self.runner(fileSystem: fileSystem)
         let real = runner.folderPath + "/real"
         let outside = runner.folderPath + "/outside.txt"
         try Data("real\n".utf8).write(to: URL(filePath: outside))
         // The shell opens fd 5 on a real file (no close-on-exec), then becomes stowage.
-        let result = try runProcess(URL(filePath: "/bin/sh"), ["-c", "exec 5>>\"$0\"; exec \"$@\"", outside,
+        let result = try await runProcess(URL(filePath: "/bin/sh"), ["-c", "exec 5>>\"$0\"; exec \"$@\"", outside,
                                                                try CommandRunner.binary().path(percentEncoded: false),
                                                                "run", "--available", "4MB", "--fs", fileSystem, "--over", real, "--",
                                                                "/bin/sh", "-c", "echo changed >&5 || echo refused; exec ls /proc/self/fd"],
@@ -184,8 +184,8 @@ struct RunCommandTests {
     }
 
     @Test("the README's example: a test suite in a 5 MB room over the home and temporary folders (the defaults)")
-    func testSuiteInARoom() throws {
-        let runner = try Self.runner()
+    func testSuiteInARoom() async throws {
+        let runner = try await Self.runner()
         let suite = runner.folderPath + "/suite.sh"
         try """
             passed=0 failed=0
@@ -196,7 +196,7 @@ struct RunCommandTests {
             echo "$passed passed, $failed failed"
             [ "$failed" -eq 0 ]
             """.write(toFile: suite, atomically: true, encoding: .utf8)
-        let result = try runner.run("run", "--available", "5MB", "--", "/bin/sh", suite)
+        let result = try await runner.run("run", "--available", "5MB", "--", "/bin/sh", suite)
         #expect(result.status == 1, "the suite's own status: \(result.error)")
         #expect(result.output == """
             FAIL: head -c 10000000 /dev/zero > "$TMPDIR/large.bin"
@@ -208,9 +208,9 @@ struct RunCommandTests {
     }
 
     @Test("relative paths lead into the room: the command starts in the working folder as the room shows it")
-    func workingFolderIsInTheRoom() throws {
-        let runner = try Self.runner()
-        let result = try runner.run("run", "--available", "1MB", "--over", runner.folderPath, "--",
+    func workingFolderIsInTheRoom() async throws {
+        let runner = try await Self.runner()
+        let result = try await runner.run("run", "--available", "1MB", "--over", runner.folderPath, "--",
                                     "/bin/sh", "-c", "echo inside > relative.txt && cat relative.txt")
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output == "inside\n")
@@ -218,12 +218,12 @@ struct RunCommandTests {
     }
 
     @Test("with --root the room covers the container; the app's files are read, its writes stay in the room")
-    func rootContainer() throws {
-        let runner = try Self.runner()
+    func rootContainer() async throws {
+        let runner = try await Self.runner()
         let root = runner.folderPath + "/container"
         try FileManager.default.createDirectory(atPath: root + "/Documents", withIntermediateDirectories: true)
         try Data("saved before".utf8).write(to: URL(filePath: root + "/Documents/note.txt"))
-        let result = try runner.run("run", "--available", "64KB", "--root", root, "--", "/bin/sh", "-c",
+        let result = try await runner.run("run", "--available", "64KB", "--root", root, "--", "/bin/sh", "-c",
                                     "cat \"$0/Documents/note.txt\"; echo; head -c 100000 /dev/zero > \"$0/Documents/big\" || echo full", root)
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output == "saved before\nfull\n")
@@ -231,14 +231,14 @@ struct RunCommandTests {
     }
 
     @Test("--keep copies the command's writes and says so; --drop-to and --inodes reach the room")
-    func keepDropInodes() throws {
-        let runner = try Self.runner()
+    func keepDropInodes() async throws {
+        let runner = try await Self.runner()
         let real = runner.folderPath + "/real"
         let keep = runner.folderPath + "/kept"
         // The drop comes 10 s after the command starts; the note is written first, by the shell
         // itself (no process to start), and df counts the inodes before it, however slowly a
         // loaded machine starts df.
-        let result = try runner.run("run", "--available", "2MB", "--drop-to", "0", "--after", "10s", "--inodes", "5",
+        let result = try await runner.run("run", "--available", "2MB", "--drop-to", "0", "--after", "10s", "--inodes", "5",
                                     "--keep", keep, "--over", real, "--", "/bin/sh", "-c", """
                                         echo hello > "$0/note.txt"
                                         df --output=iavail "$0" | tail -1 | tr -d ' '
@@ -254,27 +254,27 @@ struct RunCommandTests {
     }
 
     @Test("stowage's own failures: 127 not found, 126 not runnable, 125 no room, 64 usage")
-    func failureStatuses() throws {
-        let runner = try Self.runner()
+    func failureStatuses() async throws {
+        let runner = try await Self.runner()
         let real = runner.folderPath + "/real"
-        let missing = try runner.run("run", "--available", "1MB", "--over", real, "--", "stowage-no-such-program")
+        let missing = try await runner.run("run", "--available", "1MB", "--over", real, "--", "stowage-no-such-program")
         #expect(missing.status == 127)
         #expect(missing.error == "stowage: run 'stowage-no-such-program' failed: 'stowage-no-such-program' is not a program in PATH\n")
         try Data("text".utf8).write(to: URL(filePath: real + "/plain.txt"))
-        #expect(try runner.run("run", "--available", "1MB", "--over", real, "--", real + "/plain.txt").status == 126)
-        let noFolder = try runner.run("run", "--available", "1MB", "--over", runner.folderPath + "/missing", "--", "/bin/true")
+        await #expect(try runner.run("run", "--available", "1MB", "--over", real, "--", real + "/plain.txt").status == 126)
+        let noFolder = try await runner.run("run", "--available", "1MB", "--over", runner.folderPath + "/missing", "--", "/bin/true")
         #expect(noFolder.status == 125)
         #expect(noFolder.error.contains("missing' failed: no such file or directory"), "\(noFolder.error)")
-        #expect(try runner.run("run", "--available", "1MB", "--over", real).status == 64, "no command")
-        #expect(try runner.run("run", "--available", "1MB", "--drop-to", "0", "--over", real, "--", "/bin/true").status == 64)
-        #expect(try runner.run("run", "--available", "-1MB", "--over", real, "--", "/bin/true").status == 64)
-        #expect(try runner.run("run", "--available", "1MB", "--over", real, "--app", "x", "--", "/bin/true").status == 64)
-        #expect(try runner.run("run", "--available", "1MB", "--fs", "btrfs", "--over", real, "--", "/bin/true").status == 64)
+        await #expect(try runner.run("run", "--available", "1MB", "--over", real).status == 64, "no command")
+        await #expect(try runner.run("run", "--available", "1MB", "--drop-to", "0", "--over", real, "--", "/bin/true").status == 64)
+        await #expect(try runner.run("run", "--available", "-1MB", "--over", real, "--", "/bin/true").status == 64)
+        await #expect(try runner.run("run", "--available", "1MB", "--over", real, "--app", "x", "--", "/bin/true").status == 64)
+        await #expect(try runner.run("run", "--available", "1MB", "--fs", "btrfs", "--over", real, "--", "/bin/true").status == 64)
     }
 
     @Test("an ordinary user gets a room in a user namespace, as themself; others' files read but do not copy up")
-    func ordinaryUser() throws {
-        let runner = try Self.runner()
+    func ordinaryUser() async throws {
+        let runner = try await Self.runner()
         guard getuid() == 0 else {
             print("SKIPPED: needs root (to become another user)")
             try Test.cancel("needs root")
@@ -287,7 +287,7 @@ struct RunCommandTests {
         // A file root owns, that anyone may write: outside the room nobody could append to it.
         try Data("root's\n".utf8).write(to: URL(filePath: real + "/shared.txt"))
         chmod(real + "/shared.txt", 0o666)
-        let result = try runProcess(setpriv,
+        let result = try await runProcess(setpriv,
                                     ["--reuid=65534", "--regid=65534", "--clear-groups", binary, "run", "--available", "1MB",
                                      "--over", real, "--", "/bin/sh", "-c",
                                      "id -u; df -B1 --output=avail \"$0\" | tail -1 | tr -d ' '; head -c 2000000 /dev/zero > \"$0/x\" || echo full; "

@@ -6,8 +6,8 @@ import Testing
 @Suite("stowage run's messages escape bytes that are not UTF-8")
 struct RunMessageBytesCommandTests {
     @Test("a program that is not there, or cannot be run, is named by its bytes: one room and a range")
-    func programNotUTF8() throws {
-        let runner = try RunCommandTests.runner()
+    func programNotUTF8() async throws {
+        let runner = try await RunCommandTests.runner()
         let real = Array((runner.folderPath + "/real").utf8)
         let missing = Array("/nonexistent-stowage-".utf8) + [0xFF]
         let notRunnable = Array((runner.folderPath + "/plain-").utf8) + [0xFE]
@@ -16,7 +16,7 @@ struct RunMessageBytesCommandTests {
             ([Array("4KB".utf8)], missing, 127), ([Array("0..4KB".utf8)], missing, 127), ([Array("4KB".utf8)], notRunnable, 126),
         ]
         for (available, program, status) in cases {
-            let result = try runner.run(bytes: [Array("run".utf8), Array("--available".utf8)] + available
+            let result = try await runner.run(bytes: [Array("run".utf8), Array("--available".utf8)] + available
                                         + [Array("--over".utf8), real, Array("--".utf8), program])
             #expect(result.status == status, "\(result.error)")
             let escaped = DisplayBytes.escaped(program)

@@ -7,8 +7,8 @@ import Testing
 @Suite("stowage run for an ordinary user over another user's folder")
 struct RunOwnershipCommandTests {
     @Test("creating a file in a root-owned 755 folder fails in the room as it does outside")
-    func cannotWriteWhereOutsideCannot() throws {
-        let runner = try RunCommandTests.runner()
+    func cannotWriteWhereOutsideCannot() async throws {
+        let runner = try await RunCommandTests.runner()
         guard getuid() == 0 else {
             print("SKIPPED: needs root (to become another user)")
             try Test.cancel("needs root")
@@ -18,7 +18,7 @@ struct RunOwnershipCommandTests {
         let real = runner.folderPath + "/real"
         chmod(runner.folderPath, 0o755)
         chmod(real, 0o755)  // root's, as /usr/share/doc is
-        let result = try runProcess(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", binary, "run", "--available", "1MB",
+        let result = try await runProcess(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", binary, "run", "--available", "1MB",
                                               "--over", real, "--", "/bin/sh", "-c",
                                               #"stat -c %a "$0"; touch "$0/new" && echo created || echo refused"#, real],
                                     environment: runner.environment)

@@ -13,7 +13,7 @@ struct RunRangeExampleTests {
 
     /// Builds Examples/SafeSave (its own `.build`, beside it) and returns its `safe-save`; skips
     /// the test, saying why, where it cannot be built (no `swift` in PATH, a build that fails).
-    static func buildExample() throws -> String {
+    static func buildExample() async throws -> String {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         guard let swift = path.split(separator: ":").map({ $0 + "/swift" }).first(where: FileManager.default.isExecutableFile) else {
             print("SKIPPED: no swift in PATH to build Examples/SafeSave")
@@ -24,15 +24,15 @@ struct RunRangeExampleTests {
         let home = FileManager.default.temporaryDirectory.appending(path: "safe-save-home-\(UUID().uuidString)").path(percentEncoded: false)
         defer { removeTestFolder(home) }
         let environment = try toolEnvironment(home: home)
-        let build = try runProcess(URL(filePath: String(swift)), ["build", "--package-path", package], environment: environment,
-                                   within: .seconds(900))
+        let build = try await runProcess(URL(filePath: String(swift)), ["build", "--package-path", package], environment: environment,
+                                         within: .seconds(900))
         guard build.status == 0 else {
             let reason = "Examples/SafeSave cannot be built here: \((build.error + build.output).suffix(500))"
             print("SKIPPED: \(reason)")
             try Test.cancel(Comment(rawValue: reason))
         }
-        let folder = try runProcess(URL(filePath: String(swift)), ["build", "--package-path", package, "--show-bin-path"],
-                                    environment: environment)
+        let folder = try await runProcess(URL(filePath: String(swift)), ["build", "--package-path", package, "--show-bin-path"],
+                                          environment: environment)
         return folder.output.trimmingCharacters(in: .whitespacesAndNewlines) + "/safe-save"
     }
 
@@ -46,16 +46,16 @@ struct RunRangeExampleTests {
     }
 
     @Test("SafeSave: the wrong way fails its check in exactly the rooms under 8 blocks, the right way passes in every room")
-    func safeSave() throws {
-        let runner = try RunCommandTests.runner()
-        let binary = try Self.buildExample()
+    func safeSave() async throws {
+        let runner = try await RunCommandTests.runner()
+        let binary = try await Self.buildExample()
         let real = runner.folderPath + "/real"
         let file = real + "/file"
         try Data(repeating: UInt8(ascii: "o"), count: 20_000).write(to: URL(filePath: file))
         let check = "'\(binary)' check '\(file)' 20000 30000"
         var results: [String: CommandRunner.Result] = [:]
         for way in ["wrong", "right"] {
-            let result = try runner.run("run", "--available", "0..64KiB", "--over", real, "--check", check, "--", binary, way, file, "30000")
+            let result = try await runner.run("run", "--available", "0..64KiB", "--over", real, "--check", check, "--", binary, way, file, "30000")
             print("safe-save \(way):\n\(result.output)")
             results[way] = result
         }
@@ -75,8 +75,8 @@ struct RunRangeExampleTests {
     }
 
     @Test("Stowage's Store: save over a file and append to an array pass their checks in every room from 0 to 256 KiB")
-    func store() throws {
-        let runner = try RunCommandTests.runner()
+    func store() async throws {
+        let runner = try await RunCommandTests.runner()
         let helper = try CommandRunner.binary().deletingLastPathComponent().appending(path: "stowage-test-helper").path(percentEncoded: false)
         guard FileManager.default.isExecutableFile(atPath: helper) else {
             print("SKIPPED: stowage-test-helper is not built beside stowage")
@@ -85,11 +85,11 @@ struct RunRangeExampleTests {
         let root = runner.folderPath + "/container"
         try FileManager.default.createDirectory(atPath: root + "/Documents/notes", withIntermediateDirectories: true)
         try Data(repeating: UInt8(ascii: "o"), count: 50_000).write(to: URL(filePath: root + "/Documents/notes/value.bin"))
-        let made = try runProcess(URL(filePath: helper), ["append-values", root, "log/values.json", "200", "before"])
+        let made = try await runProcess(URL(filePath: helper), ["append-values", root, "log/values.json", "200", "before"])
         #expect(made.status == 0, "\(made.error)")
         let before = try FileManager.default.contentsOfDirectory(atPath: root + "/Documents/log")
 
-        let save = try runner.run("run", "--available", "0..256KiB", "--over", root,
+        let save = try await runner.run("run", "--available", "0..256KiB", "--over", root,
                                   "--check", "'\(helper)' store-check-save '\(root)' notes/value.bin 50000 100000",
                                   "--", helper, "store-save", root, "notes/value.bin", "100000")
         print("Store.save of 100,000 bytes over 50,000:\n\(save.output)")
@@ -98,7 +98,7 @@ struct RunRangeExampleTests {
         #expect(Self.rows(save.output).contains { $0.command == "exit 1" } && Self.rows(save.output).contains { $0.command == "exit 0" },
                 "the save failed in the small rooms and succeeded in the large ones")
 
-        let append = try runner.run("run", "--available", "0..256KiB", "--over", root,
+        let append = try await runner.run("run", "--available", "0..256KiB", "--over", root,
                                     "--check", "'\(helper)' store-check-append '\(root)' log/values.json 200",
                                     "--", helper, "store-append", root, "log/values.json", "200")
         print("Store.append of one value to an array of 200:\n\(append.output)")

@@ -8,13 +8,13 @@ struct RunSignalNameCommandTests {
     @Test("a range's table and JSON lines name SIGSEGV, SIGABRT, SIGPIPE, SIGALRM, SIGBUS", arguments: [
         ("SEGV", "SIGSEGV"), ("ABRT", "SIGABRT"), ("PIPE", "SIGPIPE"), ("ALRM", "SIGALRM"), ("BUS", "SIGBUS"),
     ])
-    func range(signal: String, name: String) throws {
-        let runner = try RunCommandTests.runner()
+    func range(signal: String, name: String) async throws {
+        let runner = try await RunCommandTests.runner()
         let command = ["--", "/bin/sh", "-c", "kill -\(signal) $$"]
-        let table = try runner.run(["run", "--available", "0..4KB", "--over", runner.folderPath + "/real"] + command)
+        let table = try await runner.run(["run", "--available", "0..4KB", "--over", runner.folderPath + "/real"] + command)
         #expect(table.status == 3, "\(table.error)")
         #expect(table.output.contains("     0  \(name)"), "\(table.output)")
-        let lines = try runner.run(["run", "--available", "0..4KB", "--json-lines", "--over", runner.folderPath + "/real"] + command)
+        let lines = try await runner.run(["run", "--available", "0..4KB", "--json-lines", "--over", runner.folderPath + "/real"] + command)
         #expect(lines.output.contains("\"signal\":\"\(name)\""), "\(lines.output)")
     }
 }

@@ -30,27 +30,27 @@ struct SafeDestructionCommandTests {
     }
 
     @Test("clear refuses a location folder that is a link, naming it, and leaves its target alone")
-    func linkedLocation() throws {
+    func linkedLocation() async throws {
         let runner = try CommandRunner()
         try FileManager.default.createDirectory(atPath: runner.folderPath + "/app/Library", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: runner.folderPath + "/victim", withIntermediateDirectories: true)
         try Data("precious".utf8).write(to: URL(filePath: runner.folderPath + "/victim/keep.txt"))
         try FileManager.default.createSymbolicLink(atPath: runner.folderPath + "/app/Library/Caches",
                                                    withDestinationPath: runner.folderPath + "/victim")
-        let clear = try runner.run("clear", "caches", "--root", "app")
+        let clear = try await runner.run("clear", "caches", "--root", "app")
         #expect(clear.status == 1)
         #expect(clear.error.contains(runner.folderPath + "/app/Library/Caches is a symbolic link"), "\(clear.error)")
-        let relieve = try runner.run("relieve", "--available", "1GB", "--root", "app", "--json",
+        let relieve = try await runner.run("relieve", "--available", "1GB", "--root", "app", "--json",
                                      environment: ["STOWAGE_SIMULATED_AVAILABLE": "0"])
         #expect(relieve.status == 0 || relieve.status == 3, "\(relieve.error)")  // not enough could be freed
         #expect(try FileManager.default.contentsOfDirectory(atPath: runner.folderPath + "/victim") == ["keep.txt"])
     }
 
     @Test("relieve frees tmp, then caches, on a volume with 0 bytes available, and exits 0 when the goal is met")
-    func relieveOnFullDisk() throws {
+    func relieveOnFullDisk() async throws {
         let runner = try CommandRunner()
         let volume = try fullContainer(runner)
-        let result = try runner.run("relieve", "--available", "200kB", "--root", volume.path, "--json")
+        let result = try await runner.run("relieve", "--available", "200kB", "--root", volume.path, "--json")
         #expect(result.status == 0, "\(result.error)")
         let json = try result.json()
         #expect(json["isSatisfied"] as? Bool == true)
@@ -60,13 +60,13 @@ struct SafeDestructionCommandTests {
     }
 
     @Test("watch frees caches on a volume with 0 bytes available, without an error")
-    func watchOnFullDisk() throws {
+    func watchOnFullDisk() async throws {
         let runner = try CommandRunner()
         let volume = try fullContainer(runner)
         let process = try runner.start(["watch", "--available", "200kB", "--interval", "0.2s", "--root", volume.path])
-        _ = try process.read(until: "freed", within: .seconds(120))
+        _ = try await process.read(until: "freed", within: .seconds(120))
         process.signal(SIGTERM)
-        let ended = try process.finish(within: .seconds(60))
+        let ended = try await process.finish(within: .seconds(60))
         let (text, errorOutput) = (ended.output, ended.error)
         #expect(ended.signal == nil && ended.status == 0)
         #expect(text.contains("from temporary, caches"), "\(text) \(errorOutput)")
@@ -74,10 +74,10 @@ struct SafeDestructionCommandTests {
         // As JSON lines: one short line per relief, with its date, not every file removed.
         let jsonWatch = try runner.start(["watch", "--available", "1GB", "--interval", "0.2s", "--root", volume.path, "--json-lines"],
                                          environment: ["STOWAGE_SIMULATED_AVAILABLE": "0"])
-        let lines = try jsonWatch.read(within: .seconds(120)) { $0.filter { $0 == "\n" }.count >= 2 }.split(separator: "\n")
+        let lines = try await jsonWatch.read(within: .seconds(120)) { $0.filter { $0 == "\n" }.count >= 2 }.split(separator: "\n")
         let (started, line) = (String(lines[0]), String(lines[1]))
         jsonWatch.signal(SIGTERM)
-        #expect(try jsonWatch.finish(within: .seconds(60)).status == 0)
+        await #expect(try jsonWatch.finish(within: .seconds(60)).status == 0)
         #expect(started.contains(#""event":"started""#), "\(started)")
         let event = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
         #expect(event["event"] as? String == "relief", "\(line)")
@@ -87,18 +87,18 @@ struct SafeDestructionCommandTests {
     }
 
     @Test("sweep refuses the home folder and the folders above it unless --force")
-    func systemFolders() throws {
+    func systemFolders() async throws {
         let runner = try CommandRunner()
         for relative in ["home/file", "file"] {
             try FileManager.default.createDirectory(atPath: runner.folderPath + "/home", withIntermediateDirectories: true)
             try Data("mine".utf8).write(to: URL(filePath: runner.folderPath + "/" + relative))
         }
         for folder in [runner.folderPath + "/home", runner.folderPath, "/"] {
-            let result = try runner.run("sweep", folder, "--max-age", "0s", "--dry-run")
+            let result = try await runner.run("sweep", folder, "--max-age", "0s", "--dry-run")
             #expect(result.status == 1, "\(folder): \(result.output)")
             #expect(result.error.contains("pass --force"), "\(result.error)")
         }
-        let forced = try runner.run("sweep", runner.folderPath + "/home", "--max-age", "0s", "--dry-run", "--force", "--json")
+        let forced = try await runner.run("sweep", runner.folderPath + "/home", "--max-age", "0s", "--dry-run", "--force", "--json")
         #expect(forced.status == 0, "\(forced.error)")
         #expect((try forced.json()["removed"] as? [[String: Any]])?.count == 1)
         #expect(FileManager.default.fileExists(atPath: runner.folderPath + "/home/file"))
@@ -106,7 +106,7 @@ struct SafeDestructionCommandTests {
     }
 
     @Test("sweep refuses, unless --force, when the home folder cannot be examined: the folder might be it")
-    func unexaminableHome() throws {
+    func unexaminableHome() async throws {
         let runner = try CommandRunner()
         let folder = runner.folderPath + "/work"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -114,18 +114,18 @@ struct SafeDestructionCommandTests {
         // HOME is a link to itself: stat(2) of it fails with ELOOP.
         let home = runner.folderPath + "/looping-home"
         try FileManager.default.createSymbolicLink(atPath: home, withDestinationPath: home)
-        let refused = try runner.run(["sweep", folder, "--max-age", "0s"], environment: ["HOME": home])
+        let refused = try await runner.run(["sweep", folder, "--max-age", "0s"], environment: ["HOME": home])
         #expect(refused.status == 1, "\(refused.output)")
         #expect(refused.error.contains("could not tell whether it is or holds the home folder"), "\(refused.error)")
         #expect(refused.error.contains("stat '\(home)' failed"), "\(refused.error)")
         #expect(FileManager.default.fileExists(atPath: folder + "/file"))
-        let forced = try runner.run(["sweep", folder, "--max-age", "0s", "--force"], environment: ["HOME": home])
+        let forced = try await runner.run(["sweep", folder, "--max-age", "0s", "--force"], environment: ["HOME": home])
         #expect(forced.status == 0, "\(forced.error)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/file"))
     }
 
     @Test("a $TMPDIR/<app> made by another user is skipped and reported; info, audit and relief still work")
-    func squattedTemporary() throws {
+    func squattedTemporary() async throws {
         guard getuid() == 0 else {
             print("SKIPPED: making a folder another user's needs root")
             try Test.cancel("chown needs root")
@@ -138,13 +138,13 @@ struct SafeDestructionCommandTests {
         try FileManager.default.createDirectory(atPath: runner.folderPath + "/cache/app", withIntermediateDirectories: true)
         try Data(count: 8192).write(to: URL(filePath: runner.folderPath + "/cache/app/mine.bin"))
         for command in [["info"], ["locations"], [], ["audit"]] {
-            let result = try runner.run(command + ["--app", "app"])
+            let result = try await runner.run(command + ["--app", "app"])
             #expect(result.status == 0, "\(command): \(result.error)")
         }
-        let audit = try runner.run("audit", "--app", "app", "--json").json()
+        let audit = try await runner.run("audit", "--app", "app", "--json").json()
         let auditIssues = try #require(audit["issues"] as? [[String: Any]])
         #expect(auditIssues.filter { ($0["path"] as? String) == squatted }.count == 1, "reported once: \(auditIssues)")
-        let relief = try runner.run("relieve", "--available", "1GB", "--app", "app", "--json",
+        let relief = try await runner.run("relieve", "--available", "1GB", "--app", "app", "--json",
                                     environment: ["STOWAGE_SIMULATED_AVAILABLE": "0"])
         let json = try relief.json()
         let reliefIssues = try #require(json["issues"] as? [[String: Any]])
@@ -154,7 +154,7 @@ struct SafeDestructionCommandTests {
     }
 
     @Test("clear of a folder with thousands of sub-folders holds few descriptors: everything goes under ulimit -n 64")
-    func wideFolder() throws {
+    func wideFolder() async throws {
         let runner = try CommandRunner()
         let caches = runner.folderPath + "/app/Library/Caches"
         for index in 0..<600 {
@@ -162,7 +162,7 @@ struct SafeDestructionCommandTests {
             try Data("x".utf8).write(to: URL(filePath: caches + "/d\(index)/f"))
         }
         let binary = try CommandRunner.binary().path(percentEncoded: false)
-        let result = try runProcess(URL(filePath: "/bin/sh"), ["-c", "ulimit -n 64 && exec \"$0\" clear caches --root app --json", binary],
+        let result = try await runProcess(URL(filePath: "/bin/sh"), ["-c", "ulimit -n 64 && exec \"$0\" clear caches --root app --json", binary],
                                     environment: runner.environment, directory: runner.folder)
         #expect(result.status == 0, "\(result.error)")
         #expect(result.error.isEmpty, "\(result.error.prefix(500))")
@@ -170,29 +170,29 @@ struct SafeDestructionCommandTests {
     }
 
     @Test("clear refuses a container rooted at / or at the home folder")
-    func clearSystemRoots() throws {
+    func clearSystemRoots() async throws {
         let runner = try CommandRunner()
         try FileManager.default.createDirectory(atPath: runner.folderPath + "/home/Documents", withIntermediateDirectories: true)
         try Data("mine".utf8).write(to: URL(filePath: runner.folderPath + "/home/Documents/thesis.txt"))
         for (location, root) in [("temporary", "/"), ("documents", runner.folderPath + "/home")] {
-            let result = try runner.run("clear", location, "--root", root, "--dry-run")
+            let result = try await runner.run("clear", location, "--root", root, "--dry-run")
             #expect(result.status == 1 && result.error.contains("the container's root"), "\(root): \(result.error)")
         }
         #expect(FileManager.default.fileExists(atPath: runner.folderPath + "/home/Documents/thesis.txt"))
     }
 
     @Test("clear of a container whose root cannot be read (only passed through) is refused, not cleared unchecked")
-    func unreadableRoot() throws {
+    func unreadableRoot() async throws {
         let runner = try CommandRunner()
         let app = runner.folderPath + "/app"
         try FileManager.default.createDirectory(atPath: app + "/Library/Caches", withIntermediateDirectories: true)
         try Data("cached".utf8).write(to: URL(filePath: app + "/Library/Caches/c.bin"))
-        _ = try runProcess(URL(filePath: "/bin/chmod"), ["-R", "a+rX", runner.folderPath])
-        _ = try runProcess(URL(filePath: "/bin/chown"), ["-R", "65534:65534", app])
-        _ = try runProcess(URL(filePath: "/bin/chmod"), ["0311", app])  // write and search, no read
-        let (setpriv, nobody) = try CommandRunner.asNobody()
+        _ = try await runProcess(URL(filePath: "/bin/chmod"), ["-R", "a+rX", runner.folderPath])
+        _ = try await runProcess(URL(filePath: "/bin/chown"), ["-R", "65534:65534", app])
+        _ = try await runProcess(URL(filePath: "/bin/chmod"), ["0311", app])  // write and search, no read
+        let (setpriv, nobody) = try await CommandRunner.asNobody()
         let binary = try CommandRunner.binary().path(percentEncoded: false)
-        let result = try runProcess(setpriv, nobody + [binary, "clear", "caches", "--root", app],
+        let result = try await runProcess(setpriv, nobody + [binary, "clear", "caches", "--root", app],
                                     environment: runner.environment, directory: runner.folder)
         #expect(result.status == 1, "\(result.output)")
         #expect(result.error.contains("permission denied"), "\(result.error)")
@@ -200,7 +200,7 @@ struct SafeDestructionCommandTests {
     }
 
     @Test("a pin above the root that this user cannot read counts as a pin: as nobody, sweep under a pinned 0711 folder removes nothing and says why")
-    func unreadablePinAbove() throws {
+    func unreadablePinAbove() async throws {
         let runner = try CommandRunner()
         let documents = runner.folderPath + "/app/Documents"
         for tree in ["pq", "open"] {
@@ -212,12 +212,12 @@ struct SafeDestructionCommandTests {
         let pq = documents + "/pq"
         try Store(container: Container(root: URL(filePath: runner.folderPath + "/app", directoryHint: .isDirectory)))
             .mark("pq", in: .documents, .pinned)
-        _ = try runProcess(URL(filePath: "/bin/chmod"), ["-R", "a+rX", runner.folderPath])
-        _ = try runProcess(URL(filePath: "/bin/chown"), ["-R", "65534:65534", pq + "/sub", documents + "/open/sub"])
-        _ = try runProcess(URL(filePath: "/bin/chmod"), ["0711", pq])  // search, no read: its pin cannot be read
-        let (setpriv, nobody) = try CommandRunner.asNobody()
+        _ = try await runProcess(URL(filePath: "/bin/chmod"), ["-R", "a+rX", runner.folderPath])
+        _ = try await runProcess(URL(filePath: "/bin/chown"), ["-R", "65534:65534", pq + "/sub", documents + "/open/sub"])
+        _ = try await runProcess(URL(filePath: "/bin/chmod"), ["0711", pq])  // search, no read: its pin cannot be read
+        let (setpriv, nobody) = try await CommandRunner.asNobody()
         let binary = try CommandRunner.binary().path(percentEncoded: false)
-        let result = try runProcess(setpriv, nobody + [binary, "sweep", pq + "/sub", "--max-size", "0", "--json"],
+        let result = try await runProcess(setpriv, nobody + [binary, "sweep", pq + "/sub", "--max-size", "0", "--json"],
                                     environment: runner.environment, directory: runner.folder)
         #expect(FileManager.default.fileExists(atPath: pq + "/sub/a") && FileManager.default.fileExists(atPath: pq + "/sub/deeper/b"),
                 "\(result.output) \(result.error)")
@@ -227,7 +227,7 @@ struct SafeDestructionCommandTests {
         #expect(issues.contains { ($0["path"] as? String) == pq && ($0["message"] as? String)?.contains("its pin could not be read") == true },
                 "\(issues)")
         // The same tree without the 0711 pinned folder above: the folders above are readable, and the sweep removes.
-        let control = try runProcess(setpriv, nobody + [binary, "sweep", documents + "/open/sub", "--max-size", "0"],
+        let control = try await runProcess(setpriv, nobody + [binary, "sweep", documents + "/open/sub", "--max-size", "0"],
                                      environment: runner.environment, directory: runner.folder)
         #expect(control.status == 0, "\(control.error)")
         #expect(!FileManager.default.fileExists(atPath: documents + "/open/sub/a"))

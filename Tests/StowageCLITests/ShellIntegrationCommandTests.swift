@@ -6,9 +6,9 @@ import Testing
 @Suite("stowage completions and help")
 struct ShellIntegrationCommandTests {
     @Test("completion scripts for bash, zsh and fish name every subcommand", arguments: ["bash", "zsh", "fish"])
-    func completions(shell: String) throws {
+    func completions(shell: String) async throws {
         let runner = try CommandRunner()
-        let result = try runner.run("--generate-completion-script", shell)
+        let result = try await runner.run("--generate-completion-script", shell)
         #expect(result.status == 0, "\(result.error)")
         for subcommand in ["locations", "info", "usage", "sweep", "relieve", "clear", "audit", "watch", "fill", "release", "run"] {
             #expect(result.output.contains(subcommand), "\(shell): \(subcommand) missing")
@@ -27,9 +27,9 @@ struct ShellIntegrationCommandTests {
 
     @Test("completion scripts for bash, zsh and fish offer the values of every enumerated argument",
           arguments: ["bash", "zsh", "fish"])
-    func enumeratedValues(shell: String) throws {
+    func enumeratedValues(shell: String) async throws {
         let runner = try CommandRunner()
-        let script = try runner.run("--generate-completion-script", shell).output
+        let script = try await runner.run("--generate-completion-script", shell).output
         for (argument, values) in Self.enumerated {
             // How each shell's script lists the words to offer (swift-argument-parser's generators).
             let list = switch shell {
@@ -46,7 +46,7 @@ struct ShellIntegrationCommandTests {
     /// The words bash's completion offers for `words` (the last one being completed), driven as
     /// bash drives it: COMP_WORDS, COMP_CWORD, COMP_LINE and COMP_POINT, then the function
     /// `complete -F` names.
-    static func bashCompletions(_ words: [String], script: String, in runner: CommandRunner) throws -> [String] {
+    static func bashCompletions(_ words: [String], script: String, in runner: CommandRunner) async throws -> [String] {
         let bash = try requireToolURL("bash")
         let file = runner.folderPath + "/stowage.bash"
         try script.write(toFile: file, atomically: true, encoding: .utf8)
@@ -57,56 +57,56 @@ struct ShellIntegrationCommandTests {
             _stowage stowage "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
             printf '%s\\n' "${COMPREPLY[@]}"
             """
-        let result = try runProcess(bash, ["-c", driver, file] + words)
+        let result = try await runProcess(bash, ["-c", driver, file] + words)
         #expect(result.status == 0, "\(result.error)")
         return result.output.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
     }
 
     @Test("bash completes the values of sweep --order, clear, fill --method, run --fs and usage --limit")
-    func bashCompletesValues() throws {
+    func bashCompletesValues() async throws {
         let runner = try CommandRunner()
-        let script = try runner.run("--generate-completion-script", "bash").output
-        #expect(try Self.bashCompletions(["stowage", "sweep", "--order", ""], script: script, in: runner) == ["lru", "oldest", "largest"])
-        #expect(try Self.bashCompletions(["stowage", "sweep", "--order", "o"], script: script, in: runner) == ["oldest"])
-        #expect(try Self.bashCompletions(["stowage", "clear", ""], script: script, in: runner)
+        let script = try await runner.run("--generate-completion-script", "bash").output
+        await #expect(try Self.bashCompletions(["stowage", "sweep", "--order", ""], script: script, in: runner) == ["lru", "oldest", "largest"])
+        await #expect(try Self.bashCompletions(["stowage", "sweep", "--order", "o"], script: script, in: runner) == ["oldest"])
+        await #expect(try Self.bashCompletions(["stowage", "clear", ""], script: script, in: runner)
                 == ["documents", "applicationSupport", "caches", "preferences", "temporary"])
-        #expect(try Self.bashCompletions(["stowage", "clear", "ca"], script: script, in: runner) == ["caches"])
-        #expect(try Self.bashCompletions(["stowage", "fill", "--method", ""], script: script, in: runner) == ["allocate", "zeros", "random"])
-        #expect(try Self.bashCompletions(["stowage", "run", "--fs", ""], script: script, in: runner) == ["tmpfs", "ext4"])
-        #expect(try Self.bashCompletions(["stowage", "usage", "--limit", ""], script: script, in: runner) == ["all"])
+        await #expect(try Self.bashCompletions(["stowage", "clear", "ca"], script: script, in: runner) == ["caches"])
+        await #expect(try Self.bashCompletions(["stowage", "fill", "--method", ""], script: script, in: runner) == ["allocate", "zeros", "random"])
+        await #expect(try Self.bashCompletions(["stowage", "run", "--fs", ""], script: script, in: runner) == ["tmpfs", "ext4"])
+        await #expect(try Self.bashCompletions(["stowage", "usage", "--limit", ""], script: script, in: runner) == ["all"])
         // watch takes --json-lines, not --json: only the option it takes is offered.
-        #expect(try Self.bashCompletions(["stowage", "watch", "--js"], script: script, in: runner) == ["--json-lines"])
+        await #expect(try Self.bashCompletions(["stowage", "watch", "--js"], script: script, in: runner) == ["--json-lines"])
     }
 
     @Test("bash completes folders where a folder is asked for, and files too where a path is")
-    func bashCompletesPaths() throws {
+    func bashCompletesPaths() async throws {
         let runner = try CommandRunner()
-        let script = try runner.run("--generate-completion-script", "bash").output
+        let script = try await runner.run("--generate-completion-script", "bash").output
         let pick = runner.folderPath + "/pick"
         try FileManager.default.createDirectory(atPath: pick + "/alpha", withIntermediateDirectories: true)
         try Data().write(to: URL(filePath: pick + "/afile"))
         for words in [["sweep"], ["--root"], ["clear", "--root"], ["run", "--over"], ["run", "--keep"], ["fill"], ["release"]] {
-            #expect(try Self.bashCompletions(["stowage"] + words + [pick + "/a"], script: script, in: runner) == [pick + "/alpha"],
+            await #expect(try Self.bashCompletions(["stowage"] + words + [pick + "/a"], script: script, in: runner) == [pick + "/alpha"],
                     "\(words)")
         }
         for words in [["usage"], ["info"]] {
-            #expect(try Self.bashCompletions(["stowage"] + words + [pick + "/a"], script: script, in: runner).sorted()
+            await #expect(try Self.bashCompletions(["stowage"] + words + [pick + "/a"], script: script, in: runner).sorted()
                     == [pick + "/afile", pick + "/alpha"], "\(words)")
         }
     }
 
     @Test("--version says the build is unreleased: no version is tagged yet")
-    func version() throws {
+    func version() async throws {
         let runner = try CommandRunner()
-        let result = try runner.run("--version")
+        let result = try await runner.run("--version")
         #expect(result.status == 0)
         #expect(result.output == "0.1.0-dev\n", "a pre-release version, not 0.1.0 as if released: \(result.output)")
     }
 
     @Test("--help lists the exit statuses of the README's table")
-    func exitStatusesInHelp() throws {
+    func exitStatusesInHelp() async throws {
         let runner = try CommandRunner()
-        let help = try runner.run("--help").output
+        let help = try await runner.run("--help").output
         for (status, meaning) in [(0, "done"), (1, "failed"), (3, "ran, but the goal was not met"), (64, "usage error")] {
             #expect(help.range(of: "\(status) +\(meaning)", options: .regularExpression) != nil,
                     "exit status \(status) missing from --help:\n\(help)")

@@ -74,3 +74,17 @@ private final class Outcome<T: Sendable>: @unchecked Sendable {
         }
     }
 }
+
+/// Runs `wait`, a blocking wait that has a deadline of its own (``ChildProcess/finish(within:)``,
+/// a semaphore with a timeout), on a thread of its own, and resumes the caller when it returns.
+///
+/// This is how a test waits: with `await`, never blocking a thread of Swift's cooperative pool,
+/// which is as wide as the machine has cores (two here) and runs every test of the suite. A test
+/// blocked there keeps the others from starting while the CPU idles; one that awaits this lets
+/// them run meanwhile.
+public func onOwnThread<T: Sendable, Failure: Error>(_ wait: @escaping @Sendable () throws(Failure) -> T) async throws(Failure) -> T {
+    let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, Failure>, Never>) in
+        Thread.detachNewThread { continuation.resume(returning: Result { () throws(Failure) -> T in try wait() }) }
+    }
+    return try result.get()
+}

@@ -232,6 +232,23 @@ public final class ChildProcess: Sendable {
         return result()
     }
 
+    /// ``read(until:within:)``, awaited: the wait holds a thread of its own, not one of the
+    /// cooperative pool's (``onOwnThread(_:)``).
+    public func read(until marker: String, within limit: Duration = ChildProcess.defaultLimit) async throws -> String {
+        try await onOwnThread { try self.read(until: marker, within: limit) }
+    }
+
+    /// ``read(within:waitingFor:until:)``, awaited as ``read(until:within:)`` is.
+    public func read(within limit: Duration = ChildProcess.defaultLimit, waitingFor what: String = "write what was awaited",
+                     until isComplete: @escaping @Sendable (String) -> Bool) async throws -> String {
+        try await onOwnThread { try self.read(within: limit, waitingFor: what, until: isComplete) }
+    }
+
+    /// ``finish(within:)``, awaited as ``read(until:within:)`` is.
+    public func finish(within limit: Duration = ChildProcess.defaultLimit) async throws -> ProcessResult {
+        try await onOwnThread { try self.finish(within: limit) }
+    }
+
     /// Kills the child and everything it started (its process group) with SIGKILL, and waits
     /// for it to end.
     @discardableResult
@@ -276,4 +293,11 @@ public final class ChildProcess: Sendable {
 public func runProcess(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
                        directory: URL? = nil, within limit: Duration = ChildProcess.defaultLimit) throws -> ProcessResult {
     try ChildProcess(executable, arguments, environment: environment, directory: directory).finish(within: limit)
+}
+
+/// ``runProcess(_:_:environment:directory:within:)``, awaited: the wait holds a thread of its own,
+/// not one of the cooperative pool's (``onOwnThread(_:)``).
+public func runProcess(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
+                       directory: URL? = nil, within limit: Duration = ChildProcess.defaultLimit) async throws -> ProcessResult {
+    try await ChildProcess(executable, arguments, environment: environment, directory: directory).finish(within: limit)
 }
