@@ -59,13 +59,25 @@ package struct JSONWriter {
         }
     }
 
+    /// `date` as `JSONEncoder`'s `.iso8601` strategy formats it where the figures are not
+    /// computed here: swift-foundation's encoder (Linux) formats with `Date.ISO8601FormatStyle`;
+    /// Apple's Foundation with `ISO8601DateFormatter` (the two differ before the year 1 and after
+    /// 9999). Decided by which Foundation is there, not by the platform.
+    private static func iso8601(_ date: Date) -> String {
+        #if canImport(FoundationEssentials)
+        date.formatted(.iso8601)
+        #else
+        ISO8601DateFormatter().string(from: date)
+        #endif
+    }
+
     /// Writes `date` as a JSON string, as `JSONEncoder`'s `.iso8601` strategy writes it
     /// (`2026-11-22T17:35:00Z`: UTC, whole seconds rounded down). Whole seconds of the years
     /// 1970 to 9999 are written here; other dates through Foundation's ISO 8601 format.
     package mutating func date(_ date: Date) {
         let seconds = date.timeIntervalSince1970
         guard seconds >= 0, seconds < 253_402_300_800, seconds == seconds.rounded(.down) else {
-            return string(date.formatted(.iso8601))
+            return string(Self.iso8601(date))
         }
         let whole = Int(seconds), days = whole / 86_400, time = whole % 86_400
         // The civil date of a day count (Howard Hinnant's `civil_from_days`, days since 1970).
