@@ -80,7 +80,9 @@ apply() {
 }
 
 swift_build() { swift build --build-tests --package-path "$src" --scratch-path "$build" >"$1" 2>&1; }
-swift_test() { timeout 1200 swift test --skip-build --package-path "$src" --scratch-path "$build" "$@"; }
+# The long tests too (STOWAGE_LONG_TESTS=1), as .ci/run runs them: a mutant some long test catches
+# is caught (cache-index-update is caught only by the long sixteen-threads test).
+swift_test() { STOWAGE_LONG_TESTS=1 timeout 1200 swift test --skip-build --package-path "$src" --scratch-path "$build" "$@"; }
 
 mutants=()
 while IFS= read -r line; do
