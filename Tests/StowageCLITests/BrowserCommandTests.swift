@@ -1,5 +1,6 @@
 import Foundation
 import Stowage
+import StowageTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ import Musl
 /// `stowage usage --interactive` and `stowage locations --interactive` in a real
 /// pseudo-terminal: keys typed in, the screen read back as text, the terminal's modes compared
 /// before and after. Scratch trees only.
-@Suite("Usage browser", .timeLimit(.minutes(5)))
+@Suite("Usage browser", .hangLimit)
 struct BrowserCommandTests {
     static let up = "\u{1B}[A", down = "\u{1B}[B", right = "\u{1B}[C", left = "\u{1B}[D"
 

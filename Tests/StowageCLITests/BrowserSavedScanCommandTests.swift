@@ -1,5 +1,6 @@
 import Foundation
 import Stowage
+import StowageTestSupport
 import Testing
 
 /// The usage browser over saved scans: `stowage usage --import FILE --interactive` (the saved
@@ -7,7 +8,7 @@ import Testing
 /// --interactive` (the "changed since" mode), in a real pseudo-terminal as
 /// ``BrowserCommandTests``: keys typed in, the screen read back, the terminal's modes compared
 /// before and after. Scratch trees only.
-@Suite("Usage browser: saved scans and what changed", .timeLimit(.minutes(5)))
+@Suite("Usage browser: saved scans and what changed", .hangLimit)
 struct BrowserSavedScanCommandTests {
     static let left = BrowserCommandTests.left
 

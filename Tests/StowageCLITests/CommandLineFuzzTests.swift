@@ -1,4 +1,5 @@
 import Foundation
+import StowageTestSupport
 import Testing
 
 /// A fuzz of the command line's figures (issue 30, "make the proof systematic"): sizes, counts,
@@ -13,7 +14,7 @@ import Testing
 ///
 /// In `swift test`: a fixed seed and 150 cases (`STOWAGE_TEST_SEED` and
 /// `STOWAGE_CLI_FUZZ_CASES` change them); `Scripts/fuzz-command-line.sh` runs thousands.
-@Suite("stowage command-line fuzz", .timeLimit(.minutes(30)), .long("150 command lines at Int64's ends, each a process: 58 s"))
+@Suite("stowage command-line fuzz", .hangLimit, .long("150 command lines at Int64's ends, each a process: 58 s"))
 struct CommandLineFuzzTests {
     /// The seed of the cases `swift test` runs.
     static let fixedSeed: UInt64 = 30_2026_11_28

@@ -1,4 +1,5 @@
 import Foundation
+import StowageTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -69,6 +70,13 @@ final class InteractiveTerminal {
         _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
     }
 
+    /// Writes `text` on the program's side of the terminal, as a program would (for the tests of
+    /// this terminal itself).
+    func show(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(slave, $0.baseAddress, $0.count) }
+    }
+
     /// Everything the program wrote, as text.
     var received: String { String(decoding: reader.received, as: UTF8.self) }
 
@@ -77,8 +85,13 @@ final class InteractiveTerminal {
 
     /// Waits until the screen satisfies `condition` (at most `limit`: past it the test fails,
     /// quoting the screen).
+    ///
+    /// The screen is looked at once more after the deadline, before the test fails: on a loaded
+    /// machine this task may wake from its sleep only after the deadline, and what the program
+    /// showed in the meantime counts (CI once failed five browser tests whose quoted screen showed
+    /// exactly the text awaited).
     @discardableResult
-    func waitFor(_ what: String, within limit: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation,
+    func waitFor(_ what: String, within limit: Duration = defaultAwaitLimit, sourceLocation: SourceLocation = #_sourceLocation,
                  _ condition: (ScreenText) -> Bool) async -> ScreenText {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
@@ -87,13 +100,14 @@ final class InteractiveTerminal {
             do { try await Task.sleep(for: .milliseconds(20)) } catch { break }  // cancelled: waits no longer
         }
         let screen = self.screen
+        if condition(screen) { return screen }
         Issue.record("the screen never showed \(what):\n\(screen.lines.joined(separator: "\n"))", sourceLocation: sourceLocation)
         return screen
     }
 
     /// Waits until some row of the screen contains `text`.
     @discardableResult
-    func waitFor(text: String, within limit: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation) async -> ScreenText {
+    func waitFor(text: String, within limit: Duration = defaultAwaitLimit, sourceLocation: SourceLocation = #_sourceLocation) async -> ScreenText {
         await waitFor("'\(text)'", within: limit, sourceLocation: sourceLocation) { $0.contains(text) }
     }
 

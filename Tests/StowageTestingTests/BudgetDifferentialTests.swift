@@ -14,7 +14,7 @@ import Testing
 /// `swift test` runs a fixed set of seeds per file system; `Scripts/differential-budget.sh` runs
 /// many more (`STOWAGE_BUDGET_SEQUENCES`, `STOWAGE_BUDGET_FIRST_SEED`) and prints the figures.
 /// `STOWAGE_TEST_SEED=<seed>` replays one sequence.
-@Suite("StowageTesting: the budget against real file systems", .serialized, .timeLimit(.minutes(10)),
+@Suite("StowageTesting: the budget against real file systems", .serialized, .hangLimit,
        .long("the budget against loop-mounted ext4, XFS, btrfs and tmpfs volumes"))
 struct BudgetDifferentialTests {
     @Test("the budget never says fits where ext4 refuses")

@@ -278,7 +278,7 @@ struct SimulatedStorageTests {
 
 /// Every `await` has a deadline (`awaiting`): a budget that sends a call into an endless loop
 /// fails the test, where it once hung it for minutes.
-@Suite("StowageTesting: async calls carry the budget to their threads", .timeLimit(.minutes(5)))
+@Suite("StowageTesting: async calls carry the budget to their threads", .hangLimit)
 struct SimulatedStorageAsyncTests {
     @Test("DiskCache's async set and remove, Store's async clear (several removal threads) and async capacity use the test's budget",
           .simulatedStorage(available: ByteCount(128 * 4096)))
@@ -365,7 +365,7 @@ struct SimulatedStorageSuiteTests {
     }
 }
 
-@Suite("StowageTesting: figures that cannot make a volume", .timeLimit(.minutes(5)))
+@Suite("StowageTesting: figures that cannot make a volume", .hangLimit)
 struct SimulatedStorageRefusalTests {
     @Test("a negative size, a total below what is available, a block size below 1 and negative inodes are refused before the body runs",
           arguments: [SimulatedStorage(available: -1), SimulatedStorage(available: 8192, total: 4096),

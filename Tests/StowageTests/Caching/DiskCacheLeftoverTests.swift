@@ -1,4 +1,5 @@
 import Foundation
+import StowageTestSupport
 import Testing
 @testable import Stowage
 
@@ -7,7 +8,7 @@ import Testing
 /// next change of any instance (a set, a removal, an eviction), and any sweep or clear of the
 /// folder, reclaims every staged file whose lock can be taken, at once, and leaves a living
 /// writer's alone. So no limit needs to count them: they last until the next change.
-@Suite("DiskCache: staged files of killed writers", .timeLimit(.minutes(10)))
+@Suite("DiskCache: staged files of killed writers", .hangLimit)
 struct DiskCacheLeftoverTests {
     @Test("writers killed by SIGKILL after staging leave files the next change reclaims at once, eviction or not; a living writer's staged file stays and its set succeeds")
     func killedWritersLeftovers() throws {

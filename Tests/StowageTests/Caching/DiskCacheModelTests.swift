@@ -34,7 +34,7 @@ import Glibc
 /// operations need a stateful runner with child processes and a fresh folder per replay, which
 /// that library's value generators and integrated shrinking do not model; its dependency would
 /// buy little here.
-@Suite("DiskCache: against a reference model, over random operations", .timeLimit(.minutes(10)))
+@Suite("DiskCache: against a reference model, over random operations", .hangLimit)
 struct DiskCacheModelTests {
     // What the long run found, each now a check of every sequence: an eviction's entries
     // served from the memory tier (seeds 18, 33, 35), an expiry far in the past read as "never"

@@ -5,7 +5,7 @@ import StowageTestSupport
 
 /// The one bridge from `async` to blocking work: a fixed number of threads, whatever the number
 /// of tasks that call at once.
-@Suite("BlockingLane", .timeLimit(.minutes(5)))
+@Suite("BlockingLane", .hangLimit)
 struct BlockingLaneTests {
     @Test("1,000 concurrent async DiskCache sets run on the cache lane's fixed threads, not on 1,000")
     func thousandConcurrentSets() async throws {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import StowageTestSupport
 import Testing
 @testable import Stowage
 
@@ -7,7 +8,7 @@ import Testing
 /// cancellation returns the report of what was done, marked cancelled; progress is one
 /// `WorkProgress`, from the working thread (outside any task), ending with the report's
 /// figures; one default interval.
-@Suite("Long-running work contract", .timeLimit(.minutes(5)))  // an await that never ends fails
+@Suite("Long-running work contract", .hangLimit)  // an await that never ends fails
 struct LongRunningContractTests {
     // MARK: Fixtures
 

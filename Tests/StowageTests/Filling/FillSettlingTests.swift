@@ -1,4 +1,5 @@
 import Foundation
+import StowageTestSupport
 import Testing
 @testable import Stowage
 
@@ -6,7 +7,7 @@ import Testing
 /// preallocation past the end of a growing file, blocks of removed files freed by a background
 /// worker) and btrfs (written data counted once written back), on loop volumes; and the rule
 /// that a fill claims its goal only on a settled figure within one block above it.
-@Suite("Fill settling", .timeLimit(.minutes(10)))
+@Suite("Fill settling", .hangLimit)
 struct FillSettlingTests {
     /// The volume's available bytes once they stay put: written back, then read every 300 ms
     /// until two readings agree (at most 10 s). Independent of ``SettledFigures``, which it checks.

@@ -1,10 +1,11 @@
 import Foundation
+import StowageTestSupport
 import Testing
 @testable import Stowage
 
 /// Fills of real volumes mounted by the tests: a tmpfs, and an ext4 image on a loop device
 /// (reserved blocks, a journal and delayed allocation, as on a real disk).
-@Suite("Filler", .timeLimit(.minutes(10)))  // an await that never ends fails
+@Suite("Filler", .hangLimit)  // an await that never ends fails
 struct FillerTests {
     enum VolumeKind: String, CaseIterable, CustomTestStringConvertible {
         case tmpfs, ext4

@@ -5,7 +5,7 @@ import Testing
 
 /// The settings-screen model on real folders, and a relief cancelled as a background task's
 /// expiration handler cancels it.
-@Suite("StorageOverview and cancelled relief", .timeLimit(.minutes(10)))
+@Suite("StorageOverview and cancelled relief", .hangLimit)
 struct StorageOverviewTests {
     /// The model of the container in `folder`, which gets `caches` cache files, a document and a
     /// file in tmp.

@@ -1,8 +1,9 @@
 import Foundation
+import StowageTestSupport
 import Testing
 @testable import Stowage
 
-@Suite("PressureWatcher", .timeLimit(.minutes(5)))  // an await that never ends fails
+@Suite("PressureWatcher", .hangLimit)  // an await that never ends fails
 struct PressureWatcherTests {
     /// A container on a private tmpfs (nobody else writes there, so its figures are exact),
     /// with files in tmp and Caches: what a check that scanned them would have to read.

@@ -6,7 +6,7 @@ import Testing
 /// Names stay bytes in a scan (Architecture article: bytes at every boundary): a name that is not UTF-8 is reported exactly
 /// (``UsageItem/pathBytes``, `pathBase64` in JSON) and a folder so named is read like any other,
 /// also when it is opened by its path. `a\377` and `a\376` both read `a\u{FFFD}` as text.
-@Suite("UsageScanner keeps names as bytes", .timeLimit(.minutes(5)))
+@Suite("UsageScanner keeps names as bytes", .hangLimit)
 struct UsageNameBytesTests {
     static let fileA: [UInt8] = Array("a".utf8) + [0xFF]
     static let fileB: [UInt8] = Array("a".utf8) + [0xFE]

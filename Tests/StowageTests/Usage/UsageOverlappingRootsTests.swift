@@ -6,7 +6,7 @@ import Testing
 /// Roots that overlap (one inside another, or given twice) count every folder and file once, as
 /// `du` does across its arguments: the root met first owns what it holds, a root counted whole
 /// already gets no figures (and du no line), and the total is du's total.
-@Suite("UsageScanner with overlapping roots", .timeLimit(.minutes(5)))
+@Suite("UsageScanner with overlapping roots", .hangLimit)
 struct UsageOverlappingRootsTests {
     /// `du -s -c` of `paths` with `flags`: the line of each argument (du prints none for one it
     /// counted already) and the total.
