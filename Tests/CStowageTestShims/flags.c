@@ -18,3 +18,19 @@ int cstowage_test_set_immutable(int descriptor, int immutable) {
     return -1;
 #endif
 }
+
+#if defined(__linux__)
+#include <sys/fsuid.h>
+#endif
+
+int cstowage_test_set_file_system_user(unsigned int uid) {
+#if defined(__linux__)
+    setfsuid(uid);
+    // setfsuid returns the previous value, whether it changed or not: ask again to know.
+    return (unsigned int)setfsuid((uid_t)-1) == uid ? 0 : -1;
+#else
+    (void)uid;
+    errno = ENOTSUP;
+    return -1;
+#endif
+}

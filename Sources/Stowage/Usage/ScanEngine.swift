@@ -19,6 +19,13 @@ import Foundation
 /// Names stay bytes from `readdir` to the report (``RawPath``, ``UsageItem/pathBytes``): a name
 /// that is not UTF-8 is never turned into another name.
 ///
+/// Made with `buildsNameTree`, the walk makes no breakdown item: it builds the tree of names
+/// instead (``UsageNameTree``). A worker gathers a folder's entries (name bytes, own figures)
+/// in buffers of its own and appends them to the shared tree in one step, under the lock it takes
+/// anyway to push the folder's sub-folders: the entries' indices are known then, and each
+/// sub-folder carries its own (``Work/node``) to its children. No path is made per entry, only
+/// per folder (to open it past the descriptor budget), as without the tree.
+///
 /// `@unchecked Sendable`: every mutable field below is read and written only while `condition`
 /// is locked; per-worker state lives in each worker's own `Accumulator`.
 final class ScanEngine: @unchecked Sendable {
@@ -35,6 +42,8 @@ final class ScanEngine: @unchecked Sendable {
         /// Breakdown items this folder's contents count towards (its ancestors down to the depth).
         var items: [Int]
         var rootDevice: UInt64
+        /// The folder's node in the tree of names (``buildsNameTree``); -1 otherwise.
+        var node: Int32 = -1
     }
 
     struct Accumulator {
@@ -46,6 +55,8 @@ final class ScanEngine: @unchecked Sendable {
     }
 
     let options: UsageOptions
+    /// Whether the walk builds the tree of names (``takeNameTree(report:)``) instead of breakdown items.
+    let buildsNameTree: Bool
     private let condition = NSCondition()
     private var pending: [Work] = []
     private var busy = 0
@@ -63,6 +74,10 @@ final class ScanEngine: @unchecked Sendable {
     /// For each root, the earlier root that counted it whole, if one did.
     private var countedIn: [Int?] = []
     private var items: [UsageItem] = []
+    /// The tree of names (``buildsNameTree``): the roots first, then each folder's entries as
+    /// they are read, with their own figures (``UsageNameTree/init(walked:names:report:)`` adds them up).
+    private var treeNodes: [UsageNameTree.Node] = []
+    private var treeNames: [UInt8] = []
     private var issues: [UsageIssue] = []
     private var merged: [Accumulator] = []
     /// Workers started besides the calling thread, and those of them still running.
@@ -79,10 +94,12 @@ final class ScanEngine: @unchecked Sendable {
     private var progressEntries = 0
     private var progressAllocated: Int64 = 0
 
-    /// An engine for one scan. Created in the task that asks for the scan (which counts it,
+    /// An engine for one scan, building the tree of names instead of breakdown items when
+    /// `buildsNameTree`. Created in the task that asks for the scan (which counts it,
     /// in debug builds, see `TestProbe`), even when `run` then runs on another thread.
-    init(options: UsageOptions) {
+    init(options: UsageOptions, buildsNameTree: Bool = false) {
         self.options = options
+        self.buildsNameTree = buildsNameTree
         #if DEBUG
         TestProbe.record(.usageScan)
         #endif
@@ -112,6 +129,14 @@ final class ScanEngine: @unchecked Sendable {
             for root in roots {
                 let status = try? options.followsSymbolicLinks ? Sys.stat(root) : Sys.lstat(root)  // best effort: startRoot reports the error
                 if let status, status.kind != .folder { rootFiles.insert(FileIdentity(device: status.device, inode: status.inode)) }
+            }
+        }
+        if buildsNameTree {
+            for root in roots {
+                let bytes = RawPath(root).bytes
+                treeNodes.append(UsageNameTree.Node(nameStart: treeNames.count, nameCount: Int32(bytes.count), parentIndex: -1,
+                                                    logicalBytes: 0, allocatedBytes: 0, fileCount: 0, seconds: .min, isFolder: false))
+                treeNames.append(contentsOf: bytes)
             }
         }
         var seed = Accumulator(roots: rootTotals, largest: LargestFiles(limit: options.largestFileCount, byLogical: options.ranksByLogicalSize))
@@ -188,7 +213,7 @@ final class ScanEngine: @unchecked Sendable {
         if status.kind == .folder {
             let path = RawPath(root)
             pending.append(Work(path: path, descriptor: nil, rootLength: path.bytes.count, root: index, depth: 0, items: [],
-                                rootDevice: status.device))
+                                rootDevice: status.device, node: buildsNameTree ? Int32(index) : -1))
         } else if status.kind == .file {
             accumulator.largest.offer(path: RawPath(root), status: status)
         }
@@ -282,7 +307,12 @@ final class ScanEngine: @unchecked Sendable {
         var opened = 0
         let budget = condition.withLock { max(0, Self.descriptorBudget - openPending) }
         let childDepth = work.depth + 1
-        let listsChildren = childDepth <= options.breakdownDepth
+        let listsChildren = !buildsNameTree && childDepth <= options.breakdownDepth
+        // The tree of names: this folder's entries, their names one after the other, and which
+        // of them each sub-folder is.
+        var entries: [UsageNameTree.Node] = []
+        var entryNames: [UInt8] = []
+        var subfolderEntries: [Int32] = []
         // What this folder holds, added to its root and to its breakdown items once, at the end.
         var contents = UsageTotals()
         do {
@@ -302,6 +332,18 @@ final class ScanEngine: @unchecked Sendable {
                     if !claim(status, for: work.root) { return true }
                 }
                 contents.add(status)
+                if buildsNameTree {
+                    let length = RawPath.length(ofCString: name)
+                    entries.append(UsageNameTree.Node(nameStart: entryNames.count, nameCount: Int32(length), parentIndex: work.node,
+                                                      logicalBytes: status.size, allocatedBytes: status.allocatedSize,
+                                                      fileCount: status.kind == .file ? 1 : 0,
+                                                      seconds: Int64(exactly: status.modificationTime.rounded(.down)) ?? .min,
+                                                      isFolder: status.kind == .folder))
+                    name.withMemoryRebound(to: UInt8.self, capacity: length) {
+                        entryNames.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
+                    }
+                    if status.kind == .folder { subfolderEntries.append(Int32(entries.count - 1)) }
+                }
 
                 let needsName = status.kind == .folder || listsChildren
                     || (status.kind == .file && accumulator.largest.wouldKeep(status))
@@ -335,8 +377,17 @@ final class ScanEngine: @unchecked Sendable {
         accumulator.entries += contents.fileCount + contents.folderCount + contents.symbolicLinkCount + contents.otherCount
         accumulator.allocated += contents.allocatedBytes
         for item in work.items { accumulator.items[item, default: UsageTotals()].add(contents) }
-        if !subfolders.isEmpty {
+        if !subfolders.isEmpty || !entries.isEmpty {
             condition.lock()
+            if !entries.isEmpty {
+                let first = Int32(treeNodes.count), nameBase = treeNames.count
+                treeNodes[Int(work.node)].firstChild = first
+                treeNodes[Int(work.node)].childCount = Int32(entries.count)
+                for index in entries.indices { entries[index].nameStart += nameBase }
+                treeNodes.append(contentsOf: entries)
+                treeNames.append(contentsOf: entryNames)
+                for (index, entry) in subfolderEntries.enumerated() { subfolders[index].node = first + entry }
+            }
             openPending += opened
             pending.append(contentsOf: subfolders)
             startHelperIfWanted(roots: accumulator.roots.count)
@@ -371,6 +422,16 @@ final class ScanEngine: @unchecked Sendable {
             counted[identity] = root
             return true
         }
+    }
+
+    /// The tree of names the walk built (``buildsNameTree``), finished with `report`, the one
+    /// ``run(roots:)`` returned (whose roots give the roots' figures); taken out, not copied.
+    func takeNameTree(report: UsageReport) -> UsageNameTree {
+        let (nodes, names) = condition.withLock { () -> ([UsageNameTree.Node], [UInt8]) in
+            defer { (treeNodes, treeNames) = ([], []) }
+            return (treeNodes, treeNames)
+        }
+        return UsageNameTree(walked: nodes, names: names, report: report)
     }
 
     private func register(_ item: UsageItem) -> Int {

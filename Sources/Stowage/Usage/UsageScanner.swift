@@ -62,6 +62,28 @@ public struct UsageScanner: Sendable {
             return engine.run(roots: paths)
         }
     }
+
+    /// Scans `roots` into the tree of names (``UsageNameTree``): every entry, whatever
+    /// ``UsageOptions/breakdownDepth`` says, each named by its name, not its path; the report it
+    /// holds has no breakdown. Blocks the calling thread, as ``scan(_:)``.
+    package func scanNameTree(_ roots: [URL]) -> UsageNameTree {
+        let engine = ScanEngine(options: options, buildsNameTree: true)
+        return engine.takeNameTree(report: engine.run(roots: roots.map(\.fileSystemPath)))
+    }
+
+    /// ``scanNameTree(_:)`` on threads of its own, with progress and cancellation as
+    /// ``scan(_:progressInterval:progress:)`` (a cancelled scan's tree holds what was read, its
+    /// report marked cancelled).
+    package func scanNameTree(_ roots: [URL], progressInterval: Duration = WorkProgress.defaultInterval,
+                              progress: (@Sendable (WorkProgress) -> Void)? = nil) async throws -> UsageNameTree {
+        let engine = ScanEngine(options: options, buildsNameTree: true)
+        let paths = roots.map(\.fileSystemPath)
+        return try await LongRunningWork.run(progressInterval: progressInterval, progress: progress,
+                                             cancel: { engine.cancel() }) { reporter in
+            engine.reporter = reporter
+            return engine.takeNameTree(report: engine.run(roots: paths))
+        }
+    }
 }
 
 extension Container {

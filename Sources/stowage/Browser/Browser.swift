@@ -61,8 +61,7 @@ final class Browser {
         self.units = units
         self.style = style
         terminal = try BrowserTerminal()
-        mode = source.content.isLive
-            ? .scanning(BrowserScan(source.roots, options: source.options), subject: Self.subject(of: source), rescanning: nil) : .browsing
+        mode = source.content.isLive ? .scanning(Self.scanOfAll(source), subject: Self.subject(of: source), rescanning: nil) : .browsing
         if case .changes = source.content { order.key = .change }
         guard !source.content.isLive else { return }
         // Saved scans: the tree at once, and the reports let go of.
@@ -73,6 +72,12 @@ final class Browser {
             tree = BrowserTree(report: nil, topName: source.topName)
         }
         self.source.earlier = nil
+    }
+
+    /// A scan of all of `source`'s roots: into a report to compare in the "changed since" mode,
+    /// into the tree of names otherwise.
+    private static func scanOfAll(_ source: BrowserSource) -> BrowserScan {
+        BrowserScan(source.roots, options: source.options, comparing: source.earlier != nil)
     }
 
     /// What the progress screen says is scanned.
@@ -131,7 +136,7 @@ final class Browser {
 
     // MARK: Scans
 
-    /// Takes a finished scan's report into the tree.
+    /// Takes what a finished scan found into the tree.
     private func collectScan() {
         guard case .scanning(let scan, _, let rescanning) = mode, let result = scan.take() else { return }
         mode = .browsing
@@ -139,31 +144,41 @@ final class Browser {
         case .failure(let error):
             status = "The scan failed: \(DisplayPath.escaped(String(describing: error)))"
             if tree == nil { tree = BrowserTree(report: nil, topName: source.topName) }
-        case .success(let report):
-            show(report, rescanning: rescanning)
+        case .success(.names(let scanned)):
+            if let rescanning, var updated = tree, scanned.rootCount == 1 {
+                updated.replace(rescanning, with: scanned)
+                tree = updated
+                status = Self.problems(scanned.report) ?? "Scanned again: \(ByteCount(order.size(updated[rescanning])).formatted(units))"
+                arrange(keeping: rows.indices.contains(selected) ? rows[selected] : nil)
+            } else {
+                show(BrowserTree(scanned: scanned, topName: source.topName, notes: source.notes), problems: Self.problems(scanned.report))
+            }
+        case .success(.report(let report)):
+            show(report)
         }
     }
 
-    /// Takes `report` into the tree: in place of the folder `rescanning` when it is a scan of
-    /// that folder again; otherwise as the whole tree (of the changes since
-    /// ``BrowserSource/earlier`` in the "changed since" mode).
-    private func show(_ report: UsageReport, rescanning: Int? = nil) {
-        let problems = report.issues.isEmpty ? nil : "\(Noun("folder").counted(report.issues.count)) could not be read: "
+    /// What the status line says of a scan's issues (`nil` when there is none).
+    private static func problems(_ report: UsageReport) -> String? {
+        report.issues.isEmpty ? nil : "\(Noun("folder").counted(report.issues.count)) could not be read: "
             + DisplayPath.escaped(bytes: report.issues[0].pathBytes) + ": " + report.issues[0].message
-        if let rescanning, var updated = tree, !report.roots.isEmpty {
-            updated.replace(rescanning, with: report)
-            tree = updated
-            status = problems ?? "Scanned again: \(ByteCount(order.size(updated[rescanning])).formatted(units))"
-            arrange(keeping: rows.indices.contains(selected) ? rows[selected] : nil)
-        } else {
-            let shown = source.earlier.map { BrowserTree(changes: report.difference(from: $0).roots) }
-                ?? BrowserTree(report: report, topName: source.topName, notes: source.notes)
-            folder = reopening.flatMap { shown.node(atPath: $0.path) } ?? shown.top
-            status = reopening?.status ?? problems
-            reopening = nil
-            tree = shown
-            arrange(keeping: nil)  // a new tree: the rows' nodes are its own
-        }
+    }
+
+    /// Takes `report` (a saved scan, or a scan to compare) into the tree: as the whole tree, or
+    /// as the changes since ``BrowserSource/earlier`` in the "changed since" mode.
+    private func show(_ report: UsageReport) {
+        show(source.earlier.map { BrowserTree(changes: report.difference(from: $0).roots) }
+                 ?? BrowserTree(report: report, topName: source.topName, notes: source.notes),
+             problems: Self.problems(report))
+    }
+
+    /// Shows `shown`, a new tree, the status line saying `problems`.
+    private func show(_ shown: BrowserTree, problems: String?) {
+        folder = reopening.flatMap { shown.node(atPath: $0.path) } ?? shown.top
+        status = reopening?.status ?? problems
+        reopening = nil
+        tree = shown
+        arrange(keeping: nil)  // a new tree: the rows' nodes are its own
     }
 
     /// Scans the folder shown again (the nearest folder above it whose path is text, when its
@@ -174,15 +189,14 @@ final class Browser {
         guard let tree else { return }
         if tree.isComparison {
             reopening = (tree.path(of: folder), outcome)
-            mode = .scanning(BrowserScan(source.roots, options: source.options), subject: Self.subject(of: source), rescanning: nil)
+            mode = .scanning(Self.scanOfAll(source), subject: Self.subject(of: source), rescanning: nil)
             self.tree = nil
             return
         }
         var target = folder
         while tree.isOnDisk(target), !RawPathText.isUTF8(tree.path(of: target)), let parent = tree[target].parent { target = parent }
         guard tree.isOnDisk(target) else {
-            mode = .scanning(BrowserScan(source.roots, options: source.options), subject: source.topName ?? "\(source.roots.count) paths",
-                             rescanning: nil)
+            mode = .scanning(Self.scanOfAll(source), subject: source.topName ?? "\(source.roots.count) paths", rescanning: nil)
             self.tree = nil
             return
         }
@@ -282,7 +296,7 @@ final class Browser {
     /// Sorts the folder's rows, keeping `node` selected when it is one of them.
     private func arrange(keeping node: Int?) {
         guard let tree else { return }
-        rows = order.sorted(tree[folder].children, in: tree)
+        rows = order.sorted(tree.children(of: folder), in: tree)
         selected = node.flatMap { rows.firstIndex(of: $0) } ?? min(selected, max(0, rows.count - 1))
         scrollToSelection()
     }
@@ -319,7 +333,7 @@ final class Browser {
     /// The location whose folder `node` is, in a container's browser.
     private func location(of node: Int) -> Location? {
         guard let tree, tree[node].isRoot, source.store != nil,
-              let index = tree[tree.top].children.firstIndex(of: node), index < source.locations.count else { return nil }
+              let index = tree.children(of: tree.top).firstIndex(of: node), index < source.locations.count else { return nil }
         return source.locations[index]
     }
 

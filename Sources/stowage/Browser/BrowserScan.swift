@@ -1,26 +1,40 @@
 import Foundation
 import Stowage
 
-/// A scan the browser runs in the background: its progress and, once done, its report, read by
-/// the browser's loop whenever it draws.
+/// A scan the browser runs in the background: its progress and, once done, what it found (the
+/// tree of names, or a report to compare), read by the browser's loop whenever it draws.
 ///
 /// `@unchecked Sendable`: every mutable field is read and written only under `lock`.
 final class BrowserScan: @unchecked Sendable {
     private let lock = NSLock()
     private var entries = 0
     private var bytes: Int64 = 0
-    private var outcome: Result<UsageReport, any Error>?
+    private var outcome: Result<Scanned, any Error>?
     private var task: Task<Void, Never>?
 
-    /// Starts scanning `roots` with `options`.
-    init(_ roots: [URL], options: UsageOptions) {
+    /// What a scan found.
+    enum Scanned {
+        /// The tree of names (``UsageScanner/scanNameTree(_:progressInterval:progress:)``): what
+        /// the browser shows.
+        case names(UsageNameTree)
+        /// A report with every item, for the "changed since" mode to compare with a saved one.
+        case report(UsageReport)
+    }
+
+    /// Starts scanning `roots` with `options`: into a report with every item when `comparing`
+    /// (the "changed since" mode compares reports), into the tree of names otherwise.
+    init(_ roots: [URL], options: UsageOptions, comparing: Bool = false) {
         let task = Task.detached { [self] in
             do {
-                let report = try await UsageScanner(options: options).scan(roots, progressInterval: .milliseconds(100)) { figures in
+                let scanner = UsageScanner(options: options)
+                let progress: @Sendable (WorkProgress) -> Void = { figures in
                     Self.crashForTests()
                     self.lock.withLock { (self.entries, self.bytes) = (figures.items, figures.bytes) }
                 }
-                lock.withLock { outcome = .success(report) }
+                let scanned: Scanned = comparing
+                    ? .report(try await scanner.scan(roots, progressInterval: .milliseconds(100), progress: progress))
+                    : .names(try await scanner.scanNameTree(roots, progressInterval: .milliseconds(100), progress: progress))
+                lock.withLock { outcome = .success(scanned) }
             } catch {
                 lock.withLock { outcome = .failure(error) }
             }
@@ -31,9 +45,9 @@ final class BrowserScan: @unchecked Sendable {
     /// Entries and allocated bytes counted so far.
     var progress: (entries: Int, bytes: Int64) { lock.withLock { (entries, bytes) } }
 
-    /// The report (or what ended the scan) once it is done, `nil` before; handed over once (the
-    /// scan keeps no copy, so that its items are let go of as soon as the browser's tree holds them).
-    func take() -> Result<UsageReport, any Error>? {
+    /// What the scan found (or what ended it) once it is done, `nil` before; handed over once (the
+    /// scan keeps no copy, so that it is let go of as soon as the browser's tree holds it).
+    func take() -> Result<Scanned, any Error>? {
         lock.withLock {
             defer { outcome = nil }
             return outcome

@@ -3,33 +3,27 @@ import Stowage
 
 /// What the browser shows: the files and folders of a scan, compact, with their figures.
 ///
-/// Built in one place, ``init(report:topName:notes:)``, from a ``UsageReport`` (of a scan with
-/// an unlimited breakdown, or read from a file) through its index tree, so that any report can be
-/// browsed and no item is copied on the way; or, in the "changed since" mode, from a
-/// ``UsageDifference`` (``init(changes:)``). Names are bytes, as the file system holds them, all
-/// in one array (a node keeps where its name is, not a copy); figures are the report's (hard
-/// links count once, under the first name the scan met). A removal or a rescan changes the
-/// figures of every folder above, so the screen never needs a new scan to be right.
+/// Made from the tree of names a scan builds as it walks (``init(scanned:topName:notes:)``: its
+/// nodes and names are taken over as they are, nothing copied or looked up by path); from a
+/// ``UsageReport`` read from a file, through its index tree (``init(report:topName:notes:)``);
+/// or, in the "changed since" mode, from a ``UsageDifference`` (``init(changes:)``). Names are
+/// bytes, as the file system holds them, all in one array (a node keeps where its name is, not a
+/// copy); a folder's children are contiguous nodes; figures are the scan's (hard links count
+/// once, under the first name the scan met). A removal or a rescan changes the figures of every
+/// folder above, so the screen never needs a new scan to be right.
 struct BrowserTree {
-    /// One file or folder: 64 bytes (its stride), its name in the tree's ``names``.
+    /// One file or folder, as the screen reads it.
     struct Node {
-        fileprivate var nameStart: Int
-        fileprivate var nameCount: Int32
-        fileprivate var parentIndex: Int32
-        var children: [Int] = []
+        /// The folder holding it; `nil` for the top.
+        var parent: Int?
         var logicalBytes: Int64
         var allocatedBytes: Int64
         var fileCount: Int
-        /// Whole seconds since 1970, `Int64.min` when not known.
-        fileprivate var seconds: Int64
+        /// Seconds since 1970 (`st_mtime` of the item itself), or `nil` when the scan does not say.
+        var modificationTime: Double?
         var isFolder: Bool
         /// Whether it is a root of the scan (its name is its whole path).
-        var isRoot = false
-
-        /// The folder holding it; `nil` for the top.
-        var parent: Int? { parentIndex < 0 ? nil : Int(parentIndex) }
-        /// Seconds since 1970 (`st_mtime` of the item itself), or `nil` when the report does not say.
-        var modificationTime: Double? { seconds == .min ? nil : Double(seconds) }
+        var isRoot: Bool
     }
 
     /// How an item changed since an older scan (the "changed since" mode): the change in its
@@ -41,9 +35,15 @@ struct BrowserTree {
         var kind: UsageChange.Kind
     }
 
-    private(set) var nodes: [Node] = []
+    /// Every node: 64 bytes each (the scan's own, ``UsageNameTree/Node``), a folder's children
+    /// contiguous (a rescan appends the new ones and leaves the old).
+    private var nodes: [UsageNameTree.Node] = []
     /// Every node's name, one after the other (a rescan adds the new names and leaves the old).
     private var names: [UInt8] = []
+    /// The roots of the scan (each named by its whole path).
+    private var roots: [Int] = []
+    /// Nodes taken out of their folder (deleted): still in ``nodes``, no longer among its children.
+    private var removed = Set<Int>()
     /// What a root's row says after its name (an app's location: its purge policy).
     private var notes: [Int: String] = [:]
     /// The node the browser starts in: the only root, or a node holding several roots (an app's
@@ -56,73 +56,84 @@ struct BrowserTree {
     /// the newer scan (zero for what was removed since), and ``change(of:)`` says how they changed.
     private(set) var isComparison = false
 
-    /// The tree of `report` (every item of its breakdown). With one root and no `topName` the
-    /// root is the top; otherwise a node named `topName` ("N paths" when `nil`) holds the roots,
-    /// each root's row saying `notes[index]`. `nil` makes a tree of no root.
+    /// The tree of names a scan built (``UsageScanner/scanNameTree(_:)``), taken over whole.
+    /// With one root and no `topName` the root is the top; otherwise a node named `topName`
+    /// ("N paths" when `nil`) holds the roots, each root's row saying `notes[index]`.
+    init(scanned tree: UsageNameTree, topName: String? = nil, notes: [String?] = []) {
+        nodes = tree.nodes
+        names = tree.names
+        adoptRoots(tree.rootCount, topName: topName, notes: notes)
+    }
+
+    /// The tree of `report` (every item of its breakdown: a saved scan), through its index tree;
+    /// roots, top and notes as ``init(scanned:topName:notes:)``. `nil` makes a tree of no root.
     init(report: UsageReport?, topName: String? = nil, notes: [String?] = []) {
         guard let report else {
-            top = holder(named: topName ?? "0 paths")
+            adoptRoots(0, topName: topName, notes: [])
             return
         }
         let tree = report.breakdownIndexTree(sortingChildren: false)  // the browser orders each folder as it shows it
         nodes.reserveCapacity(report.breakdown.count + tree.roots.count + 1)
-        if tree.roots.count == 1 && topName == nil {
-            top = add(tree.roots[0], parent: nil)
-            addChildren(tree.rootChildren[0], of: report.breakdown, below: tree.children, to: top)
-            if let note = notes.first ?? nil { self.notes[top] = note }
-            return
-        }
-        top = holder(named: topName ?? "\(tree.roots.count) paths")
-        for (index, root) in tree.roots.enumerated() {
-            let node = add(root, parent: top)
-            addChildren(tree.rootChildren[index], of: report.breakdown, below: tree.children, to: node)
-            if index < notes.count, let note = notes[index] { self.notes[node] = note }
-            nodes[top].children.append(node)
-            nodes[top].logicalBytes += nodes[node].logicalBytes
-            nodes[top].allocatedBytes += nodes[node].allocatedBytes
-            nodes[top].fileCount += nodes[node].fileCount
-        }
-    }
-
-    /// Adds the node that holds several roots, named `name`.
-    private mutating func holder(named name: String) -> Int {
-        append(name: Array(name.utf8)[...], parent: nil, isFolder: true, logical: 0, allocated: 0, files: 0, date: nil)
-    }
-
-    /// Adds the root `item` (its name its whole path) below `parent`.
-    private mutating func add(_ item: UsageItem, parent: Int?) -> Int {
-        let root = append(item, name: item.pathBytes[...], parent: parent)
-        nodes[root].isRoot = true
-        return root
-    }
-
-    /// Adds the items `children` (indices into `items`, as ``UsageReport/breakdownIndexTree(rankedByLogicalSize:sortingChildren:)``
-    /// gives them) under the node `index`, and theirs below them (`below`), iteratively: a tree
-    /// can be deeper than the stack allows.
-    private mutating func addChildren(_ children: [Int], of items: [UsageItem], below: [[Int]], to index: Int) {
-        var pending: [(children: [Int], node: Int)] = [(children, index)]
+        for root in tree.roots { _ = append(root, name: root.pathBytes[...], parent: -1) }
+        // Each folder's children appended together (contiguous), iteratively: a tree can be
+        // deeper than the stack allows.
+        var pending: [(children: [Int], node: Int)] = tree.rootChildren.enumerated().map { ($1, $0) }
         while let (list, at) = pending.popLast() {
-            nodes[at].children.reserveCapacity(list.count)
+            setChildren(of: at, first: nodes.count, count: list.count)
             for item in list {
-                let child = append(items[item], name: Self.lastName(items[item].pathBytes), parent: at)
-                nodes[at].children.append(child)
-                if !below[item].isEmpty { pending.append((below[item], child)) }
+                let child = append(report.breakdown[item], name: Self.lastName(report.breakdown[item].pathBytes), parent: at)
+                if !tree.children[item].isEmpty { pending.append((tree.children[item], child)) }
             }
         }
+        adoptRoots(tree.roots.count, topName: topName, notes: notes)
     }
 
-    private mutating func append(_ item: UsageItem, name: ArraySlice<UInt8>, parent: Int?) -> Int {
+    /// Makes the first `count` nodes the roots: the top when there is one and no `topName`,
+    /// otherwise held by a node named `topName` ("N paths" when `nil`), which sums their figures
+    /// (and their changes, in a tree of changes); each root's row says `notes[index]`.
+    private mutating func adoptRoots(_ count: Int, topName: String?, notes: [String?]) {
+        roots = Array(0..<count)
+        for (index, note) in notes.prefix(count).enumerated() { if let note { self.notes[index] = note } }
+        if count == 1 && topName == nil {
+            top = 0
+            return
+        }
+        top = append(name: Array((topName ?? "\(count) paths").utf8)[...], parent: -1, isFolder: true, logical: 0, allocated: 0, files: 0,
+                     seconds: .min)
+        setChildren(of: top, first: 0, count: count)
+        var change = Change(logicalBytes: 0, allocatedBytes: 0, fileCount: 0, kind: .unchanged)
+        for root in roots {
+            nodes[root].parentIndex = Int32(top)
+            nodes[top].logicalBytes += nodes[root].logicalBytes
+            nodes[top].allocatedBytes += nodes[root].allocatedBytes
+            nodes[top].fileCount += nodes[root].fileCount
+            if isComparison {
+                change.logicalBytes += changes[root].logicalBytes
+                change.allocatedBytes += changes[root].allocatedBytes
+                change.fileCount += changes[root].fileCount
+                if changes[root].kind != .unchanged { change.kind = .rearranged }
+            }
+        }
+        if isComparison { changes.append(change) }
+    }
+
+    private mutating func setChildren(of index: Int, first: Int, count: Int) {
+        nodes[index].firstChild = Int32(first)
+        nodes[index].childCount = Int32(count)
+    }
+
+    private mutating func append(_ item: UsageItem, name: ArraySlice<UInt8>, parent: Int) -> Int {
         append(name: name, parent: parent, isFolder: item.isFolder, logical: item.logicalBytes, allocated: item.allocatedBytes,
-               files: item.fileCount, date: item.modificationDate)
+               files: item.fileCount, seconds: item.modificationDate.flatMap { Int64(exactly: $0.timeIntervalSince1970.rounded(.down)) } ?? .min)
     }
 
-    private mutating func append(name: ArraySlice<UInt8>, parent: Int?, isFolder: Bool, logical: Int64, allocated: Int64, files: Int,
-                                 date: Date?) -> Int {
+    private mutating func append(name: ArraySlice<UInt8>, parent: Int, isFolder: Bool, logical: Int64, allocated: Int64, files: Int,
+                                 seconds: Int64) -> Int {
         let start = names.count
         names.append(contentsOf: name)
-        nodes.append(Node(nameStart: start, nameCount: Int32(name.count), parentIndex: parent.map { Int32($0) } ?? -1,
-                          logicalBytes: logical, allocatedBytes: allocated, fileCount: files,
-                          seconds: date.flatMap { Int64(exactly: $0.timeIntervalSince1970.rounded(.down)) } ?? .min, isFolder: isFolder))
+        nodes.append(UsageNameTree.Node(nameStart: start, nameCount: Int32(name.count), parentIndex: Int32(parent),
+                                        logicalBytes: logical, allocatedBytes: allocated, fileCount: files, seconds: seconds,
+                                        isFolder: isFolder))
         return nodes.count - 1
     }
 
@@ -131,45 +142,25 @@ struct BrowserTree {
     /// was removed since) and its ``Change``. With several roots a node named "N paths" holds them.
     init(changes roots: [UsageChange]) {
         isComparison = true
-        if roots.count == 1 {
-            top = addChanges(roots[0], parent: nil)
-            return
-        }
-        top = holder(named: "\(roots.count) paths")
-        changes.append(Change(logicalBytes: 0, allocatedBytes: 0, fileCount: 0, kind: roots.contains { $0.kind != .unchanged } ? .rearranged : .unchanged))
-        for root in roots {
-            let index = addChanges(root, parent: top)
-            nodes[top].children.append(index)
-            nodes[top].logicalBytes += nodes[index].logicalBytes
-            nodes[top].allocatedBytes += nodes[index].allocatedBytes
-            nodes[top].fileCount += nodes[index].fileCount
-            changes[top].logicalBytes += changes[index].logicalBytes
-            changes[top].allocatedBytes += changes[index].allocatedBytes
-            changes[top].fileCount += changes[index].fileCount
-        }
-    }
-
-    /// Adds the root `root` and the changes below it (iteratively: a tree can be deeper than the
-    /// stack allows); returns the root's node.
-    private mutating func addChanges(_ root: UsageChange, parent: Int?) -> Int {
-        func append(_ change: UsageChange, name: ArraySlice<UInt8>, parent: Int?) -> Int {
+        func append(_ change: UsageChange, name: ArraySlice<UInt8>, parent: Int) -> Int {
             let now = change.after ?? UsageFigures()
             changes.append(Change(logicalBytes: change.changeInLogicalBytes, allocatedBytes: change.changeInAllocatedBytes,
                                   fileCount: change.changeInFileCount, kind: change.kind))
             return self.append(name: name, parent: parent, isFolder: change.isFolder, logical: now.logicalBytes,
-                               allocated: now.allocatedBytes, files: now.fileCount, date: nil)
+                               allocated: now.allocatedBytes, files: now.fileCount, seconds: .min)
         }
-        let first = append(root, name: root.pathBytes[...], parent: parent)
-        nodes[first].isRoot = true
-        var pending: [(UsageChange, Int)] = [(root, first)]
+        for root in roots { _ = append(root, name: root.pathBytes[...], parent: -1) }
+        // Each change's children appended together (contiguous), iteratively: a tree can be
+        // deeper than the stack allows.
+        var pending: [(UsageChange, Int)] = roots.enumerated().map { ($1, $0) }
         while let (change, at) = pending.popLast() {
+            setChildren(of: at, first: nodes.count, count: change.children.count)
             for child in change.children {
                 let index = append(child, name: Self.lastName(child.pathBytes), parent: at)
-                nodes[at].children.append(index)
                 if !child.children.isEmpty { pending.append((child, index)) }
             }
         }
-        return first
+        adoptRoots(roots.count, topName: nil, notes: [])
     }
 
     /// How `index` changed, in a tree of changes (``isComparison``); `nil` otherwise.
@@ -177,8 +168,7 @@ struct BrowserTree {
 
     /// The node at the absolute path `path` (bytes), when the tree holds it.
     func node(atPath path: [UInt8]) -> Int? {
-        let roots = nodes[top].isRoot ? [top] : nodes[top].children
-        for root in roots where nodes[root].isRoot {
+        for root in roots {
             let rootPath = Array(name(of: root))
             if path == rootPath { return root }
             let prefix = rootPath.last == UInt8(ascii: "/") ? rootPath : rootPath + [UInt8(ascii: "/")]
@@ -204,7 +194,20 @@ struct BrowserTree {
         return path[(slash + 1)...]
     }
 
-    subscript(index: Int) -> Node { nodes[index] }
+    subscript(index: Int) -> Node {
+        let node = nodes[index]
+        return Node(parent: node.parent, logicalBytes: node.logicalBytes, allocatedBytes: node.allocatedBytes, fileCount: node.fileCount,
+                    modificationTime: node.seconds == .min ? nil : Double(node.seconds), isFolder: node.isFolder,
+                    isRoot: roots.contains(index))
+    }
+
+    /// The files and folders directly inside `index` (those deleted since left out).
+    func children(of index: Int) -> [Int] {
+        let node = nodes[index]
+        guard node.childCount > 0 else { return [] }
+        let range = Int(node.firstChild)..<(Int(node.firstChild) + Int(node.childCount))
+        return removed.isEmpty ? Array(range) : range.filter { !removed.contains($0) }
+    }
 
     /// The name of `index` (the last name of its path; a root's whole path), as bytes.
     func name(of index: Int) -> ArraySlice<UInt8> {
@@ -215,14 +218,14 @@ struct BrowserTree {
     func note(of index: Int) -> String? { notes[index] }
 
     /// Whether `index` is a file or folder on disk (not the node made to hold several roots).
-    func isOnDisk(_ index: Int) -> Bool { nodes[index].isRoot || nodes[index].parent != nil }
+    func isOnDisk(_ index: Int) -> Bool { roots.contains(index) || nodes[index].parent != nil }
 
     /// The absolute path of `index`, as bytes; empty for the node holding several roots.
     func path(of index: Int) -> [UInt8] {
         var names: [ArraySlice<UInt8>] = []
         var current: Int? = index
         while let node = current {
-            if nodes[node].isRoot {
+            if roots.contains(node) {
                 names.append(name(of: node))
                 break
             }
@@ -251,7 +254,7 @@ struct BrowserTree {
 
     /// The child of `folder` named `name`, if there is one.
     func child(named name: ArraySlice<UInt8>, of folder: Int) -> Int? {
-        nodes[folder].children.first { self.name(of: $0) == name }
+        children(of: folder).first { self.name(of: $0) == name }
     }
 
     // MARK: Changes
@@ -272,7 +275,7 @@ struct BrowserTree {
         let node = nodes[index]
         guard let parent = node.parent else { return }
         subtract(logical: node.logicalBytes, allocated: node.allocatedBytes, files: node.fileCount, from: parent)
-        nodes[parent].children.removeAll { $0 == index }
+        removed.insert(index)
     }
 
     /// Applies what a removal in the folder `base` did (a ``SweepReport``, whose paths are
@@ -289,17 +292,17 @@ struct BrowserTree {
         for file in report.removed {
             guard let removed = nodeBelowBase(at: file.pathBytes), let holder = nodes[removed].parent else { continue }
             subtract(logical: file.logicalBytes, allocated: file.allocatedBytes, files: nodes[removed].fileCount, from: holder)
-            nodes[holder].children.removeAll { $0 == removed }
+            self.removed.insert(removed)
             gone.insert(removed)
         }
         // Folders are named as text (U+FFFD for bytes that are not UTF-8): compared as such.
         let removedFolders = Set(report.removedFolders)
         guard !removedFolders.isEmpty else { return gone }
-        var pending: [(Int, [UInt8])] = nodes[base].children.filter { nodes[$0].isFolder }.map { ($0, Array(name(of: $0))) }
+        var pending: [(Int, [UInt8])] = children(of: base).filter { nodes[$0].isFolder }.map { ($0, Array(name(of: $0))) }
         var emptied: [Int] = []
         while let (folder, relative) = pending.popLast() {
             if removedFolders.contains(String(decoding: relative, as: UTF8.self)) { emptied.append(folder) }
-            for child in nodes[folder].children where nodes[child].isFolder {
+            for child in children(of: folder) where nodes[child].isFolder {
                 pending.append((child, relative + [UInt8(ascii: "/")] + name(of: child)))
             }
         }
@@ -311,12 +314,12 @@ struct BrowserTree {
         return gone
     }
 
-    /// Puts `report` (a new scan of the folder `index`, its one root) in place of what the tree
-    /// held for it.
-    mutating func replace(_ index: Int, with report: UsageReport) {
-        let tree = report.breakdownIndexTree(sortingChildren: false)  // the browser orders each folder as it shows it
-        guard let root = tree.roots.first else { return }
-        let old = nodes[index]
+    /// Puts `scanned` (a new scan of the folder `index`, its one root) in place of what the tree
+    /// held for it: its nodes appended (renumbered, their names after the tree's), the old ones
+    /// left unreachable.
+    mutating func replace(_ index: Int, with scanned: UsageNameTree) {
+        guard scanned.rootCount == 1 else { return }
+        let root = scanned.nodes[0], old = nodes[index]
         if let parent = old.parent {
             subtract(logical: old.logicalBytes - root.logicalBytes, allocated: old.allocatedBytes - root.allocatedBytes,
                      files: old.fileCount - root.fileCount, from: parent)
@@ -324,7 +327,16 @@ struct BrowserTree {
         nodes[index].logicalBytes = root.logicalBytes
         nodes[index].allocatedBytes = root.allocatedBytes
         nodes[index].fileCount = root.fileCount
-        nodes[index].children = []
-        addChildren(tree.rootChildren[0], of: report.breakdown, below: tree.children, to: index)
+        // The scan's node j (past its root) becomes node `shift + j`; its root is `index`.
+        let shift = Int32(nodes.count - 1), nameShift = names.count
+        nodes.reserveCapacity(nodes.count + scanned.nodes.count - 1)
+        for var node in scanned.nodes.dropFirst() {
+            node.nameStart += nameShift
+            node.parentIndex = node.parentIndex == 0 ? Int32(index) : node.parentIndex + shift
+            node.firstChild += shift
+            nodes.append(node)
+        }
+        names.append(contentsOf: scanned.names)
+        setChildren(of: index, first: Int(root.firstChild + shift), count: Int(root.childCount))
     }
 }

@@ -22,4 +22,9 @@ int cstowage_test_pipe(int descriptors[2]);
 /// immutable file cannot be removed, even by root. Returns 0, or -1 with errno (`ENOTTY` or
 /// `EOPNOTSUPP` where the file system has no such flag).
 int cstowage_test_set_immutable(int descriptor, int immutable);
+
+/// Sets the file system user of the calling thread, and of it only (setfsuid(2), Linux only):
+/// permissions are then checked as that user's, and a change from root to another user drops
+/// the thread's capabilities to bypass them. Returns 0, or -1 when the user was not taken.
+int cstowage_test_set_file_system_user(unsigned int uid);
 #endif

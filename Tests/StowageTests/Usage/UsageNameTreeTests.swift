@@ -1,0 +1,216 @@
+import Foundation
+import StowageTestSupport
+import Testing
+@testable import Stowage
+
+@Suite("UsageNameTree: the tree of names a scan builds as it walks")
+struct UsageNameTreeTests {
+    /// An entry of a tree by its path: what the tree of names and the report's index tree must
+    /// agree on (the same paths under the same roots, with the same figures).
+    struct Entry: Hashable, Comparable, CustomStringConvertible {
+        var root: Int
+        var path: [UInt8]
+        var depth: Int
+        var isFolder: Bool
+        var logicalBytes: Int64
+        var allocatedBytes: Int64
+        var fileCount: Int
+        var seconds: Int64?
+
+        static func < (a: Entry, b: Entry) -> Bool {
+            a.root != b.root ? a.root < b.root : a.path.lexicographicallyPrecedes(b.path)
+        }
+
+        var description: String {
+            "\(root):\(String(decoding: path, as: UTF8.self)) d\(depth) \(isFolder ? "folder" : "item") \(logicalBytes)/\(allocatedBytes) \(fileCount) files"
+        }
+    }
+
+    static func joined(_ path: [UInt8], _ name: ArraySlice<UInt8>) -> [UInt8] {
+        path.last == UInt8(ascii: "/") ? path + name : path + [UInt8(ascii: "/")] + name
+    }
+
+    /// Every entry of `tree`, its path made from its ancestors' names; checks on the way that
+    /// each child names its parent and comes after it.
+    static func entries(_ tree: UsageNameTree) -> [Entry] {
+        var entries: [Entry] = []
+        for root in 0..<tree.rootCount {
+            #expect(tree.nodes[root].parent == nil)
+            var pending = [(root, Array(tree.name(of: root)), 0)]
+            while let (index, path, depth) = pending.popLast() {
+                let node = tree.nodes[index]
+                entries.append(Entry(root: root, path: path, depth: depth, isFolder: node.isFolder, logicalBytes: node.logicalBytes,
+                                     allocatedBytes: node.allocatedBytes, fileCount: node.fileCount,
+                                     seconds: node.seconds == .min ? nil : node.seconds))
+                for child in tree.children(of: index) {
+                    #expect(tree.nodes[child].parent == index && child > index, "node \(child) under \(index)")
+                    pending.append((child, joined(path, tree.name(of: child)), depth + 1))
+                }
+            }
+        }
+        return entries.sorted()
+    }
+
+    /// Every entry `breakdownIndexTree` reaches, by its item's own path.
+    static func entries(_ report: UsageReport) -> [Entry] {
+        let tree = report.breakdownIndexTree(sortingChildren: false)
+        var entries: [Entry] = []
+        func entry(_ item: UsageItem, root: Int) -> Entry {
+            Entry(root: root, path: item.pathBytes, depth: item.depth, isFolder: item.isFolder, logicalBytes: item.logicalBytes,
+                  allocatedBytes: item.allocatedBytes, fileCount: item.fileCount,
+                  seconds: item.modificationDate.map { Int64($0.timeIntervalSince1970) })
+        }
+        for (root, item) in tree.roots.enumerated() {
+            entries.append(entry(item, root: root))
+            var pending = tree.rootChildren[root]
+            while let index = pending.popLast() {
+                entries.append(entry(report.breakdown[index], root: root))
+                pending += tree.children[index]
+            }
+        }
+        return entries.sorted()
+    }
+
+    /// Scans `roots` both ways: a report with every item, and the tree of names.
+    static func scanBothWays(_ roots: [String], options: UsageOptions) -> (UsageReport, UsageNameTree) {
+        var everything = options
+        everything.breakdownDepth = .max
+        let urls = roots.map { URL(filePath: $0) }
+        return (UsageScanner(options: everything).scan(urls), UsageScanner(options: options).scanNameTree(urls))
+    }
+
+    /// Scans `roots` both ways, and expects the same tree and the same report (but the breakdown).
+    static func expectSameTree(_ roots: [String], options: UsageOptions, sourceLocation: SourceLocation = #_sourceLocation) -> UsageNameTree {
+        let (report, tree) = scanBothWays(roots, options: options)
+        return expectSame(report, tree, sourceLocation: sourceLocation)
+    }
+
+    static func expectSame(_ report: UsageReport, _ tree: UsageNameTree, sourceLocation: SourceLocation = #_sourceLocation) -> UsageNameTree {
+        let (expected, found) = (entries(report), entries(tree))
+        #expect(found.count == expected.count, sourceLocation: sourceLocation)
+        for (a, b) in zip(found, expected) where a != b {
+            Issue.record("name tree \(a), index tree \(b)", sourceLocation: sourceLocation)
+            break
+        }
+        var withoutBreakdown = report
+        withoutBreakdown.breakdown = []
+        #expect(tree.report == withoutBreakdown, sourceLocation: sourceLocation)
+        #expect(tree.nodes.count == tree.rootCount + report.breakdown.count, "every entry once", sourceLocation: sourceLocation)
+        return tree
+    }
+
+    /// A random name: letters, sometimes a space, a dot or bytes that are not UTF-8.
+    static func randomName(_ random: inout SeededRandom) -> [UInt8] {
+        let pieces: [[UInt8]] = [Array("a".utf8), Array("Bc".utf8), Array("d e".utf8), Array(".x".utf8), [0xFF], [0xC3, 0x28],
+                                 Array("é".utf8), Array("long-name-".utf8)]
+        var name: [UInt8] = []
+        for _ in 0..<Int.random(in: 1...3, using: &random) { name += pieces.randomElement(using: &random)! }
+        return name
+    }
+
+    /// Fills the folder `path` with a random tree (up to `depth` levels): files of random sizes
+    /// (empty ones too), empty and full folders, symbolic links and, when `hardLinks`, hard links to
+    /// files made before (`files`).
+    static func makeRandomTree(at path: [UInt8], depth: Int, hardLinks: Bool, files: inout [[UInt8]], random: inout SeededRandom) throws {
+        for index in 0..<Int.random(in: 0...6, using: &random) {
+            let entry = joined(path, (randomName(&random) + Array("-\(index)".utf8))[...])
+            switch Int.random(in: 0..<20, using: &random) {
+            case 0..<10:
+                try RawFiles.makeFile(entry, size: [0, 1, 4096, 5000, 70_000].randomElement(using: &random)!)
+                files.append(entry)
+            case 10..<16 where depth > 0:
+                try RawFiles.makeFolder(entry)
+                try makeRandomTree(at: entry, depth: depth - 1, hardLinks: hardLinks, files: &files, random: &random)
+            case 16..<18:
+                try RawFiles.makeLink(entry, to: Array("../somewhere".utf8))
+            default:
+                guard hardLinks, let target = files.randomElement(using: &random) else {
+                    try RawFiles.makeFolder(entry)  // an empty folder
+                    continue
+                }
+                let made = RawFiles.withPath(target) { from in RawFiles.withPath(entry) { link(from, $0) } }
+                try #require(made == 0, "link")
+            }
+        }
+    }
+
+    @Test("random trees, hard links and names that are not UTF-8 among them: the tree of names is the index tree (one thread, roots that overlap)")
+    func randomTrees() throws {
+        var random = SeededRandom(for: "randomTrees")
+        for round in 0..<8 {
+            let folder = TestFolder()
+            let root = folder.path + "/tree"
+            try RawFiles.makeFolder(Array(root.utf8))
+            var files: [[UInt8]] = []
+            try Self.makeRandomTree(at: Array(root.utf8), depth: 4, hardLinks: true, files: &files, random: &random)
+            try RawFiles.makeFolder(Array((root + "/sub").utf8))
+            try Self.makeRandomTree(at: Array((root + "/sub").utf8), depth: 2, hardLinks: true, files: &files, random: &random)
+            var options = UsageOptions()
+            options.threads = 1  // which name of a hard-linked file counts depends on the order of the walk
+            options.largestFileCount = round % 2 == 0 ? 0 : 3
+            let roots = [[root], [root, root + "/sub"], [root + "/sub", root], [root, root], [root + "/", folder.path + "/missing"]][round % 5]
+            _ = Self.expectSameTree(roots, options: options)
+        }
+    }
+
+    @Test("random trees without hard links, read by several threads: the same tree")
+    func randomTreesOnThreads() throws {
+        var random = SeededRandom(for: "randomTreesOnThreads")
+        let folder = TestFolder()
+        var files: [[UInt8]] = []
+        try Self.makeRandomTree(at: Array(folder.path.utf8), depth: 6, hardLinks: false, files: &files, random: &random)
+        for index in 0..<40 {  // enough folders for the helpers to start
+            let sub = Array((folder.path + "/many-\(index)").utf8)
+            try RawFiles.makeFolder(sub)
+            try Self.makeRandomTree(at: sub, depth: 2, hardLinks: false, files: &files, random: &random)
+        }
+        var options = UsageOptions()
+        options.threads = 3
+        options.largestFileCount = 0  // which of equal files is among the largest depends on the threads
+        let tree = Self.expectSameTree([folder.path], options: options)
+        #expect(tree.nodes.count > 40)
+    }
+
+    @Test("a mount inside: crossed, or left out with everything in it when staying on one file system")
+    func mountInside() throws {
+        let folder = TestFolder()
+        let root = folder.path + "/tree"
+        try RawFiles.makeFolder(Array(root.utf8))
+        try RawFiles.makeFile(Array((root + "/here").utf8), size: 5000)
+        let volume = try ScratchVolume.mount(size: "4m", in: URL(filePath: root), named: "mounted")
+        try RawFiles.makeFile(Array((volume.path + "/there").utf8), size: 300_000)
+        let crossing = Self.expectSameTree([root], options: UsageOptions())
+        var staying = UsageOptions()
+        staying.staysOnOneFileSystem = true
+        let stayed = Self.expectSameTree([root], options: staying)
+        let names = { (tree: UsageNameTree) in tree.children(of: 0).map { String(decoding: tree.name(of: $0), as: UTF8.self) }.sorted() }
+        #expect(names(crossing) == ["here", "mounted"] && names(stayed) == ["here"])
+        #expect(crossing.nodes.count == 4 && stayed.nodes.count == 2)
+    }
+
+    @Test("an unreadable folder is an issue and a node without children, as in the index tree")
+    func unreadableFolder() async throws {
+        let folder = TestFolder()
+        let root = folder.path + "/tree"
+        try RawFiles.makeFolder(Array(root.utf8))
+        try RawFiles.makeFolder(Array((root + "/open").utf8))
+        try RawFiles.makeFile(Array((root + "/open/file").utf8), size: 100)
+        try RawFiles.makeFolder(Array((root + "/closed").utf8))
+        try RawFiles.makeFile(Array((root + "/closed/hidden").utf8), size: 100)
+        #expect(chmod(folder.path, 0o755) == 0 && chmod(root + "/closed", 0) == 0)
+        defer { _ = chmod(root + "/closed", 0o755) }
+        var options = UsageOptions()
+        options.threads = 1  // the walk on this thread alone, whose file system user is nobody's
+        let scanned: (UsageReport, UsageNameTree)
+        do {
+            scanned = try await onOwnThread { [options] in try asFileSystemUser(65534) { Self.scanBothWays([root], options: options) } }
+        } catch let refused as FileSystemUserRefused {
+            print("unreadableFolder: skipped: \(refused)")
+            return
+        }
+        let tree = Self.expectSame(scanned.0, scanned.1)
+        #expect(tree.report.issues.map(\.path) == [root + "/closed"])
+        let closed = try #require(tree.children(of: 0).first { tree.name(of: $0) == Array("closed".utf8)[...] })
+        #expect(tree.nodes[closed].isFolder && tree.children(of: closed).isEmpty)
+    }
+}
