@@ -52,6 +52,12 @@ final class ScanEngine: @unchecked Sendable {
         var largest: LargestFiles
         var entries = 0
         var allocated: Int64 = 0
+        /// The tree of names (``buildsNameTree``): the folder being read's entries, their names one
+        /// after the other, and which of them each sub-folder is; emptied for each folder, their
+        /// room kept, so that a folder costs no allocation of its own.
+        var folderEntries: [UsageNameTree.Node] = []
+        var folderNames: [UInt8] = []
+        var folderSubfolders: [Int32] = []
     }
 
     let options: UsageOptions
@@ -308,11 +314,11 @@ final class ScanEngine: @unchecked Sendable {
         let budget = condition.withLock { max(0, Self.descriptorBudget - openPending) }
         let childDepth = work.depth + 1
         let listsChildren = !buildsNameTree && childDepth <= options.breakdownDepth
-        // The tree of names: this folder's entries, their names one after the other, and which
-        // of them each sub-folder is.
-        var entries: [UsageNameTree.Node] = []
-        var entryNames: [UInt8] = []
-        var subfolderEntries: [Int32] = []
+        if buildsNameTree {
+            accumulator.folderEntries.removeAll(keepingCapacity: true)
+            accumulator.folderNames.removeAll(keepingCapacity: true)
+            accumulator.folderSubfolders.removeAll(keepingCapacity: true)
+        }
         // What this folder holds, added to its root and to its breakdown items once, at the end.
         var contents = UsageTotals()
         do {
@@ -334,15 +340,15 @@ final class ScanEngine: @unchecked Sendable {
                 contents.add(status)
                 if buildsNameTree {
                     let length = RawPath.length(ofCString: name)
-                    entries.append(UsageNameTree.Node(nameStart: entryNames.count, nameCount: Int32(length), parentIndex: work.node,
+                    accumulator.folderEntries.append(UsageNameTree.Node(nameStart: accumulator.folderNames.count, nameCount: Int32(length), parentIndex: work.node,
                                                       logicalBytes: status.size, allocatedBytes: status.allocatedSize,
                                                       fileCount: status.kind == .file ? 1 : 0,
                                                       seconds: Int64(exactly: status.modificationTime.rounded(.down)) ?? .min,
                                                       isFolder: status.kind == .folder))
                     name.withMemoryRebound(to: UInt8.self, capacity: length) {
-                        entryNames.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
+                        accumulator.folderNames.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
                     }
-                    if status.kind == .folder { subfolderEntries.append(Int32(entries.count - 1)) }
+                    if status.kind == .folder { accumulator.folderSubfolders.append(Int32(accumulator.folderEntries.count - 1)) }
                 }
 
                 let needsName = status.kind == .folder || listsChildren
@@ -377,16 +383,18 @@ final class ScanEngine: @unchecked Sendable {
         accumulator.entries += contents.fileCount + contents.folderCount + contents.symbolicLinkCount + contents.otherCount
         accumulator.allocated += contents.allocatedBytes
         for item in work.items { accumulator.items[item, default: UsageTotals()].add(contents) }
-        if !subfolders.isEmpty || !entries.isEmpty {
+        if !subfolders.isEmpty || !accumulator.folderEntries.isEmpty {
             condition.lock()
-            if !entries.isEmpty {
+            if !accumulator.folderEntries.isEmpty {
                 let first = Int32(treeNodes.count), nameBase = treeNames.count
                 treeNodes[Int(work.node)].firstChild = first
-                treeNodes[Int(work.node)].childCount = Int32(entries.count)
-                for index in entries.indices { entries[index].nameStart += nameBase }
-                treeNodes.append(contentsOf: entries)
-                treeNames.append(contentsOf: entryNames)
-                for (index, entry) in subfolderEntries.enumerated() { subfolders[index].node = first + entry }
+                treeNodes[Int(work.node)].childCount = Int32(accumulator.folderEntries.count)
+                for var entry in accumulator.folderEntries {
+                    entry.nameStart += nameBase
+                    treeNodes.append(entry)
+                }
+                treeNames.append(contentsOf: accumulator.folderNames)
+                for (index, entry) in accumulator.folderSubfolders.enumerated() { subfolders[index].node = first + entry }
             }
             openPending += opened
             pending.append(contentsOf: subfolders)
