@@ -123,10 +123,11 @@ public final class ScratchVolume: Sendable {
 public func removeTestFolder(_ path: String) {
     let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
     guard folder.hasPrefix("/"), folder.count > 1 else { return }
-    for mountPoint in mountPoints(below: folder).sorted(by: { $0.count > $1.count }) {
-        if (try? runProcess(URL(filePath: "/bin/umount"), [mountPoint], within: .seconds(60)))?.status != 0 {
-            _ = try? runProcess(URL(filePath: "/bin/umount"), ["-l", mountPoint], within: .seconds(60))
-        }
+    // In this process (`umount2`), by the mount table's bytes: a table holding any path that is
+    // not UTF-8, anyone's, once read as no mount at all, and the folder stayed behind.
+    for mountPoint in mountPoints(below: Array(folder.utf8)).sorted(by: { $0.count > $1.count }) {
+        let path = mountPoint.map { CChar(bitPattern: $0) } + [0]
+        if umount2(path, 0) != 0 { _ = umount2(path, Int32(MNT_DETACH)) }
     }
     // In this process first: a shell, chmod and rm for each of a run's thousand-odd folders cost
     // about 5 ms of CPU each, and held a thread of the test runner's pool while they ran.
@@ -199,28 +200,34 @@ private func removeContents(of folder: Int32, device: dev_t, levelsLeft: Int) ->
     return allGone
 }
 
-/// The mount points strictly below `folder`, from `/proc/self/mountinfo` (empty where it cannot be read).
-func mountPoints(below folder: String) -> [String] {
-    guard let table = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return [] }
-    return table.split(separator: "\n").compactMap { line in
-        let fields = line.split(separator: " ")
+/// The mount points strictly below `folder`, as bytes, from `/proc/self/mountinfo` (empty where it
+/// cannot be read). Read as bytes: a mount point anywhere on the machine whose path is not UTF-8
+/// must not hide the others.
+func mountPoints(below folder: [UInt8]) -> [[UInt8]] {
+    guard let table = FileManager.default.contents(atPath: "/proc/self/mountinfo") else { return [] }
+    let prefix = folder + [UInt8(ascii: "/")]
+    return table.split(separator: UInt8(ascii: "\n")).compactMap { line in
+        let fields = line.split(separator: UInt8(ascii: " "))
         guard fields.count > 4 else { return nil }
-        let mountPoint = unescapeMountField(String(fields[4]))
-        return mountPoint.hasPrefix(folder + "/") ? mountPoint : nil
+        let mountPoint = unescapeMountField(fields[4])
+        return mountPoint.starts(with: prefix) ? mountPoint : nil
     }
 }
 
 /// A mountinfo field with its octal escapes (`\040` for a space) decoded.
-private func unescapeMountField(_ field: String) -> String {
+func unescapeMountField(_ field: some Collection<UInt8>) -> [UInt8] {
     var bytes: [UInt8] = []
-    var utf8 = Array(field.utf8)[...]
-    while let byte = utf8.popFirst() {
-        if byte == UInt8(ascii: "\\"), utf8.count >= 3, let code = UInt8(String(decoding: utf8.prefix(3), as: UTF8.self), radix: 8) {
-            bytes.append(code)
-            utf8 = utf8.dropFirst(3)
+    var rest = Array(field)[...]
+    while let byte = rest.popFirst() {
+        let digits = rest.prefix(3)
+        // The kernel writes a byte as three octal digits, so the first is 0 to 3.
+        if byte == UInt8(ascii: "\\"), digits.count == 3, (0x30...0x33).contains(digits.first!),
+           digits.allSatisfy({ (0x30...0x37).contains($0) }) {
+            bytes.append(digits.reduce(0) { $0 &* 8 &+ ($1 - 0x30) })
+            rest = rest.dropFirst(3)
         } else {
             bytes.append(byte)
         }
     }
-    return String(decoding: bytes, as: UTF8.self)
+    return bytes
 }
