@@ -231,3 +231,16 @@ func unescapeMountField(_ field: some Collection<UInt8>) -> [UInt8] {
     }
     return bytes
 }
+
+/// Makes the folder `path` (bytes, which need not be UTF-8: the `mount` command takes text) and
+/// mounts a tmpfs of `size` (`1m`) on it with `mount(2)`. Where that is refused (not root), it
+/// prints why and cancels the test, as ``ScratchVolume`` does. The removal of a test's folder
+/// unmounts it (`removeTestFolder` reads the mount table as bytes).
+public func mountTmpfs(atBytes path: [UInt8], size: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let cPath = path.map { CChar(bitPattern: $0) } + [0]
+    guard mkdir(cPath, 0o755) == 0 || errno == EEXIST, mount("tmpfs", cPath, "tmpfs", 0, "size=\(size)") == 0 else {
+        let reason = "a tmpfs at \(String(decoding: path, as: UTF8.self)) was refused (errno \(errno)); this test needs root"
+        print("SKIPPED: \(reason)")
+        try Test.cancel(Comment(rawValue: reason), sourceLocation: sourceLocation)
+    }
+}

@@ -76,17 +76,7 @@ struct TestFolderRemovalTests {
     func mountTableNotUTF8() throws {
         let elsewhere = try scratch()
         defer { removeTestFolder(elsewhere) }
-        let oddBytes = Array((elsewhere + "/").utf8) + [0x6D, 0xFF, 0x00]
-        let made = oddBytes.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { mkdir($0.baseAddress!, 0o755) } }
-        try #require(made == 0)
-        // Mounted with mount(2): the mount command takes its arguments as text.
-        let mounted = oddBytes.withUnsafeBufferPointer {
-            $0.withMemoryRebound(to: CChar.self) { mount("tmpfs", $0.baseAddress!, "tmpfs", 0, "size=1m") }
-        }
-        guard mounted == 0 else {
-            print("SKIPPED: mount(2) of a tmpfs was refused (errno \(errno))")
-            return
-        }
+        try mountTmpfs(atBytes: Array((elsewhere + "/").utf8) + [0x6D, 0xFF], size: "1m")
         // Unmounted by removeTestFolder(elsewhere) (deferred), through the same table.
         let root = try scratch()
         let volume = try ScratchVolume.mount(size: "1m", in: URL(filePath: root, directoryHint: .isDirectory))
