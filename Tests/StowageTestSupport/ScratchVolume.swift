@@ -188,7 +188,14 @@ private func removeContents(of folder: Int32, device: dev_t, levelsLeft: Int) ->
             }
             if status.st_mode & S_IRWXU != S_IRWXU { _ = fchmodat(folder, name, (status.st_mode & 0o7777) | S_IRWXU, 0) }
             let inner = openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard inner >= 0, removeContents(of: inner, device: device, levelsLeft: levelsLeft - 1) else {
+            // The folder opened is the one looked at, on this file system (not a mount made since).
+            var opened = stat()
+            guard inner >= 0, fstat(inner, &opened) == 0, opened.st_dev == device, opened.st_ino == status.st_ino else {
+                if inner >= 0 { close(inner) }
+                allGone = false
+                continue
+            }
+            guard removeContents(of: inner, device: device, levelsLeft: levelsLeft - 1) else {
                 allGone = false
                 continue
             }
