@@ -280,6 +280,30 @@ struct BrowserCommandTests {
         try await Self.quit(terminal, process, modes: modes)
     }
 
+    @Test("after r, the folders below the one scanned again open on what they hold now, and lead back up")
+    func rescannedFoldersOpen() async throws {
+        let runner = try CommandRunner()
+        let root = try Self.makeTree(in: runner)
+        let terminal = try InteractiveTerminal(columns: 200, rows: 14)
+        let modes = terminal.modes
+        let process = try terminal.start(runner, ["usage", "--interactive", root])
+        await terminal.waitFor(text: "big/")
+        terminal.type("\r")
+        await terminal.waitFor(text: root + "/big")
+        try Data(repeating: 9, count: 100 * 1024).write(to: URL(filePath: root + "/big/inner/e"))
+        terminal.type("r")
+        var screen = await terminal.waitFor(text: "Scanned again")
+        #expect(Self.names(screen) == ["inner/", "a", "b"])
+        terminal.type("kk\r")  // up to the first row, inner/, and into it
+        screen = await terminal.waitFor(text: root + "/big/inner")
+        #expect(Self.names(screen) == ["e", "c"])
+        terminal.type(Self.left)
+        await terminal.waitFor("big again, as scanned again") { Self.names($0) == ["inner/", "a", "b"] }
+        terminal.type(Self.left)
+        await terminal.waitFor("the top again") { Self.names($0).first == "big/" }
+        try await Self.quit(terminal, process, modes: modes)
+    }
+
     @Test("? shows the keys; any key closes the help")
     func help() async throws {
         let runner = try CommandRunner()
