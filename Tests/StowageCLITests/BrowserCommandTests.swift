@@ -258,18 +258,25 @@ struct BrowserCommandTests {
         try await Self.quit(terminal, process, modes: modes)
     }
 
-    @Test("r scans the folder shown again: what changed outside the browser appears, the folders above follow")
-    func rescans() async throws {
+    /// The browser on the test tree, in big/, once `kib` KiB were written at big/`name` and `r` typed.
+    static func openBig(writingThen name: String, kib: Int) async throws
+        -> (CommandRunner, String, InteractiveTerminal, [UInt32], ChildProcess) {
         let runner = try CommandRunner()
-        let root = try Self.makeTree(in: runner)
+        let root = try makeTree(in: runner)
         let terminal = try InteractiveTerminal(columns: 200, rows: 14)
         let modes = terminal.modes
         let process = try terminal.start(runner, ["usage", "--interactive", root])
         await terminal.waitFor(text: "big/")
         terminal.type("\r")
         await terminal.waitFor(text: root + "/big")
-        try Data(repeating: 9, count: 200 * 1024).write(to: URL(filePath: root + "/big/new"))
+        try Data(repeating: 9, count: kib * 1024).write(to: URL(filePath: root + "/big/" + name))
         terminal.type("r")
+        return (runner, root, terminal, modes, process)
+    }
+
+    @Test("r scans the folder shown again: what changed outside the browser appears, the folders above follow")
+    func rescans() async throws {
+        let (runner, root, terminal, modes, process) = try await Self.openBig(writingThen: "new", kib: 200)
         var screen = await terminal.waitFor(text: "Scanned again")
         #expect(Self.names(screen) == ["new", "a", "b", "inner/"])
         terminal.type(Self.left)
@@ -282,16 +289,7 @@ struct BrowserCommandTests {
 
     @Test("after r, the folders below the one scanned again open on what they hold now, and lead back up")
     func rescannedFoldersOpen() async throws {
-        let runner = try CommandRunner()
-        let root = try Self.makeTree(in: runner)
-        let terminal = try InteractiveTerminal(columns: 200, rows: 14)
-        let modes = terminal.modes
-        let process = try terminal.start(runner, ["usage", "--interactive", root])
-        await terminal.waitFor(text: "big/")
-        terminal.type("\r")
-        await terminal.waitFor(text: root + "/big")
-        try Data(repeating: 9, count: 100 * 1024).write(to: URL(filePath: root + "/big/inner/e"))
-        terminal.type("r")
+        let (_, root, terminal, modes, process) = try await Self.openBig(writingThen: "inner/e", kib: 100)
         var screen = await terminal.waitFor(text: "Scanned again")
         #expect(Self.names(screen) == ["inner/", "a", "b"])
         terminal.type("kk\r")  // up to the first row, inner/, and into it
