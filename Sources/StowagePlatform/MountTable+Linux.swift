@@ -13,7 +13,9 @@ extension MountTable {
     /// - Throws: a `SystemCallError` when the file cannot be read (no `/proc`).
     package static func entries() throws -> [Entry] {
         let table = try OpenFile(adopting: Sys.open(description, O_RDONLY)).readAll()
-        return String(decoding: table, as: UTF8.self).split(separator: "\n").compactMap { parse(String($0)) }
+        // As bytes: a mount point that is not UTF-8 keeps its bytes (read as text, it became
+        // another path, which `statvfs` did not find, and `info --all` left the volume out).
+        return table.split(separator: UInt8(ascii: "\n")).compactMap { parse(bytes: $0) }
     }
 
     /// Where Linux tells this process its mounts (the path errors name).
@@ -23,14 +25,24 @@ extension MountTable {
     /// `id parent major:minor root mount-point options [optional fields...] - type source super-options`;
     /// `nil` for a line that does not have that shape.
     package static func parse(_ line: String) -> Entry? {
-        let fields = line.split(separator: " ", omittingEmptySubsequences: false)
-        guard fields.count >= 7, let separator = fields[6...].firstIndex(of: "-"), separator + 2 < fields.count else {
+        parse(bytes: Array(line.utf8)[...])
+    }
+
+    /// One line of mountinfo as the kernel wrote it: bytes, which need not be UTF-8 (see
+    /// ``parse(_:)``).
+    package static func parse(bytes line: some Collection<UInt8>) -> Entry? {
+        let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+        guard fields.count >= 7, let separator = fields[6...].firstIndex(where: { $0.elementsEqual([UInt8(ascii: "-")]) }),
+              separator + 2 < fields.count else {
             return nil
         }
-        let numbers = fields[2].split(separator: ":")
-        guard numbers.count == 2, let major = UInt64(numbers[0]), let minor = UInt64(numbers[1]) else { return nil }
-        return Entry(device: device(major: major, minor: minor), root: unescape(fields[3]), mountPoint: unescape(fields[4]),
-                     type: unescape(fields[separator + 1]), source: unescape(fields[separator + 2]), mountID: UInt64(fields[0]))
+        func text(_ field: some Collection<UInt8>) -> String { String(decoding: field, as: UTF8.self) }
+        let numbers = fields[2].split(separator: UInt8(ascii: ":"))
+        guard numbers.count == 2, let major = UInt64(text(numbers[0])), let minor = UInt64(text(numbers[1])) else { return nil }
+        let mountPoint = unescapedBytes(fields[4])
+        return Entry(device: device(major: major, minor: minor), root: text(unescapedBytes(fields[3])), mountPoint: text(mountPoint),
+                     mountPointPath: RawPath(bytes: mountPoint), type: text(unescapedBytes(fields[separator + 1])),
+                     source: text(unescapedBytes(fields[separator + 2])), mountID: UInt64(text(fields[0])))
     }
 
     /// The device number glibc's `makedev` makes of `major` and `minor` (what `st_dev` holds).
@@ -40,8 +52,13 @@ extension MountTable {
 
     /// mountinfo escapes space, tab, newline and backslash as three octal digits (`\040`).
     package static func unescape(_ field: Substring) -> String {
+        String(decoding: unescapedBytes(field.utf8), as: UTF8.self)
+    }
+
+    /// The bytes of a mountinfo field, its escapes (`\040`) decoded.
+    package static func unescapedBytes(_ field: some Collection<UInt8>) -> [UInt8] {
         var bytes: [UInt8] = []
-        var rest = Array(field.utf8)[...]
+        var rest = Array(field)[...]
         while let byte = rest.popFirst() {
             if byte == UInt8(ascii: "\\"), rest.count >= 3,
                let value = UInt8(String(decoding: rest.prefix(3), as: UTF8.self), radix: 8) {
@@ -51,7 +68,7 @@ extension MountTable {
                 bytes.append(byte)
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 }
 #endif

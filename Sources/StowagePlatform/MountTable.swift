@@ -8,8 +8,10 @@ package enum MountTable {
         /// The folder of the file system mounted here (`/` unless only part of it is, as in a
         /// bind mount of a sub-folder); `/` where the system does not tell.
         package var root: String
-        /// Where it is mounted.
+        /// Where it is mounted, as text (U+FFFD for bytes that are not UTF-8): for people.
         package var mountPoint: String
+        /// Where it is mounted, exactly as the system has it: what is measured and compared.
+        package var mountPointPath: RawPath
         /// The file system type (`ext4`, `tmpfs`, `apfs`, ...).
         package var type: String
         /// What is mounted: a device (`/dev/sda1`), a server's export, or a name (`tmpfs`).
@@ -18,10 +20,14 @@ package enum MountTable {
         /// the system does not tell.
         package var mountID: UInt64? = nil
 
-        package init(device: UInt64, root: String, mountPoint: String, type: String, source: String, mountID: UInt64? = nil) {
+        /// - Parameter mountPointPath: the mount point's bytes, when they need not be UTF-8
+        ///   (`mountPoint`'s UTF-8 when `nil`).
+        package init(device: UInt64, root: String, mountPoint: String, mountPointPath: RawPath? = nil, type: String, source: String,
+                     mountID: UInt64? = nil) {
             self.device = device
             self.root = root
             self.mountPoint = mountPoint
+            self.mountPointPath = mountPointPath ?? RawPath(mountPoint)
             self.type = type
             self.source = source
             self.mountID = mountID

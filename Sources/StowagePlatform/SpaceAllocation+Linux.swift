@@ -16,6 +16,11 @@ extension Sys {
 
     /// `statvfs(3)` of `path`.
     package static func platformSpaceFigures(atPath path: String) throws -> SpaceFigures {
+        try platformSpaceFigures(atPath: RawPath(path))
+    }
+
+    /// `statvfs(3)` of `path`, given as bytes (which need not be UTF-8).
+    package static func platformSpaceFigures(atPath path: RawPath) throws -> SpaceFigures {
         var figures = statvfs()
         _ = try retrying("statvfs") { path.withCString { statvfs($0, &figures) } }
         return SpaceFigures(figures)

@@ -21,6 +21,12 @@ extension VolumeStatistics {
                                 systemImportant: system.important, systemOpportunistic: system.opportunistic)
     }
 
+    /// The figures of the mount point of `mount` (Apple's file systems name files in UTF-8, so
+    /// its text is its path).
+    package static func of(mount: MountTable.Entry) throws -> VolumeStatistics {
+        try of(path: mount.mountPoint, mount: mount)
+    }
+
     #if os(tvOS) || os(watchOS)
     /// tvOS and watchOS have no `volumeAvailableCapacityFor...UsageKey` resource values (Apple
     /// documents them for iOS, iPadOS, Mac Catalyst, macOS and visionOS): ``VolumeCapacity``

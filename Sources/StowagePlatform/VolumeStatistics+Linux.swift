@@ -16,5 +16,14 @@ extension VolumeStatistics {
         return VolumeStatistics(figures, device: status.device, mountPoint: mount?.mountPoint, fileSystemType: mount?.type,
                                 systemImportant: nil, systemOpportunistic: nil)
     }
+
+    /// `statvfs(3)` of the mount point of `mount`, by its exact bytes (``MountTable/Entry/mountPointPath``).
+    package static func of(mount: MountTable.Entry) throws -> VolumeStatistics {
+        // Under a storage budget its figures, as `Sys.spaceFigures` gives them.
+        let figures = Sys.budgeted(try Sys.platformSpaceFigures(atPath: mount.mountPointPath))
+        let status = try Sys.stat(mount.mountPointPath)
+        return VolumeStatistics(figures, device: status.device, mountPoint: mount.mountPoint,
+                                fileSystemType: mount.type, systemImportant: nil, systemOpportunistic: nil)
+    }
 }
 #endif

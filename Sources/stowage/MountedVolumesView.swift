@@ -35,7 +35,7 @@ struct MountedVolumesView {
             if let total = capacity.totalInodeCount, let available = capacity.availableInodeCount, total > 0 {
                 inodes = "\(CapacityView.percentRoundedUp(min(total, max(0, total - available)), of: total))%"
             }
-            return [DisplayPath.escaped(volume.mountPoint), size(capacity.totalBytes), size(capacity.usedBytes), size(capacity.availableBytes),
+            return [DisplayPath.escaped(bytes: volume.mountPointBytes), size(capacity.totalBytes), size(capacity.usedBytes), size(capacity.availableBytes),
                     "\(percent)%", inodes, DisplayPath.escaped(volume.fileSystemType), DisplayPath.escaped(volume.source)]
         }
         var bar = Self.barWidth

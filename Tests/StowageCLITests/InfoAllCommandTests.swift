@@ -25,6 +25,26 @@ struct InfoAllCommandTests {
         #expect(volumes.contains { $0["mountPoint"] as? String == "/" && $0["kind"] as? String == "local" })
     }
 
+    @Test("a volume mounted at a name that is not UTF-8: the table shows it escaped, JSON gives its bytes in mountPointBase64",
+          .enabled(if: getuid() == 0, "mounting needs root"))
+    func mountPointNotUTF8() async throws {
+        let runner = try CommandRunner()
+        let point = Array((runner.folderPath + "/m").utf8) + [0xFF]
+        try mountTmpfs(atBytes: point, size: "1m")
+        let table = try await runner.run("info", "--all")
+        #expect(table.status == 0, "\(table.error)")
+        #expect(table.output.contains(runner.folderPath + "/m\\xff"), "\(table.output)")
+        let result = try await runner.run("info", "--all", "--json")
+        #expect(result.status == 0, "\(result.error)")
+        let volumes = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]])
+        let mine = try #require(volumes.first { $0["mountPointBase64"] as? String == Data(point).base64EncodedString() },
+                                "\(volumes.map { $0["mountPoint"] ?? "" })")
+        #expect(mine["mountPoint"] as? String == runner.folderPath + "/m\u{FFFD}")
+        #expect(mine["totalBytes"] as? Int64 == 1 << 20)
+        #expect(volumes.contains { $0["mountPoint"] as? String == "/" && $0["mountPointBase64"] == nil },
+                "a mount point that is UTF-8 has no mountPointBase64")
+    }
+
     @Test("the table has a section per kind, local first, and fits 80 columns on a terminal")
     func table() async throws {
         let runner = try CommandRunner()

@@ -92,7 +92,7 @@ struct JSONSchemaCoverageTests {
         let xdg = ContainerJSON(try Container.default(appIdentifier: "com.example.App",
                                                       environment: ["HOME": "/home/u", "TMPDIR": "/tmp"]))
         let locations = Self.locations().map(LocationJSON.init)
-        let mounted = MountedVolume(mountPoint: "/", otherMountPoints: ["/mnt/bind"], source: "/dev/vda", fileSystemType: "ext4",
+        let mounted = MountedVolume(mountPoint: "/", mountPointBytes: Array("/".utf8), otherMountPoints: ["/mnt/bind"], source: "/dev/vda", fileSystemType: "ext4",
                                     kind: .local, capacity: capacity)
         let error = StowageError(.notFound, operation: .retrieve, location: .caches, path: "Caches/feed.json", errno: .noSuchEntry,
                                  reason: "there is no such file")
@@ -109,7 +109,10 @@ struct JSONSchemaCoverageTests {
         try document("overview", "overview.json", OverviewJSON(container: xdg, capacity: capacity, locations: locations))
         try document("locations", "locations.json", LocationsJSON(container: rooted, locations: locations))
         try document("info", "info.json", capacity)
-        try document("info --all", "info-all.json", [MountedVolumeJSON(mounted)])
+        var notUTF8 = mounted
+        notUTF8.mountPoint = "/mnt/m\u{FFFD}"
+        notUTF8.mountPointBytes = Array("/mnt/m".utf8) + [0xFF]
+        try document("info --all", "info-all.json", [MountedVolumeJSON(mounted), MountedVolumeJSON(notUTF8)])
         let report = Self.usageReport()
         // As the command writes it: UsageJSON.text(), the same bytes as JSONOutput.encode.
         documents.append(Document(name: "usage", schema: "usage.json", text: UsageJSON(report, breakdown: report.breakdownTree()[0].children).text()))

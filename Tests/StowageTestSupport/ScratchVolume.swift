@@ -123,14 +123,18 @@ public final class ScratchVolume: Sendable {
 public func removeTestFolder(_ path: String) {
     let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
     guard folder.hasPrefix("/"), folder.count > 1 else { return }
-    for mountPoint in mountPoints(below: folder).sorted(by: { $0.count > $1.count }) {
-        if (try? runProcess(URL(filePath: "/bin/umount"), [mountPoint], within: .seconds(60)))?.status != 0 {
-            _ = try? runProcess(URL(filePath: "/bin/umount"), ["-l", mountPoint], within: .seconds(60))
-        }
+    // In this process (`umount2`), by the mount table's bytes: a table holding any path that is
+    // not UTF-8, anyone's, once read as no mount at all, and the folder stayed behind.
+    for mountPoint in mountPoints(below: Array(folder.utf8)).sorted(by: { $0.count > $1.count }) {
+        let path = mountPoint.map { CChar(bitPattern: $0) } + [0]
+        if umount2(path, 0) != 0 { _ = umount2(path, Int32(MNT_DETACH)) }
     }
+    // In this process first: a shell, chmod and rm for each of a run's thousand-odd folders cost
+    // about 5 ms of CPU each, and held a thread of the test runner's pool while they ran.
+    if removeTreeInProcess(folder) { return }
     let script = "chmod -R u+rwx \"$1\" 2>/dev/null; rm -rf --one-file-system \"$1\""
     // Again after a moment, a few times, if something was still writing (a child killed at a
-    // deadline, whose own children die a moment later).
+    // deadline, whose own children die a moment later), or where this process gave up.
     for attempt in 0..<4 {
         if attempt > 0 { Thread.sleep(forTimeInterval: 0.5) }
         _ = try? runProcess(URL(filePath: "/bin/sh"), ["-c", script, "sh", folder], within: .seconds(120))
@@ -138,28 +142,105 @@ public func removeTestFolder(_ path: String) {
     }
 }
 
-/// The mount points strictly below `folder`, from `/proc/self/mountinfo` (empty where it cannot be read).
-func mountPoints(below folder: String) -> [String] {
-    guard let table = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return [] }
-    return table.split(separator: "\n").compactMap { line in
-        let fields = line.split(separator: " ")
+/// Removes `path` and everything below it, as `chmod -R u+rwx` and `rm -rf --one-file-system` do:
+/// each folder made readable, writable and searchable by its owner first (tests take permissions
+/// away), names as bytes, symbolic links removed and never followed, nothing on another file
+/// system touched. Whether `path` is gone: `false` leaves the rest to the shell's tools (a folder
+/// on another file system, more than 64 levels, anything refused), never a half-checked removal.
+public func removeTreeInProcess(_ path: String) -> Bool {
+    var status = stat()
+    guard lstat(path, &status) == 0 else { return errno == ENOENT }
+    guard status.st_mode & S_IFMT == S_IFDIR else { return unlink(path) == 0 || errno == ENOENT }
+    if status.st_mode & S_IRWXU != S_IRWXU { _ = chmod(path, (status.st_mode & 0o7777) | S_IRWXU) }
+    let folder = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    guard folder >= 0 else { return false }
+    let emptied = removeContents(of: folder, device: status.st_dev, levelsLeft: 64)
+    return emptied && (rmdir(path) == 0 || errno == ENOENT)
+}
+
+/// Removes what the folder open as `folder` holds (and closes it); whether all of it is gone.
+private func removeContents(of folder: Int32, device: dev_t, levelsLeft: Int) -> Bool {
+    guard let stream = fdopendir(folder) else {
+        close(folder)
+        return false
+    }
+    defer { closedir(stream) }
+    // The names first, then the removals: a folder's listing is not changed while it is read.
+    var names: [[CChar]] = []
+    while let entry = readdir(stream) {
+        let name = withUnsafePointer(to: &entry.pointee.d_name) { tuple in
+            tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) { Array(UnsafeBufferPointer(start: $0, count: strlen($0) + 1)) }
+        }
+        if name == [0x2E, 0] || name == [0x2E, 0x2E, 0] { continue }
+        names.append(name)
+    }
+    var allGone = true
+    for name in names {
+        var status = stat()
+        guard fstatat(folder, name, &status, AT_SYMLINK_NOFOLLOW) == 0 else {
+            allGone = allGone && errno == ENOENT
+            continue
+        }
+        if status.st_mode & S_IFMT == S_IFDIR {
+            guard status.st_dev == device, levelsLeft > 0 else {
+                allGone = false
+                continue
+            }
+            if status.st_mode & S_IRWXU != S_IRWXU { _ = fchmodat(folder, name, (status.st_mode & 0o7777) | S_IRWXU, 0) }
+            let inner = openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard inner >= 0, removeContents(of: inner, device: device, levelsLeft: levelsLeft - 1) else {
+                allGone = false
+                continue
+            }
+            allGone = (unlinkat(folder, name, AT_REMOVEDIR) == 0 || errno == ENOENT) && allGone
+        } else {
+            allGone = (unlinkat(folder, name, 0) == 0 || errno == ENOENT) && allGone
+        }
+    }
+    return allGone
+}
+
+/// The mount points strictly below `folder`, as bytes, from `/proc/self/mountinfo` (empty where it
+/// cannot be read). Read as bytes: a mount point anywhere on the machine whose path is not UTF-8
+/// must not hide the others.
+func mountPoints(below folder: [UInt8]) -> [[UInt8]] {
+    guard let table = FileManager.default.contents(atPath: "/proc/self/mountinfo") else { return [] }
+    let prefix = folder + [UInt8(ascii: "/")]
+    return table.split(separator: UInt8(ascii: "\n")).compactMap { line in
+        let fields = line.split(separator: UInt8(ascii: " "))
         guard fields.count > 4 else { return nil }
-        let mountPoint = unescapeMountField(String(fields[4]))
-        return mountPoint.hasPrefix(folder + "/") ? mountPoint : nil
+        let mountPoint = unescapeMountField(fields[4])
+        return mountPoint.starts(with: prefix) ? mountPoint : nil
     }
 }
 
 /// A mountinfo field with its octal escapes (`\040` for a space) decoded.
-private func unescapeMountField(_ field: String) -> String {
+func unescapeMountField(_ field: some Collection<UInt8>) -> [UInt8] {
     var bytes: [UInt8] = []
-    var utf8 = Array(field.utf8)[...]
-    while let byte = utf8.popFirst() {
-        if byte == UInt8(ascii: "\\"), utf8.count >= 3, let code = UInt8(String(decoding: utf8.prefix(3), as: UTF8.self), radix: 8) {
-            bytes.append(code)
-            utf8 = utf8.dropFirst(3)
+    var rest = Array(field)[...]
+    while let byte = rest.popFirst() {
+        let digits = rest.prefix(3)
+        // The kernel writes a byte as three octal digits, so the first is 0 to 3.
+        if byte == UInt8(ascii: "\\"), digits.count == 3, (0x30...0x33).contains(digits.first!),
+           digits.allSatisfy({ (0x30...0x37).contains($0) }) {
+            bytes.append(digits.reduce(0) { $0 &* 8 &+ ($1 - 0x30) })
+            rest = rest.dropFirst(3)
         } else {
             bytes.append(byte)
         }
     }
-    return String(decoding: bytes, as: UTF8.self)
+    return bytes
+}
+
+/// Makes the folder `path` (bytes, which need not be UTF-8: the `mount` command takes text) and
+/// mounts a tmpfs of `size` (`1m`) on it with `mount(2)`. Where that is refused (not root), it
+/// prints why and cancels the test, as ``ScratchVolume`` does. The removal of a test's folder
+/// unmounts it (`removeTestFolder` reads the mount table as bytes).
+public func mountTmpfs(atBytes path: [UInt8], size: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let cPath = path.map { CChar(bitPattern: $0) } + [0]
+    guard mkdir(cPath, 0o755) == 0 || errno == EEXIST, mount("tmpfs", cPath, "tmpfs", 0, "size=\(size)") == 0 else {
+        let reason = "a tmpfs at \(String(decoding: path, as: UTF8.self)) was refused (errno \(errno)); this test needs root"
+        print("SKIPPED: \(reason)")
+        try Test.cancel(Comment(rawValue: reason), sourceLocation: sourceLocation)
+    }
 }

@@ -36,8 +36,12 @@ public func toolEnvironment(home folder: String) throws -> [String: String] {
 /// The host's mounts made by a room (their source is `stowage-room`): there must never be any,
 /// since rooms mount only in their private namespaces.
 public func hostRoomMounts() throws -> [String] {
-    try String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8).split(separator: "\n")
-        .filter { $0.contains(" stowage-room ") }.map(String.init)
+    // As bytes: one mount point on the machine that is not UTF-8 must not fail the reading.
+    guard let table = FileManager.default.contents(atPath: "/proc/self/mountinfo") else {
+        throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: "/proc/self/mountinfo"])
+    }
+    return table.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
+        .filter { $0.contains(" stowage-room ") }
 }
 
 /// A process as this process's `/proc` shows it: its number and its start time (field 22 of

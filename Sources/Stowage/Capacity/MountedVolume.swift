@@ -46,8 +46,12 @@ public struct MountedVolume: Sendable, Hashable {
     }
 
     /// Where it is mounted (of several places, the first mounted that shows the whole file
-    /// system, else the first mounted).
+    /// system, else the first mounted), as text: U+FFFD for bytes that are not UTF-8 (see
+    /// ``mountPointBytes``).
     public var mountPoint: String
+    /// Where it is mounted, exactly as the system has it: bytes, which need not be UTF-8 on
+    /// Linux (a volume mounted at such a name is measured and listed all the same).
+    public var mountPointBytes: [UInt8]
     /// The other places the same file system is mounted (bind mounts), in the order mounted.
     public var otherMountPoints: [String]
     /// What is mounted: a device (`/dev/sda1`), a server's export (`server:/export`), or a name
@@ -126,7 +130,7 @@ extension VolumeCapacity {
             let mount = group[0]
             let statistics: VolumeStatistics
             do {
-                statistics = try VolumeStatistics.of(path: mount.mountPoint, mount: mount)
+                statistics = try VolumeStatistics.of(mount: mount)
             } catch Errno.noSuchEntry {
                 continue  // unmounted, and its mount point removed, since the table was read
             } catch {
@@ -138,11 +142,12 @@ extension VolumeCapacity {
             guard statistics.device == mount.device else { continue }
             guard statistics.total > 0 else { continue }
             volumes.append(MountedVolume(
-                mountPoint: mount.mountPoint, otherMountPoints: group.dropFirst().map(\.mountPoint), source: mount.source,
+                mountPoint: mount.mountPoint, mountPointBytes: mount.mountPointPath.bytes,
+                otherMountPoints: group.dropFirst().map(\.mountPoint), source: mount.source,
                 fileSystemType: mount.type, kind: MountedVolume.Kind(fileSystemType: mount.type),
                 capacity: VolumeCapacity(statistics: statistics, path: mount.mountPoint, reclaimable: 0, simulated: simulated)))
         }
-        volumes.sort { ($0.kind, $0.mountPoint) < ($1.kind, $1.mountPoint) }
+        volumes.sort { ($0.kind, RawPath(bytes: $0.mountPointBytes)) < ($1.kind, RawPath(bytes: $1.mountPointBytes)) }
         return MountedVolumes(volumes: volumes, issues: issues)
     }
 
@@ -150,12 +155,12 @@ extension VolumeCapacity {
     /// that names the volume (see ``mountedVolumes()``), groups in the order of their first mount.
     static func volumeGroups(of entries: [MountTable.Entry]) -> [[MountTable.Entry]] {
         var reachable: [MountTable.Entry] = []
-        var positionOfPoint: [String: Int] = [:]
+        var positionOfPoint: [RawPath: Int] = [:]  // by bytes: two names not UTF-8 may read the same as text
         for entry in entries where !pseudoFileSystemTypes.contains(entry.type) {
-            if let position = positionOfPoint[entry.mountPoint] {
+            if let position = positionOfPoint[entry.mountPointPath] {
                 reachable[position] = entry  // mounted over: only the last mount is reachable
             } else {
-                positionOfPoint[entry.mountPoint] = reachable.count
+                positionOfPoint[entry.mountPointPath] = reachable.count
                 reachable.append(entry)
             }
         }

@@ -79,13 +79,15 @@ struct MountedVolumeJSON: Encodable {
     init(_ volume: MountedVolume) { self.volume = volume }
 
     private enum CodingKeys: String, CodingKey {
-        case source, kind, otherMountPoints
+        case mountPointBase64, source, kind, otherMountPoints
     }
 
-    /// The capacity's keys and the mount's in one object (flat, as `info --json` prints one volume).
+    /// The capacity's keys and the mount's in one object (flat, as `info --json` prints one
+    /// volume), with `mountPointBase64` (the exact bytes) where the mount point is not UTF-8.
     func encode(to encoder: any Encoder) throws {
         try volume.capacity.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Base64WhenNotUTF8(wrappedValue: volume.mountPointBytes), forKey: .mountPointBase64)
         try container.encode(volume.source, forKey: .source)
         try container.encode(volume.kind.name, forKey: .kind)
         try container.encode(volume.otherMountPoints, forKey: .otherMountPoints)

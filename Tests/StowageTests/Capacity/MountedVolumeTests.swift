@@ -22,6 +22,30 @@ extension CapacityTests {
             #expect(root.device == (try Sys.stat("/").device))
         }
 
+        @Test("a mountinfo line keeps a mount point's bytes that are not UTF-8; its text has U+FFFD for them")
+        func parsesBytes() throws {
+            let line = Array("36 35 0:40 / /mnt/m".utf8) + [0xFF] + Array(#"\040x rw - tmpfs tmpfs rw"#.utf8)
+            let entry = try #require(MountTable.parse(bytes: line))
+            #expect(entry.mountPointPath.bytes == Array("/mnt/m".utf8) + [0xFF, 0x20, 0x78])
+            #expect(entry.mountPoint == "/mnt/m\u{FFFD} x")
+            #expect(MountTable.parse(String(decoding: line, as: UTF8.self))?.mountPointPath.bytes == Array("/mnt/m\u{FFFD} x".utf8),
+                    "the text form reads the text")
+        }
+
+        @Test("a volume mounted at a name that is not UTF-8 is listed, measured and named by its exact bytes",
+              .enabled(if: getuid() == 0, "mounting needs root"))
+        func mountPointNotUTF8() throws {
+            let folder = TestFolder()
+            let point = Array((folder.path + "/m").utf8) + [0xFF]
+            try mountTmpfs(atBytes: point, size: "1m")
+            let mounted = try VolumeCapacity.mountedVolumes()
+            let mine = try #require(mounted.volumes.first { $0.mountPointBytes == point },
+                                    "listed: \(mounted.volumes.map(\.mountPoint)), issues: \(mounted.issues)")
+            #expect(mine.mountPoint == folder.path + "/m\u{FFFD}")
+            #expect(mine.capacity.totalBytes == 1 << 20 && mine.fileSystemType == "tmpfs")
+            #expect(!mounted.issues.contains { $0.path.hasPrefix(folder.path) })
+        }
+
         @Test("pseudo file systems are left out, a mount hidden by a later one too, and bind mounts count once")
         func groups() {
             let groups = VolumeCapacity.volumeGroups(of: [
