@@ -43,6 +43,8 @@ let package = Package(
         .target(name: "BenchmarkSupport"),
         // Makes a realistic, repeatable tree of files for usage scans.
         .executableTarget(name: "MakeTree", dependencies: ["BenchmarkSupport"]),
+        // Sets into a DiskCache folder, for counting the system calls and instructions of a set.
+        .executableTarget(name: "CacheSets", dependencies: [.product(name: "Stowage", package: "Stowage")]),
         // Makes a repeatable cache folder with distinct access times, for sweeps.
         .executableTarget(name: "MakeCache", dependencies: ["BenchmarkSupport"]),
         // The enumerator-and-resource-values walk of both Foundation baselines.

@@ -25,14 +25,18 @@ extension DiskCache {
     /// Removes entries as `policy` says, through the removal walk, and takes the totals the walk
     /// measured. Called inside a change.
     /// With `measured`, the totals are the index's, exact, and the walk that totals the folder is left out.
+    /// With `keepingFolders` (an eviction for the limits), the fan-out folders it empties stay, as
+    /// the next sets would make them again; an eviction for room on a full volume removes them
+    /// (their blocks are room too).
     ///
     /// An eviction writes nothing (no sweep record, unlike ``Sweeper``): what it frees is left
     /// for the entries, and a full disk never takes back the room a set evicted for.
     @discardableResult
     func evict(_ root: OpenFile, policy: SweepPolicy, totals: inout CacheIndex.Totals,
-               measured: Bool = false, sparing spared: RawPath? = nil) throws -> SweepReport {
+               measured: Bool = false, sparing spared: RawPath? = nil, keepingFolders: Bool = true) throws -> SweepReport {
         let report = try Removal.run(root: root, path: folder.fileSystemPath,
-                                     .limits(policy, measured: measured ? (totals.count, totals.allocatedBytes) : nil, sparing: spared),
+                                     .limits(policy, measured: measured ? (totals.count, totals.allocatedBytes) : nil, sparing: spared,
+                                             keepingFolders: keepingFolders),
                                      operation: .cache)
         index.noteSweep()
         // What went from disk goes from memory too (a reader that read it meanwhile, from the

@@ -39,7 +39,7 @@ extension DiskCache {
             // write at once; only putting it in place, counting and evicting take turns. The header
             // and the data are written one after the other, never copied into one buffer (for an
             // entry of 1 MB that copy, and the fresh pages it touches, cost a fifth of the write).
-            let staged = try? StagedEntry(header: header, data: data, in: root)
+            let staged = try? StagedEntry(header: header, data: data, fanOut: fanOut, in: root)
             defer { staged?.discard() }
             try FaultPoint.cacheStaged.reach()
             let (evictedItself, before, generation) = try indexChange(root) { totals in
@@ -65,7 +65,7 @@ extension DiskCache {
                     guard totals.allocatedBytes + (try Self.fanOutFoldersAllocated(in: root)) + figures.available >= needed else { throw error }
                     let room = SweepPolicy(maximumAllocatedBytes: max(0, totals.allocatedBytes - needed),
                                            order: .leastRecentlyUsed, lowWatermark: limits.lowWatermark)
-                    guard try evict(root, policy: room, totals: &totals).freedAllocatedBytes > 0 else { throw error }
+                    guard try evict(root, policy: room, totals: &totals, keepingFolders: false).freedAllocatedBytes > 0 else { throw error }
                     try put()
                 }
                 var evicted: Set<String> = []
@@ -119,6 +119,9 @@ extension DiskCache {
         }
 
         private let staging: OpenFile
+        /// The entry's fan-out folder, when it was there before the change (opened outside the
+        /// turn); `nil` once a commit found it removed meanwhile.
+        private var parent: OpenFile?
         private let temporary: String
         /// The file, open (and locked) until it is in place or removed.
         private let file: OpenFile
@@ -126,8 +129,11 @@ extension DiskCache {
         /// Whether the file is still at its temporary name (not in place, not removed).
         private(set) var isStaged = true
 
-        /// Writes `header`, then `data`, to a new temporary file in the staging folder of `root` (made if missing).
-        init(header: Data, data: Data, in root: OpenFile) throws {
+        /// Writes `header`, then `data`, to a new temporary file in the staging folder of `root`
+        /// (made if missing), and opens the fan-out folder `fanOut` when it is there: all before
+        /// the change, so that the turn only puts the file in place.
+        init(header: Data, data: Data, fanOut: String, in root: OpenFile) throws {
+            parent = try? root.openFolder(fanOut)  // best effort: the commit opens (or makes) it otherwise
             staging = try DiskCache.openOrMakeFolder(TemporaryItem.stagingFolder, in: root)
             temporary = TemporaryItem.makeName(held: true)
             file = try staging.open(temporary, flags: Sys.writeCreateExclusive, mode: .defaultFile)
@@ -154,7 +160,10 @@ extension DiskCache {
             // A sweep of the folder by something else than a cache removes the fan-out folders it
             // empties, maybe just after this found or made one.
             return try AtomicWrite.retryingVanishedFolders {
-                let parent = try DiskCache.openOrMakeFolder(fanOut, in: root)
+                // The folder opened before the change; should it have been removed since (the
+                // rename then fails with ENOENT), opened or made again by the next attempt.
+                let parent = try self.parent ?? DiskCache.openOrMakeFolder(fanOut, in: root)
+                self.parent = nil
                 let previous = try parent.statusIfPresent(of: name).flatMap { $0.kind == .file ? $0 : nil }
                 try FaultPoint.atomicWriteBeforeRename.reach()
                 do {
@@ -192,35 +201,48 @@ extension DiskCache {
         }
     }
 
-    /// Removes, through the removal walk, the staged files that writers killed between staging
-    /// and putting them in place left in the staging folder of `root`, and only when there is
-    /// one: a change begins with it (inside the change), so they last until the next change of
-    /// any instance in any process, and no limit need count them. The common case costs one
-    /// listing of a folder that holds only the sets in flight, and a lock probe of each.
-    func reclaimAbandonedStaging(in root: OpenFile) throws {
-        let staging: OpenFile
-        do {
-            staging = try root.openFolder(TemporaryItem.stagingFolder)
-        } catch Errno.noSuchEntry, Errno.notFolder {
-            return  // no set staged here yet (or something else in the way: writes then go directly)
-        }
+    /// Whether the staging folder of `root` holds a staged file that a writer killed between
+    /// staging and putting it in place left (its lock free): listed just before each change's
+    /// turn, outside it. The common case costs one listing of a folder that holds only the sets in
+    /// flight, and a lock probe of each of other processes' (this process's own are known, and
+    /// held: ``StagedEntry/isLive(_:)``).
+    func stagingHoldsAbandoned(in root: OpenFile) throws -> Bool {
+        guard let staging = try Self.stagingFolder(of: root) else { return false }
         var abandoned = false
         try staging.forEachEntry { name, kind in
             if !abandoned, kind == nil || kind == .file, !StagedEntry.isLive(name) {
                 abandoned = SweepEngine.writerIsGone(name, in: staging.descriptor)
             }
         }
-        guard abandoned else { return }
+        return abandoned
+    }
+
+    /// Removes, through the removal walk, the staged files of the staging folder of `root` whose
+    /// writers are gone (their locks free), inside a change. So what killed writers staged lasts
+    /// until the next change of any instance in any process after their death, and no limit need count it.
+    func reclaimAbandonedStaging(in root: OpenFile) throws {
+        guard let staging = try Self.stagingFolder(of: root) else { return }  // removed meanwhile, with what it held
         _ = try Removal.run(root: staging, path: folder.appending(path: TemporaryItem.stagingFolder).fileSystemPath,
                             .limits(SweepPolicy()), operation: .cache)
     }
 
+    /// The staging folder of `root`; `nil` when there is none (no set staged here yet, or something
+    /// else in the way: writes then go directly).
+    private static func stagingFolder(of root: OpenFile) throws -> OpenFile? {
+        do {
+            return try root.openFolder(TemporaryItem.stagingFolder)
+        } catch Errno.noSuchEntry, Errno.notFolder {
+            return nil
+        }
+    }
+
     /// Runs `body`, a change of the folder `root` (see ``CacheIndex/change(in:measure:_:)``),
-    /// after reclaiming what killed writers staged.
+    /// after reclaiming what killed writers staged (looked for before the turn, removed in it).
     func indexChange<Result>(_ root: OpenFile, _ body: (inout CacheIndex.Totals) throws -> Result) throws
         -> (result: Result, before: UInt64, after: UInt64) {
-        try index.change(in: root, measure: { try Self.measure(root) }) { totals in
-            try reclaimAbandonedStaging(in: root)
+        let abandoned = try stagingHoldsAbandoned(in: root)
+        return try index.change(in: root, measure: { try Self.measure(root) }) { totals in
+            if abandoned { try reclaimAbandonedStaging(in: root) }
             return try body(&totals)
         }
     }

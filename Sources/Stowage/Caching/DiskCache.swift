@@ -30,9 +30,9 @@ import Foundation
 /// count entries: the fan-out folders' own blocks, the 64-byte index (a block) and the temporary
 /// files of sets in progress (each set writes its bytes before its turn, so the folder also holds
 /// one per set waiting) are not entries. A set holds a lock on its temporary file while it lives:
-/// the file of a writer killed before its turn is reclaimed by the next eviction (or sweep) at
+/// the file of a writer killed before its turn is reclaimed by the next change (or sweep) at
 /// once. An eviction writes nothing: no sweep record, unlike a sweep asked for by name
-/// (``Sweeper``).
+/// (``Sweeper``); it keeps the fan-out folders it empties, but for room on a full disk.
 ///
 /// **Many writers.** The totals live in a shared index file in the folder (see "A cache on
 /// disk" in the documentation for the design): every change takes its `flock`, so changes by all

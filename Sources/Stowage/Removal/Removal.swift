@@ -17,8 +17,11 @@ enum Removal {
         /// walk that totals them is left out. `sparing` names a file (below the folder) that is
         /// counted but never chosen by size or count: the entry a ``DiskCache`` set has just
         /// written, which ties with others written within the same tick of the file system's
-        /// clock, or an older access time set by hand, and must not be its own victim.
-        case limits(SweepPolicy, measured: (files: Int, allocatedBytes: Int64)? = nil, sparing: RawPath? = nil)
+        /// clock, or an older access time set by hand, and must not be its own victim. With
+        /// `keepingFolders`, the folders the removal empties stay (a ``DiskCache``'s fan-out folders,
+        /// which its next sets would make again).
+        case limits(SweepPolicy, measured: (files: Int, allocatedBytes: Int64)? = nil, sparing: RawPath? = nil,
+                    keepingFolders: Bool = false)
         /// At least this many allocated bytes, in `order`, of any file, or only of files marked
         /// purgeable (locations the system never purges otherwise).
         case free(Int64, order: SweepOrder, purgeableOnly: Bool)
@@ -101,9 +104,9 @@ enum Removal {
         // whole, and so is a removal cancelled after its last file).
         let cancelled = !dryRun && engine.stoppedEarly
         // A cancelled removal removes only the folders that what it did remove emptied; files a
-        // caller chose leave their folder alone (it is the caller's).
+        // caller chose leave their folder alone (it is the caller's), as does a removal keeping folders.
         var folders: [RawPath] = []
-        if case .chosen = selection {} else {
+        if case .chosen = selection {} else if case .limits(_, _, _, keepingFolders: true) = selection {} else {
             let predicted = engine.emptiedFolders(by: cancelled ? removed : chosen.victims)
             folders = dryRun ? predicted : engine.removeFolders(predicted)
         }
@@ -191,7 +194,7 @@ enum Removal {
     /// The removal walk for `selection`: made here and nowhere else.
     private static func makeEngine(root: OpenFile, path: String, _ selection: Selection, now: Date) -> SweepEngine {
         switch selection {
-        case .limits(let policy, let measured, let spared):
+        case .limits(let policy, let measured, let spared, _):
             SweepEngine(rootPath: path, root: root, policy: policy, goal: .limits, now: now, knownTotals: measured, spared: spared)
         case .free(let bytes, let order, let purgeableOnly):
             SweepEngine(rootPath: path, root: root, policy: SweepPolicy(order: order), goal: .free(bytes, purgeableOnly: purgeableOnly), now: now)

@@ -101,6 +101,31 @@ struct DiskCacheTests {
         #expect(try entryFiles(in: folder.file("cache")).count == 5, "5 entry files on disk, as the index says")
     }
 
+    /// Issue 32: a set at the limit found its fan-out folder removed by the last eviction and made
+    /// it again (`mkdirat`, and the eviction's `rmdir`, most sets of 1 MB into a 64 MiB cache).
+    @Test("an eviction for the limits keeps the fan-out folders it empties; the entries go")
+    func evictionKeepsFanOutFolders() throws {
+        let folder = TestFolder()
+        let url = folder.file("cache")
+        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(maximumCount: 4, lowWatermark: 0.5, memoryCapacityBytes: 0))
+        // Keys in fan-out folders of their own, so that each eviction empties the folders it takes from.
+        var keys: [String] = [], fanOuts: Set<String> = [], index = 0
+        while keys.count < 8 {
+            if fanOuts.insert(DiskCache.fileName(for: "k\(index)").0).inserted { keys.append("k\(index)") }
+            index += 1
+        }
+        func folders() throws -> Set<String> {
+            Set(try FileManager.default.contentsOfDirectory(atPath: url.fileSystemPath).filter { !$0.hasPrefix(".stowage-") })
+        }
+        for key in keys.prefix(5) { try cache.set(Data(count: 100), for: key) }
+        #expect(cache.sweepCount == 1 && cache.count == 2, "the fifth set evicted down to the low watermark")
+        #expect(try folders() == Set(keys.prefix(5).map { DiskCache.fileName(for: $0).0 }), "every fan-out folder stays")
+        for key in keys[5...] { try cache.set(Data(count: 100), for: key) }
+        #expect(cache.sweepCount == 2 && cache.count == 2)
+        #expect(try folders() == fanOuts, "every fan-out folder stays")
+        #expect(try entryFiles(in: url).count == 2, "the entries went")
+    }
+
     @Test("a set's own eviction never takes the entry it has just written, whatever the others' access times; only an entry over the limit by itself goes")
     func setSparesItsOwnEntry() throws {
         // The deterministic form of what the model test's seed 748 met about one replay in three:
