@@ -210,14 +210,35 @@ private func removeContents(of folder: Int32, device: dev_t, levelsLeft: Int) ->
 /// The mount points strictly below `folder`, as bytes, from `/proc/self/mountinfo` (empty where it
 /// cannot be read). Read as bytes: a mount point anywhere on the machine whose path is not UTF-8
 /// must not hide the others.
-func mountPoints(below folder: [UInt8]) -> [[UInt8]] {
-    guard let table = FileManager.default.contents(atPath: "/proc/self/mountinfo") else { return [] }
+public func mountPoints(below folder: [UInt8]) -> [[UInt8]] {
+    guard let table = mountTable() else { return [] }
     let prefix = folder + [UInt8(ascii: "/")]
     return table.split(separator: UInt8(ascii: "\n")).compactMap { line in
         let fields = line.split(separator: UInt8(ascii: " "))
         guard fields.count > 4 else { return nil }
         let mountPoint = unescapeMountField(fields[4])
         return mountPoint.starts(with: prefix) ? mountPoint : nil
+    }
+}
+
+/// `/proc/self/mountinfo`, whole, as bytes; `nil` where it cannot be read.
+///
+/// Read to the end with `read(2)`: Foundation's `FileManager.contents(atPath:)` and
+/// `String(contentsOfFile:)` return only the first 4 KB of a `/proc` file (measured: 4,088 of
+/// 6,068 bytes), and a full run's table is longer, so the newest mounts, listed last, were never
+/// seen, never unmounted, and their test folders stayed.
+public func mountTable() -> [UInt8]? {
+    let file = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
+    guard file >= 0 else { return nil }
+    defer { close(file) }
+    var table: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 16_384)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
+        if count < 0, errno == EINTR { continue }
+        guard count >= 0 else { return nil }
+        if count == 0 { return table }
+        table += chunk.prefix(count)
     }
 }
 

@@ -37,7 +37,7 @@ public func toolEnvironment(home folder: String) throws -> [String: String] {
 /// since rooms mount only in their private namespaces.
 public func hostRoomMounts() throws -> [String] {
     // As bytes: one mount point on the machine that is not UTF-8 must not fail the reading.
-    guard let table = FileManager.default.contents(atPath: "/proc/self/mountinfo") else {
+    guard let table = mountTable() else {
         throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: "/proc/self/mountinfo"])
     }
     return table.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }

@@ -85,5 +85,19 @@ struct TestFolderRemovalTests {
         #expect(!FileManager.default.fileExists(atPath: root), "left: \((try? FileManager.default.subpathsOfDirectory(atPath: root)) ?? [])")
         withExtendedLifetime(volume) {}
     }
-}
 
+    @Test("the mount table is read whole, past the 4 KB Foundation reads of a /proc file: a mount listed late is seen",
+          .enabled(if: getuid() == 0, "mounting needs root"))
+    func wholeMountTable() throws {
+        let root = try scratch()
+        defer { removeTestFolder(root) }
+        // Enough mounts with long names to take the table past 4 KB, whatever else is mounted.
+        let name = String(repeating: "long-name-", count: 12)
+        for index in 0..<40 { try mountTmpfs(atBytes: Array("\(root)/\(index)-\(name)".utf8), size: "64k") }
+        let table = try #require(mountTable())
+        #expect(table.count > 4_096 + 40 * name.utf8.count / 2)
+        #expect(mountPoints(below: Array(root.utf8)).count == 40)
+        removeTestFolder(root)
+        #expect(!FileManager.default.fileExists(atPath: root))
+    }
+}
