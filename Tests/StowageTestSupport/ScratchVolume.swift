@@ -121,8 +121,18 @@ public final class ScratchVolume: Sendable {
 /// Without the unmounting, a folder released before its volume kept the mount point, and so
 /// itself, behind after every run.
 public func removeTestFolder(_ path: String) {
-    let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
-    guard folder.hasPrefix("/"), folder.count > 1 else { return }
+    // Resolved (links, `.`, `..`, repeated slashes), as the mount table names mount points; never
+    // `/`, and never a relative path.
+    guard path.hasPrefix("/") else { return }
+    var own = stat()
+    if lstat(path, &own) == 0, own.st_mode & S_IFMT == S_IFLNK {
+        unlink(path)  // a link is removed, never what it leads to
+        return
+    }
+    guard let resolved = realpath(path, nil) else { return }
+    let folder = String(cString: resolved)
+    free(resolved)
+    guard folder != "/" else { return }
     // In this process (`umount2`), by the mount table's bytes: a table holding any path that is
     // not UTF-8, anyone's, once read as no mount at all, and the folder stayed behind.
     for mountPoint in mountPoints(below: Array(folder.utf8)).sorted(by: { $0.count > $1.count }) {
@@ -151,9 +161,14 @@ public func removeTreeInProcess(_ path: String) -> Bool {
     var status = stat()
     guard lstat(path, &status) == 0 else { return errno == ENOENT }
     guard status.st_mode & S_IFMT == S_IFDIR else { return unlink(path) == 0 || errno == ENOENT }
-    if status.st_mode & S_IRWXU != S_IRWXU { _ = chmod(path, (status.st_mode & 0o7777) | S_IRWXU) }
+    if status.st_mode & S_IRWXU != S_IRWXU { _ = fchmodat(AT_FDCWD, path, (status.st_mode & 0o7777) | S_IRWXU, AT_SYMLINK_NOFOLLOW) }
     let folder = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-    guard folder >= 0 else { return false }
+    // The folder opened is the one looked at (not a mount or a link put there since).
+    var opened = stat()
+    guard folder >= 0, fstat(folder, &opened) == 0, opened.st_dev == status.st_dev, opened.st_ino == status.st_ino else {
+        if folder >= 0 { close(folder) }
+        return false
+    }
     let emptied = removeContents(of: folder, device: status.st_dev, levelsLeft: 64)
     return emptied && (rmdir(path) == 0 || errno == ENOENT)
 }
@@ -186,7 +201,7 @@ private func removeContents(of folder: Int32, device: dev_t, levelsLeft: Int) ->
                 allGone = false
                 continue
             }
-            if status.st_mode & S_IRWXU != S_IRWXU { _ = fchmodat(folder, name, (status.st_mode & 0o7777) | S_IRWXU, 0) }
+            if status.st_mode & S_IRWXU != S_IRWXU { _ = fchmodat(folder, name, (status.st_mode & 0o7777) | S_IRWXU, AT_SYMLINK_NOFOLLOW) }
             let inner = openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             // The folder opened is the one looked at, on this file system (not a mount made since).
             var opened = stat()

@@ -52,7 +52,8 @@ public struct MountedVolume: Sendable, Hashable {
     /// Where it is mounted, exactly as the system has it: bytes, which need not be UTF-8 on
     /// Linux (a volume mounted at such a name is measured and listed all the same).
     public var mountPointBytes: [UInt8]
-    /// The other places the same file system is mounted (bind mounts), in the order mounted.
+    /// The other places the same file system is mounted (bind mounts), in the order mounted, as
+    /// text (U+FFFD for bytes that are not UTF-8: they name places, and are not measured).
     public var otherMountPoints: [String]
     /// What is mounted: a device (`/dev/sda1`), a server's export (`server:/export`), or a name
     /// (`tmpfs`).
@@ -134,7 +135,7 @@ extension VolumeCapacity {
             } catch Errno.noSuchEntry {
                 continue  // unmounted, and its mount point removed, since the table was read
             } catch {
-                issues.append(UsageIssue(path: mount.mountPoint, error: error))
+                issues.append(UsageIssue(pathBytes: mount.mountPointPath.bytes, error: error))  // its bytes: pathBase64 where not UTF-8
                 continue
             }
             // Unmounted since the table was read, its mount point left: what was measured is the

@@ -30,6 +30,24 @@ struct TestFolderRemovalTests {
         #expect(!FileManager.default.fileExists(atPath: root))
     }
 
+    @Test("given a link, removeTestFolder removes the link, not its folder; given a path through a link, the folder it names")
+    func linkGiven() throws {
+        let target = try scratch()
+        defer { removeTestFolder(target) }
+        try RawFiles.writeFile(atPath: target + "/kept", Data("kept".utf8))
+        let holder = try scratch()
+        defer { removeTestFolder(holder) }
+        try FileManager.default.createSymbolicLink(atPath: holder + "/link", withDestinationPath: target)
+        removeTestFolder(holder + "/link")
+        #expect(FileManager.default.contents(atPath: target + "/kept") == Data("kept".utf8))
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: holder + "/link")) == nil, "the link is gone")
+        try FileManager.default.createDirectory(atPath: target + "/inner/deeper", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: holder + "/link", withDestinationPath: target)
+        removeTestFolder(holder + "/link/inner/")
+        #expect(!FileManager.default.fileExists(atPath: target + "/inner"))
+        #expect(FileManager.default.contents(atPath: target + "/kept") == Data("kept".utf8))
+    }
+
     @Test("a symbolic link to a folder outside is removed, never followed")
     func linksNotFollowed() throws {
         let root = try scratch()
