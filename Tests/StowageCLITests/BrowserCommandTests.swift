@@ -289,7 +289,9 @@ struct BrowserCommandTests {
 
     @Test("after r, the folders below the one scanned again open on what they hold now, and lead back up")
     func rescannedFoldersOpen() async throws {
-        let (_, root, terminal, modes, process) = try await Self.openBig(writingThen: "inner/e", kib: 100)
+        // The runner is kept to the end: released, it removes the tree the browser shows.
+        let (runner, root, terminal, modes, process) = try await Self.openBig(writingThen: "inner/e", kib: 100)
+        defer { withExtendedLifetime(runner) {} }
         var screen = await terminal.waitFor(text: "Scanned again")
         #expect(Self.names(screen) == ["inner/", "a", "b"])
         terminal.type("kk\r")  // up to the first row, inner/, and into it

@@ -89,9 +89,11 @@ final class InteractiveTerminal {
     /// The screen is looked at once more after the deadline, before the test fails: on a loaded
     /// machine this task may wake from its sleep only after the deadline, and what the program
     /// showed in the meantime counts (CI once failed five browser tests whose quoted screen showed
-    /// exactly the text awaited).
+    /// exactly the text awaited). So the deadline need only cover the program's own time, which
+    /// runs outside the test runner's pool: two minutes (a screen that never comes fails then,
+    /// not after ``defaultAwaitLimit``).
     @discardableResult
-    func waitFor(_ what: String, within limit: Duration = defaultAwaitLimit, sourceLocation: SourceLocation = #_sourceLocation,
+    func waitFor(_ what: String, within limit: Duration = .seconds(120), sourceLocation: SourceLocation = #_sourceLocation,
                  _ condition: (ScreenText) -> Bool) async -> ScreenText {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
@@ -107,7 +109,7 @@ final class InteractiveTerminal {
 
     /// Waits until some row of the screen contains `text`.
     @discardableResult
-    func waitFor(text: String, within limit: Duration = defaultAwaitLimit, sourceLocation: SourceLocation = #_sourceLocation) async -> ScreenText {
+    func waitFor(text: String, within limit: Duration = .seconds(120), sourceLocation: SourceLocation = #_sourceLocation) async -> ScreenText {
         await waitFor("'\(text)'", within: limit, sourceLocation: sourceLocation) { $0.contains(text) }
     }
 
