@@ -50,12 +50,8 @@ extension MountTable {
         ((major & 0xffff_f000) << 32) | ((major & 0xfff) << 8) | ((minor & 0xffff_ff00) << 12) | (minor & 0xff)
     }
 
-    /// mountinfo escapes space, tab, newline and backslash as three octal digits (`\040`).
-    package static func unescape(_ field: Substring) -> String {
-        String(decoding: unescapedBytes(field.utf8), as: UTF8.self)
-    }
-
-    /// The bytes of a mountinfo field, its escapes (`\040`) decoded.
+    /// The bytes of a mountinfo field, its escapes decoded: mountinfo writes space, tab, newline
+    /// and backslash as three octal digits (`\040`).
     package static func unescapedBytes(_ field: some Collection<UInt8>) -> [UInt8] {
         var bytes: [UInt8] = []
         var rest = Array(field)[...]
