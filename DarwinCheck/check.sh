@@ -291,7 +291,7 @@ Sources/Stowage/Overview/StorageOverview.swift|@available(macOS 14, iOS 17, tvOS
 DarwinCheck/Surface/include/dirent.h|    struct _telldir *__dd_td;           // telldir'"'"'s bookkeeping
 } DIR;|};
 typedef struct __dirdesc DIR;|iOS|Debug|cannot find type '"'"'DIR'"'"' in scope
-Sources/StowagePlatform/DirectoryStream.swift|typealias DirectoryStreamHandle = UnsafeMutablePointer<DIR>|typealias DirectoryStreamHandle = OpaquePointer|iOS|Debug|cannot convert value of type
+Sources/StowagePlatform/DirectoryStream+Darwin.swift|typealias DirectoryStreamHandle = UnsafeMutablePointer<DIR>|typealias DirectoryStreamHandle = OpaquePointer|iOS|Debug|cannot convert value of type
 Sources/Stowage/Store/Store+NSImage.swift|#if canImport(AppKit) && !targetEnvironment(macCatalyst)|#if canImport(AppKit)|MacCatalyst|Debug|is unavailable in Mac Catalyst
 Sources/StowagePlatform/VolumeStatistics+Darwin.swift|var figures = statfs()|var figures: statfs|iOS|Release|used before being initialized
 Sources/StowagePlatform/Syscalls+Sync.swift|DurabilityObserver.record(.syncData, descriptor: fd)|DurabilityObserver.record(.syncData, descriptor: fd, again: true)|watchOS|Debug|extra argument

@@ -45,6 +45,16 @@ int cstowage_posix_fallocate(int fd, int64_t offset, int64_t length) {
 #endif
 }
 
+long cstowage_getdents64(int fd, void *buffer, size_t size) {
+#if defined(__linux__) && defined(SYS_getdents64)
+    return syscall(SYS_getdents64, fd, buffer, size);
+#else
+    (void)fd; (void)buffer; (void)size;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
 int cstowage_open_unnamed(int directory, mode_t mode) {
 #if defined(__linux__) && defined(O_TMPFILE)
     return openat(directory, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, mode);

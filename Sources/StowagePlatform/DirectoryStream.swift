@@ -1,20 +1,16 @@
 #if canImport(Darwin)
 import Darwin
-/// What `fdopendir` returns. Apple's `DIR` is a complete struct (Libc's include/dirent.h), which
-/// Swift imports as a typed pointer; glibc's and musl's are opaque.
-package typealias DirectoryStreamHandle = UnsafeMutablePointer<DIR>
 #elseif canImport(Glibc)
 import Glibc
-package typealias DirectoryStreamHandle = OpaquePointer
 #elseif canImport(Musl)
 import Musl
-package typealias DirectoryStreamHandle = OpaquePointer
 #else
 #error("Stowage's Platform layer supports Darwin, Glibc and Musl systems")
 #endif
 
-/// A folder read entry by entry with `readdir` (which batches `getdents64` on Linux), handing
-/// out names as C strings so the hot path of a scan allocates nothing per entry.
+/// A folder read entry by entry, handing out names as C strings (with their lengths) so the hot
+/// path of a scan allocates nothing per entry: `getdents64` into a buffer of the stream's own on
+/// Linux (`DirectoryStream+Linux`), `readdir` on Apple platforms (`DirectoryStream+Darwin`).
 ///
 /// The one way the library reads a folder's names: callers act on an entry through the C name
 /// itself (`fstatat`, `openat`) and keep it, when they must, as bytes (``RawPath``), never as a
@@ -23,9 +19,13 @@ package typealias DirectoryStreamHandle = OpaquePointer
 ///
 /// Owns its descriptor: the stream closes it.
 package final class DirectoryStream {
-    private let stream: DirectoryStreamHandle
+    private let reader: DirectoryReader
     /// The folder's descriptor, for `fstatat` and `openat` of its entries.
     package let descriptor: Int32
+
+    /// The name of the call that reads a folder's entries, as its errors name it (`getdents64`
+    /// on Linux, `readdir` on Apple platforms).
+    package static let readCall = DirectoryReader.call
 
     /// Opens the folder at `path` (bytes, which need not be UTF-8), never through a final
     /// symbolic link unless `followingLinks`.
@@ -33,46 +33,38 @@ package final class DirectoryStream {
         try self.init(adopting: try Sys.openat(AT_FDCWD, path, Sys.folderReadOnly | (followingLinks ? 0 : O_NOFOLLOW)))
     }
 
-    /// Reads the folder open as `fd`, which the stream then owns.
+    /// Reads the folder open as `fd`, which the stream then owns (and closes, also when this
+    /// throws).
     package init(adopting fd: Int32) throws {
-        guard let stream = fdopendir(fd) else {
-            let code = Errno.current
-            try? Sys.close(fd)  // best effort: the stream failed, its descriptor is useless
-            throw SystemCallError(errno: code, call: "fdopendir")
-        }
-        self.stream = stream
+        reader = try DirectoryReader(adopting: fd)
         descriptor = fd
     }
 
-    deinit { closedir(stream) }
+    deinit { reader.close(descriptor) }
 
-    /// Calls `body` with each entry's name (valid only during the call) and the type `readdir`
+    /// The next entry (its name valid until the next call), skipping `.` and `..`; `nil` at
+    /// the end.
+    package func nextEntry() throws -> DirectoryEntry? {
+        while let entry = try reader.next(descriptor) {
+            let name = entry.name
+            if entry.nameLength <= 2 && name[0] == 0x2E && (entry.nameLength == 1 || name[1] == 0x2E) { continue }
+            return entry
+        }
+        return nil
+    }
+
+    /// Calls `body` with each entry (its name valid only during the call), skipping `.` and
+    /// `..`. Stops early when `body` returns `false`.
+    package func forEachEntry(_ body: (DirectoryEntry) throws -> Bool) throws {
+        while let entry = try nextEntry() {
+            if !(try body(entry)) { return }
+        }
+    }
+
+    /// Calls `body` with each entry's name (valid only during the call) and the type the folder
     /// reports, skipping `.` and `..`. Stops early when `body` returns `false`.
     package func forEach(_ body: (UnsafePointer<CChar>, FileStatus.Kind?) throws -> Bool) throws {
-        while true {
-            resetErrno()
-            guard let entry = readdir(stream) else {
-                let code = Errno.current
-                if code.rawValue != 0 { throw SystemCallError(errno: code, call: "readdir") }
-                return
-            }
-            let keepGoing = try withUnsafePointer(to: &entry.pointee.d_name) { tuple in
-                // d_name holds 256 bytes on Linux, 1024 on Apple platforms (64-bit inodes).
-                try tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) { name -> Bool in
-                    if name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0)) { return true }
-                    let kind: FileStatus.Kind?
-                    switch Int32(entry.pointee.d_type) {
-                    case Int32(DT_REG): kind = .file
-                    case Int32(DT_DIR): kind = .folder
-                    case Int32(DT_LNK): kind = .symbolicLink
-                    case Int32(DT_UNKNOWN): kind = nil
-                    default: kind = .other
-                    }
-                    return try body(name, kind)
-                }
-            }
-            if !keepGoing { return }
-        }
+        try forEachEntry { try body($0.name, $0.kind) }
     }
 
     /// Opens the sub-folder `name` with `openat` (no path walk from the root, unlike opening by
@@ -95,6 +87,37 @@ package final class DirectoryStream {
     }
 }
 
+/// One entry of a folder as ``DirectoryStream`` hands it out: valid only during the call.
+package struct DirectoryEntry {
+    /// The name, NUL-terminated.
+    package let name: UnsafePointer<CChar>
+    /// The name's length in bytes, without the NUL.
+    package let nameLength: Int
+    /// `d_type`: the kind the folder reports (`DT_UNKNOWN` when it does not say).
+    package let type: UInt8
+
+    package init(name: UnsafePointer<CChar>, nameLength: Int, type: UInt8) {
+        self.name = name
+        self.nameLength = nameLength
+        self.type = type
+    }
+
+    /// The kind the folder reports, `nil` when it does not say (callers `fstatat` then).
+    package var kind: FileStatus.Kind? {
+        switch Int32(type) {
+        case Int32(DT_REG): .file
+        case Int32(DT_DIR): .folder
+        case Int32(DT_LNK): .symbolicLink
+        case Int32(DT_UNKNOWN): nil
+        default: .other
+        }
+    }
+
+    /// Whether the folder reports the entry as a folder (`DT_DIR`); `false` says nothing when
+    /// the type is unknown.
+    package var isReportedFolder: Bool { Int32(type) == Int32(DT_DIR) }
+}
+
 /// Shell-style name patterns (`*.log`, `cache-?`, `[a-c]*`), as `fnmatch(3)` matches them.
 package enum NamePattern {
     /// Whether `name` matches `pattern`; with `path` set, `*` does not match `/`.
@@ -102,5 +125,3 @@ package enum NamePattern {
         pattern.withCString { fnmatch($0, name, path ? FNM_PATHNAME : 0) == 0 }
     }
 }
-
-@inline(__always) private func resetErrno() { errno = 0 }

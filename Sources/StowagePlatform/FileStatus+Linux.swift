@@ -13,7 +13,7 @@ extension stat {
     /// `st_atim`, seconds since 1970.
     var accessSeconds: Double { Double(st_atim.tv_sec) + Double(st_atim.tv_nsec) / 1e9 }
     /// An overlayfs whiteout: a character device numbered 0:0.
-    var isOverlayWhiteout: Bool { st_mode & S_IFMT == S_IFCHR && st_rdev == 0 }
+    var isOverlayWhiteout: Bool { st_mode & 0o170000 == 0o020000 && st_rdev == 0 }  // S_IFCHR, as in kind(ofMode:)
 }
 
 extension Sys {

@@ -68,6 +68,7 @@ package struct FileStatus: Sendable, Equatable {
 extension FileStatus {
     /// The status `stat(2)` filled in: one conversion for every platform (the fields whose names
     /// or types differ come from `stat`'s extension in `FileStatus+Linux` and `+Darwin`).
+    @inline(__always)
     package init(_ status: stat) {
         (kind, special) = Self.kind(ofMode: status.st_mode)
         size = Int64(status.st_size)

@@ -181,8 +181,8 @@ extension Sys {
             }
             var lengths: [Int] = []
             do {
-                try stream.forEach { name, _ in
-                    lengths.append(RawPath.length(ofCString: name))
+                try stream.forEachEntry { entry in
+                    lengths.append(entry.nameLength)
                     return true
                 }
             } catch {

@@ -12,6 +12,7 @@ import CStowageShims
 // A file's status: reading it, and setting its mode and times.
 extension Sys {
     /// `fstat(2)`.
+    @inline(__always)
     package static func fstat(_ fd: Int32) throws -> FileStatus {
         var status = systemStatStruct()
         _ = try retrying("fstat") { systemFstat(fd, &status) }
@@ -33,6 +34,7 @@ extension Sys {
     }
 
     /// `fstatat(2)` of a name given as a C string (as `readdir` hands it out, uncopied).
+    @inline(__always)
     package static func fstatat(_ directory: Int32, cName name: UnsafePointer<CChar>, followingLinks: Bool) throws -> FileStatus {
         var status = systemStatStruct()
         _ = try retrying("fstatat") { systemFstatat(directory, name, &status, followingLinks ? 0 : AT_SYMLINK_NOFOLLOW) }
@@ -101,16 +103,19 @@ extension Sys {
 
 extension FileStatus {
     /// The kind, and for a special file which one, of an item whose `st_mode` is `mode`: one
-    /// mapping for every system (the `S_IF*` values are POSIX's).
+    /// mapping for every system (the `S_IF*` values are POSIX's, the same on Linux and Apple
+    /// platforms; written as numbers because Swift's Glibc module makes each of its `S_IF*`
+    /// names a function call, and a scan asks this of every entry).
+    @inline(__always)
     package static func kind(ofMode mode: mode_t) -> (kind: Kind, special: Special?) {
-        switch mode & S_IFMT {
-        case S_IFREG: (.file, nil)
-        case S_IFDIR: (.folder, nil)
-        case S_IFLNK: (.symbolicLink, nil)
-        case S_IFIFO: (.other, .fifo)
-        case S_IFSOCK: (.other, .socket)
-        case S_IFCHR: (.other, .characterDevice)
-        case S_IFBLK: (.other, .blockDevice)
+        switch UInt32(mode) & 0o170000 {
+        case 0o100000: (.file, nil)
+        case 0o040000: (.folder, nil)
+        case 0o120000: (.symbolicLink, nil)
+        case 0o010000: (.other, .fifo)
+        case 0o140000: (.other, .socket)
+        case 0o020000: (.other, .characterDevice)
+        case 0o060000: (.other, .blockDevice)
         default: (.other, nil)
         }
     }

@@ -89,6 +89,12 @@ ssize_t cstowage_getxattr_at(int directory, const char *name, const char *attrib
 /// NUL-terminated names, as `listxattr(2)` writes it. Returns its length, or -1 with errno.
 ssize_t cstowage_listxattr_at(int directory, const char *name, char *list, size_t size);
 
+/// `getdents64(2)` on Linux: fills `buffer` with the folder's next entries, each a
+/// `struct linux_dirent64` (inode, offset, record length, type, NUL-terminated name), and returns
+/// the bytes filled, 0 at the end, or -1 with errno. ENOSYS elsewhere (Apple platforms read
+/// folders with `readdir`).
+long cstowage_getdents64(int fd, void *buffer, size_t size);
+
 /// `UTIME_NOW` and `UTIME_OMIT`, whose values differ between systems.
 long cstowage_utime_now(void);
 long cstowage_utime_omit(void);

@@ -109,7 +109,7 @@ struct FileTreeWalk {
                 }
                 return true
             }
-        } catch let error as SystemCallError where error.call == "readdir" || error.call == "fstatat" {
+        } catch let error as SystemCallError where error.call == DirectoryStream.readCall || error.call == "fstatat" {
             problem(folder, .unreadable(error))
             return
         }
