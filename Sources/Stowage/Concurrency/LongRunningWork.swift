@@ -56,7 +56,8 @@ enum LongRunningWork {
 /// `@unchecked Sendable`: `lastReported` and `pending` are read and written only under `lock`;
 /// the rest is immutable.
 final class ProgressReporter: @unchecked Sendable {
-    private let interval: Duration
+    /// The least time between two deliveries.
+    let interval: Duration
     private let progress: (@Sendable (WorkProgress) -> Void)?
     private let began = ContinuousClock.now
     private let lock = NSLock()

@@ -56,8 +56,11 @@ final class ScanEngine: @unchecked Sendable {
         /// after the other, and which of them each sub-folder is; emptied for each folder, their
         /// room kept, so that a folder costs no allocation of its own.
         var folderEntries: [UsageNameTree.Node] = []
-        var folderNames: [UInt8] = []
+        var folderNames = NameBytes()
         var folderSubfolders: [Int32] = []
+        /// The sub-folders of the folder being read, pushed together at its end; emptied for each
+        /// folder, its room kept.
+        var subfolders: [Work] = []
     }
 
     let options: UsageOptions
@@ -232,11 +235,37 @@ final class ScanEngine: @unchecked Sendable {
     private func work(roots: Int) {
         var accumulator = Accumulator(roots: Array(repeating: UsageTotals(), count: roots),
                                       largest: LargestFiles(limit: options.largestFileCount, byLogical: options.ranksByLogicalSize))
-        while let work = next() {
-            read(work, into: &accumulator)
-            finished(accumulator: &accumulator)
+        // Progress is offered after this worker's first folder, then once an interval has passed
+        // since its last offer (the reporter delivers at most once per interval whatever the
+        // workers offer): a folder that reports nothing finishes and takes the next in one lock.
+        let reporter = reporter
+        let interval = reporter.map { Self.nanoseconds($0.interval) } ?? .max
+        var lastOffer: UInt64?
+        var budget = 0
+        var taken = next(finishing: false, accumulator: &accumulator, descriptors: &budget)
+        while let work = taken {
+            read(work, budget: budget, into: &accumulator)
+            let now = reporter == nil ? 0 : DispatchTime.now().uptimeNanoseconds
+            if let reporter, lastOffer.map({ now &- $0 >= interval }) ?? true {
+                let (entries, allocated) = condition.withLock { finish(&accumulator) }
+                // From this worker's thread, outside the lock: a handler that cancels stops the
+                // scan before this worker takes another folder.
+                reporter.report(.scanning, items: entries, bytes: allocated)
+                lastOffer = now
+                taken = next(finishing: false, accumulator: &accumulator, descriptors: &budget)
+            } else {
+                taken = next(finishing: true, accumulator: &accumulator, descriptors: &budget)
+            }
         }
         condition.withLock { merged.append(accumulator) }
+    }
+
+    /// `duration` in nanoseconds (`UInt64.max` past what they hold; 0 for a negative one).
+    static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return 0 }
+        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? .max : whole.addingReportingOverflow(UInt64(attoseconds / 1_000_000_000)).partialValue
     }
 
     /// Starts another worker when the stack holds more folders than the running workers take
@@ -254,9 +283,14 @@ final class ScanEngine: @unchecked Sendable {
         }.start()
     }
 
-    private func next() -> Work? {
+    /// The next folder to read, with in `descriptors` how many descriptors its sub-folders may
+    /// hold (the budget less those pending work holds); `nil` when none is left. With
+    /// `finishing`, the folder this worker read is finished first (``finish(_:)``), in the same
+    /// lock.
+    private func next(finishing: Bool, accumulator: inout Accumulator, descriptors: inout Int) -> Work? {
         condition.lock()
         defer { condition.unlock() }
+        if finishing { _ = finish(&accumulator) }
         while pending.isEmpty && busy > 0 && !cancelled { condition.wait() }
         if cancelled || pending.isEmpty {
             condition.broadcast()
@@ -265,6 +299,7 @@ final class ScanEngine: @unchecked Sendable {
         busy += 1
         let work = pending.removeLast()
         if work.descriptor != nil { openPending -= 1 }
+        descriptors = max(0, Self.descriptorBudget - openPending)
         return work
     }
 
@@ -277,24 +312,21 @@ final class ScanEngine: @unchecked Sendable {
         }
     }
 
-    private func finished(accumulator: inout Accumulator) {
-        condition.lock()
+    /// Ends this worker's folder: it is no longer busy, and its entries and bytes join the
+    /// progress figures, which are returned. Called with `condition` locked.
+    private func finish(_ accumulator: inout Accumulator) -> (entries: Int, allocated: Int64) {
         busy -= 1
         progressEntries += accumulator.entries
         progressAllocated += accumulator.allocated
         accumulator.entries = 0
         accumulator.allocated = 0
-        let (entries, allocated) = (progressEntries, progressAllocated)
         condition.broadcast()
-        condition.unlock()
-        // From this worker's thread, outside the lock, after each folder: a handler that
-        // cancels stops the scan before this worker takes another folder.
-        reporter?.report(.scanning, items: entries, bytes: allocated)
+        return (progressEntries, progressAllocated)
     }
 
     // MARK: Reading one folder
 
-    private func read(_ work: Work, into accumulator: inout Accumulator) {
+    private func read(_ work: Work, budget: Int, into accumulator: inout Accumulator) {
         let follow = options.followsSymbolicLinks
         let stream: DirectoryStream
         do {
@@ -309,72 +341,101 @@ final class ScanEngine: @unchecked Sendable {
         } catch {
             return
         }
-        var subfolders: [Work] = []
         var opened = 0
-        let budget = condition.withLock { max(0, Self.descriptorBudget - openPending) }
         let childDepth = work.depth + 1
         let listsChildren = !buildsNameTree && childDepth <= options.breakdownDepth
-        if buildsNameTree {
+        // Read once per folder, not per entry: the class's own fields cost an exclusivity check
+        // at each access.
+        let skipsHidden = !options.includesHiddenEntries, excludes = !options.excludedPatterns.isEmpty
+        let staysOnDevice = options.staysOnOneFileSystem, tracksFolders = self.tracksFolders, checksRootFiles = !rootFiles.isEmpty
+        let buildsTree = buildsNameTree
+        // A sub-folder the folder reports as one is opened first and its status read from its
+        // descriptor: one name lookup in the kernel instead of two (`fstatat`, then `openat`).
+        // Not when links are followed, nor on one file system: opening a mount point (an
+        // automount one) mounts it, where `fstatat` only looks.
+        let opensFoldersFirst = !follow && !staysOnDevice
+        if buildsTree {
             accumulator.folderEntries.removeAll(keepingCapacity: true)
-            accumulator.folderNames.removeAll(keepingCapacity: true)
+            accumulator.folderNames.count = 0
             accumulator.folderSubfolders.removeAll(keepingCapacity: true)
         }
+        accumulator.subfolders.removeAll(keepingCapacity: true)
         // What this folder holds, added to its root and to its breakdown items once, at the end.
         var contents = UsageTotals()
         do {
-            try stream.forEach { name, _ in
-                if !options.includesHiddenEntries && name[0] == 0x2E { return true }
-                if !options.excludedPatterns.isEmpty && isExcluded(name, relativeTo: work) { return true }
-                guard var status = try stream.status(of: name, followingLinks: follow) else { return true }
-                if follow && status.kind == .symbolicLink {
-                    // A dangling link: count the link itself.
-                    guard let own = try stream.status(of: name, followingLinks: false) else { return true }
-                    status = own
+            while let entry = try stream.nextEntry() {
+                let name = entry.name
+                if skipsHidden && name[0] == 0x2E { continue }
+                if excludes && isExcluded(name, relativeTo: work) { continue }
+                var status: FileStatus
+                var descriptor: Int32?
+                if opensFoldersFirst && entry.isReportedFolder && opened < budget, let fd = stream.openFolder(name, followingLinks: false) {
+                    // The status of the folder opened; should that fail, the name's, as for any entry.
+                    if let own = try? Sys.fstat(fd) {
+                        status = own
+                        descriptor = fd
+                        opened += 1
+                    } else {
+                        DirectoryStream.discard(fd)
+                        guard let own = try stream.status(of: name, followingLinks: false) else { continue }
+                        status = own
+                    }
+                } else {
+                    guard let found = try stream.status(of: name, followingLinks: follow) else { continue }
+                    status = found
+                    if follow, case .symbolicLink = status.kind {
+                        // A dangling link: count the link itself.
+                        guard let own = try stream.status(of: name, followingLinks: false) else { continue }
+                        status = own
+                    }
                 }
-                if status.kind == .folder {
-                    if options.staysOnOneFileSystem && status.device != work.rootDevice { return true }
-                    if tracksFolders, !claim(status, for: work.root) { return true }
-                } else if status.linkCount > 1 || (!rootFiles.isEmpty && rootFiles.contains(FileIdentity(device: status.device, inode: status.inode))) {
-                    if !claim(status, for: work.root) { return true }
+                // Matched, not compared with ==: Kind's == is a call through Equatable's witness.
+                let isFolder: Bool, isFile: Bool
+                switch status.kind {
+                case .folder: (isFolder, isFile) = (true, false)
+                case .file: (isFolder, isFile) = (false, true)
+                case .symbolicLink, .other: (isFolder, isFile) = (false, false)
+                }
+                if isFolder {
+                    if (staysOnDevice && status.device != work.rootDevice) || (tracksFolders && !claim(status, for: work.root)) {
+                        if let descriptor { DirectoryStream.discard(descriptor) }
+                        continue
+                    }
+                } else if status.linkCount > 1 || (checksRootFiles && rootFiles.contains(FileIdentity(device: status.device, inode: status.inode))) {
+                    if !claim(status, for: work.root) { continue }
                 }
                 contents.add(status)
-                if buildsNameTree {
-                    let length = RawPath.length(ofCString: name)
-                    accumulator.folderEntries.append(UsageNameTree.Node(nameStart: accumulator.folderNames.count, nameCount: Int32(length), parentIndex: work.node,
-                                                      logicalBytes: status.size, allocatedBytes: status.allocatedSize,
-                                                      fileCount: status.kind == .file ? 1 : 0,
-                                                      seconds: Int64(exactly: status.modificationTime.rounded(.down)) ?? .min,
-                                                      isFolder: status.kind == .folder))
-                    name.withMemoryRebound(to: UInt8.self, capacity: length) {
-                        accumulator.folderNames.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
-                    }
-                    if status.kind == .folder { accumulator.folderSubfolders.append(Int32(accumulator.folderEntries.count - 1)) }
+                if buildsTree {
+                    let length = entry.nameLength
+                    accumulator.folderEntries.append(UsageNameTree.Node(nameStart: accumulator.folderNames.count, nameCount: Int32(length),
+                                                                        parentIndex: work.node, logicalBytes: status.size,
+                                                                        allocatedBytes: status.allocatedSize, fileCount: isFile ? 1 : 0,
+                                                                        seconds: Int64(exactly: status.modificationTime.rounded(.down)) ?? .min,
+                                                                        isFolder: isFolder))
+                    accumulator.folderNames.append(name, count: length)
+                    if isFolder { accumulator.folderSubfolders.append(Int32(accumulator.folderEntries.count - 1)) }
                 }
 
-                let needsName = status.kind == .folder || listsChildren
-                    || (status.kind == .file && accumulator.largest.wouldKeep(status))
-                guard needsName else { return true }
-                let childPath = work.path.appending(cName: name)
+                guard isFolder || listsChildren || (isFile && accumulator.largest.wouldKeep(status)) else { continue }
+                let childPath = work.path.appending(cName: name, length: entry.nameLength)
                 var childItems = work.items
                 if listsChildren {
-                    childItems.append(register(UsageItem(pathBytes: childPath.bytes, depth: childDepth, isFolder: status.kind == .folder,
+                    childItems.append(register(UsageItem(pathBytes: childPath.bytes, depth: childDepth, isFolder: isFolder,
                                                          logicalBytes: status.size, allocatedBytes: status.allocatedSize,
-                                                         fileCount: status.kind == .file ? 1 : 0,
+                                                         fileCount: isFile ? 1 : 0,
                                                          modificationDate: Date(timeIntervalSince1970: status.modificationTime.rounded(.down)),
                                                          hardLink: UsageHardLink(status))))
                 }
-                if status.kind == .file {
+                if isFile {
                     accumulator.largest.offer(path: childPath, status: status)
-                } else if status.kind == .folder {
-                    var descriptor: Int32?
-                    if opened < budget, let fd = stream.openFolder(name, followingLinks: follow) {
+                } else if isFolder {
+                    if descriptor == nil, opened < budget, let fd = stream.openFolder(name, followingLinks: follow) {
                         descriptor = fd
                         opened += 1
                     }
-                    subfolders.append(Work(path: childPath, descriptor: descriptor, rootLength: work.rootLength, root: work.root,
-                                           depth: childDepth, items: childItems, rootDevice: work.rootDevice))
+                    accumulator.subfolders.append(Work(path: childPath, descriptor: descriptor, rootLength: work.rootLength, root: work.root,
+                                                       depth: childDepth, items: childItems, rootDevice: work.rootDevice))
                 }
-                return true
             }
         } catch {
             record(UsageIssue(pathBytes: work.path.bytes, error: error))
@@ -383,21 +444,21 @@ final class ScanEngine: @unchecked Sendable {
         accumulator.entries += contents.fileCount + contents.folderCount + contents.symbolicLinkCount + contents.otherCount
         accumulator.allocated += contents.allocatedBytes
         for item in work.items { accumulator.items[item, default: UsageTotals()].add(contents) }
-        if !subfolders.isEmpty || !accumulator.folderEntries.isEmpty {
+        if !accumulator.subfolders.isEmpty || !accumulator.folderEntries.isEmpty {
             condition.lock()
             if !accumulator.folderEntries.isEmpty {
-                let first = Int32(treeNodes.count), nameBase = treeNames.count
-                treeNodes[Int(work.node)].firstChild = first
+                let first = treeNodes.count, nameBase = treeNames.count
+                treeNodes[Int(work.node)].firstChild = Int32(first)
                 treeNodes[Int(work.node)].childCount = Int32(accumulator.folderEntries.count)
-                for var entry in accumulator.folderEntries {
-                    entry.nameStart += nameBase
-                    treeNodes.append(entry)
+                treeNodes.append(contentsOf: accumulator.folderEntries)
+                treeNodes.withUnsafeMutableBufferPointer { nodes in
+                    for index in first..<nodes.count { nodes[index].nameStart += nameBase }
                 }
-                treeNames.append(contentsOf: accumulator.folderNames)
-                for (index, entry) in accumulator.folderSubfolders.enumerated() { subfolders[index].node = first + entry }
+                treeNames.append(contentsOf: accumulator.folderNames.bytes[..<accumulator.folderNames.count])
+                for (index, entry) in accumulator.folderSubfolders.enumerated() { accumulator.subfolders[index].node = Int32(first) + entry }
             }
             openPending += opened
-            pending.append(contentsOf: subfolders)
+            pending.append(contentsOf: accumulator.subfolders)
             startHelperIfWanted(roots: accumulator.roots.count)
             condition.broadcast()
             condition.unlock()
@@ -451,5 +512,24 @@ final class ScanEngine: @unchecked Sendable {
 
     private func record(_ issue: UsageIssue) {
         condition.withLock { issues.append(issue) }
+    }
+}
+
+/// The names of a folder's entries one after the other, as the tree of names gathers them: bytes
+/// whose room is kept from folder to folder, each name copied in with one `memcpy` (an `Array`'s
+/// `append(contentsOf:)` costs several times that per name through its generic path).
+struct NameBytes {
+    /// The room; only the first ``count`` bytes are names.
+    private(set) var bytes: [UInt8] = []
+    /// How many bytes hold names.
+    var count = 0
+
+    mutating func append(_ name: UnsafePointer<CChar>, count length: Int) {
+        if count + length > bytes.count || bytes.isEmpty { bytes.append(contentsOf: repeatElement(0, count: max(count + length - bytes.count, 4096))) }
+        let start = count
+        bytes.withUnsafeMutableBytes { room in
+            (room.baseAddress! + start).copyMemory(from: name, byteCount: length)
+        }
+        count += length
     }
 }

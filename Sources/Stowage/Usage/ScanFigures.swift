@@ -57,10 +57,9 @@ struct FileIdentity: Hashable, Sendable {
 }
 
 extension RawPath {
-    /// This path with the C name `name` added below it, in one allocation (a scan builds one
-    /// for every sub-folder).
-    func appending(cName name: UnsafePointer<CChar>) -> RawPath {
-        let length = RawPath.length(ofCString: name)
+    /// This path with the C name `name` (`length` bytes) added below it, in one allocation (a scan
+    /// builds one for every sub-folder).
+    func appending(cName name: UnsafePointer<CChar>, length: Int) -> RawPath {
         let slash = bytes.last == UInt8(ascii: "/") ? 0 : 1
         let joined = [UInt8](unsafeUninitializedCapacity: bytes.count + slash + length) { buffer, count in
             var end = buffer.initialize(fromContentsOf: bytes)
