@@ -44,6 +44,9 @@ final class ScanEngine: @unchecked Sendable {
         var rootDevice: UInt64
         /// The folder's node in the tree of names (``buildsNameTree``); -1 otherwise.
         var node: Int32 = -1
+        /// Entries of this folder that the worker reading it handed over (``SharedEntries``), to
+        /// be examined instead of reading the folder; `nil` for a folder to read.
+        var shared: SharedEntries?
     }
 
     struct Accumulator {
@@ -69,6 +72,8 @@ final class ScanEngine: @unchecked Sendable {
     private let condition = NSCondition()
     private var pending: [Work] = []
     private var busy = 0
+    /// Workers waiting for work.
+    private var waiting = 0
     private var cancelled = false
     /// What has been counted, by identity, with the root that counted it: files with several
     /// hard links, files given as roots, and, when ``tracksFolders``, every folder.
@@ -239,19 +244,24 @@ final class ScanEngine: @unchecked Sendable {
         // since its last offer (the reporter delivers at most once per interval whatever the
         // workers offer): a folder that reports nothing finishes and takes the next in one lock.
         let reporter = reporter
-        let interval = reporter.map { Self.nanoseconds($0.interval) } ?? .max
-        var lastOffer: UInt64?
+        let interval = reporter?.interval ?? .zero
+        var offered = false
+        var lastOffer = ContinuousClock.now
         var budget = 0
         var taken = next(finishing: false, accumulator: &accumulator, descriptors: &budget)
         while let work = taken {
             read(work, budget: budget, into: &accumulator)
-            let now = reporter == nil ? 0 : DispatchTime.now().uptimeNanoseconds
-            if let reporter, lastOffer.map({ now &- $0 >= interval }) ?? true {
+            var offers = false
+            if reporter != nil {
+                let now = ContinuousClock.now
+                offers = !offered || now - lastOffer >= interval
+                if offers { (offered, lastOffer) = (true, now) }
+            }
+            if offers, let reporter {
                 let (entries, allocated) = condition.withLock { finish(&accumulator) }
                 // From this worker's thread, outside the lock: a handler that cancels stops the
                 // scan before this worker takes another folder.
                 reporter.report(.scanning, items: entries, bytes: allocated)
-                lastOffer = now
                 taken = next(finishing: false, accumulator: &accumulator, descriptors: &budget)
             } else {
                 taken = next(finishing: true, accumulator: &accumulator, descriptors: &budget)
@@ -260,18 +270,15 @@ final class ScanEngine: @unchecked Sendable {
         condition.withLock { merged.append(accumulator) }
     }
 
-    /// `duration` in nanoseconds (`UInt64.max` past what they hold; 0 for a negative one).
-    static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return 0 }
-        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? .max : whole.addingReportingOverflow(UInt64(attoseconds / 1_000_000_000)).partialValue
-    }
-
     /// Starts another worker when the stack holds more folders than the running workers take
     /// (``foldersPerWorker`` each) and the scan may have one more. Called with `condition` locked.
     private func startHelperIfWanted(roots: Int) {
         guard helpers < maximumHelpers, pending.count > Self.foldersPerWorker * (helpers + 1), !cancelled else { return }
+        startHelper(roots: roots)
+    }
+
+    /// Starts another worker. Called with `condition` locked.
+    private func startHelper(roots: Int) {
         helpers += 1
         runningHelpers += 1
         Thread { [self] in
@@ -291,7 +298,11 @@ final class ScanEngine: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         if finishing { _ = finish(&accumulator) }
-        while pending.isEmpty && busy > 0 && !cancelled { condition.wait() }
+        while pending.isEmpty && busy > 0 && !cancelled {
+            waiting += 1
+            condition.wait()
+            waiting -= 1
+        }
         if cancelled || pending.isEmpty {
             condition.broadcast()
             return nil
@@ -327,6 +338,13 @@ final class ScanEngine: @unchecked Sendable {
     // MARK: Reading one folder
 
     private func read(_ work: Work, budget: Int, into accumulator: inout Accumulator) {
+        if let shared = work.shared {
+            shared.names.withUnsafeBufferPointer { names in
+                var entries = SharedEntries.Cursor(shared: shared, names: names.baseAddress!)
+                examine(work, from: &entries, stream: shared.stream, budget: budget, into: &accumulator)
+            }
+            return
+        }
         let follow = options.followsSymbolicLinks
         let stream: DirectoryStream
         do {
@@ -341,6 +359,18 @@ final class ScanEngine: @unchecked Sendable {
         } catch {
             return
         }
+        var entries = stream
+        examine(work, from: &entries, stream: stream, budget: budget, into: &accumulator)
+    }
+
+    /// Examines the entries `source` gives, of the folder of `work` open as `stream`: each is
+    /// counted, and its sub-folders pushed. A wide folder read from its stream is shared: every
+    /// ``shareEvery`` entries, when another worker waits for work (or may start), the next
+    /// ``shareEvery`` are handed over to it (``SharedEntries``) and this worker goes on with the
+    /// rest. Not in the tree of names, whose children of a folder must be one range.
+    private func examine<Source: EntrySource>(_ work: Work, from source: inout Source, stream: DirectoryStream, budget: Int,
+                                              into accumulator: inout Accumulator) {
+        let follow = options.followsSymbolicLinks
         var opened = 0
         let childDepth = work.depth + 1
         let listsChildren = !buildsNameTree && childDepth <= options.breakdownDepth
@@ -362,8 +392,20 @@ final class ScanEngine: @unchecked Sendable {
         accumulator.subfolders.removeAll(keepingCapacity: true)
         // What this folder holds, added to its root and to its breakdown items once, at the end.
         var contents = UsageTotals()
+        let shares = !buildsTree && work.shared == nil && maximumHelpers > 0
+        var untilShareCheck = Self.shareEvery
         do {
-            while let entry = try stream.nextEntry() {
+            while true {
+                // Before the next entry is taken: handing entries over reads on, and an entry's
+                // name is valid only until the stream reads again.
+                if shares {
+                    untilShareCheck -= 1
+                    if untilShareCheck == 0 {
+                        untilShareCheck = Self.shareEvery
+                        try share(from: &source, of: work, stream: stream, roots: accumulator.roots.count)
+                    }
+                }
+                guard let entry = try source.nextEntry() else { break }
                 let name = entry.name
                 if skipsHidden && name[0] == 0x2E { continue }
                 if excludes && isExcluded(name, relativeTo: work) { continue }
@@ -465,6 +507,29 @@ final class ScanEngine: @unchecked Sendable {
         }
     }
 
+    /// How many entries a worker examines between two looks for a worker to share a wide
+    /// folder with, and how many it then hands over: a few hundred `fstatat`s, a fraction of a
+    /// millisecond, against tens of microseconds to wake or start a worker.
+    static let shareEvery = 256
+
+    /// Hands the next ``shareEvery`` entries of `source` over to another worker, when one waits
+    /// for work with none pending, or another may start.
+    private func share<Source: EntrySource>(from source: inout Source, of work: Work, stream: DirectoryStream, roots: Int) throws {
+        let wanted = condition.withLock { pending.isEmpty && !cancelled && (waiting > 0 || helpers < maximumHelpers) }
+        guard wanted else { return }
+        var shared = SharedEntries(stream: stream)
+        while shared.entries.count < Self.shareEvery, let entry = try source.nextEntry() { shared.append(entry) }
+        guard !shared.entries.isEmpty else { return }
+        var handed = work
+        handed.descriptor = nil
+        handed.shared = shared
+        condition.withLock {
+            pending.append(handed)
+            if waiting == 0 && helpers < maximumHelpers { startHelper(roots: roots) }
+            condition.broadcast()
+        }
+    }
+
     private func isExcluded(_ name: UnsafePointer<CChar>, relativeTo work: Work) -> Bool {
         for pattern in options.excludedPatterns {
             if NamePattern.matches(pattern, name) { return true }
@@ -531,5 +596,44 @@ struct NameBytes {
             (room.baseAddress! + start).copyMemory(from: name, byteCount: length)
         }
         count += length
+    }
+}
+
+/// Where ``ScanEngine`` takes a folder's entries from: the folder's stream, or entries another
+/// worker handed over (``SharedEntries``).
+protocol EntrySource {
+    /// The next entry (its name valid until the next call); `nil` at the end.
+    mutating func nextEntry() throws -> DirectoryEntry?
+}
+
+extension DirectoryStream: EntrySource {}
+
+/// Entries of a wide folder that the worker reading it handed over to another: their names,
+/// each followed by its NUL, and the kinds the folder reported, with the folder's stream, whose
+/// descriptor they are examined through (it stays open while they are pending).
+struct SharedEntries {
+    let stream: DirectoryStream
+    private(set) var names: [CChar] = []
+    private(set) var entries: [(start: Int, length: Int, type: UInt8)] = []
+
+    init(stream: DirectoryStream) { self.stream = stream }
+
+    mutating func append(_ entry: DirectoryEntry) {
+        entries.append((names.count, entry.nameLength, entry.type))
+        names.append(contentsOf: UnsafeBufferPointer(start: entry.name, count: entry.nameLength + 1))
+    }
+
+    /// The entries one after the other, their names in `names` (the storage of ``names``).
+    struct Cursor: EntrySource {
+        let shared: SharedEntries
+        let names: UnsafePointer<CChar>
+        var index = 0
+
+        mutating func nextEntry() -> DirectoryEntry? {
+            guard index < shared.entries.count else { return nil }
+            let entry = shared.entries[index]
+            index += 1
+            return DirectoryEntry(name: names + entry.start, nameLength: entry.length, type: entry.type)
+        }
     }
 }

@@ -49,6 +49,39 @@ struct UsageScannerTests {
         #expect(report.logicalBytes > 50_000_000 && report.allocatedBytes < 1_000_000, "the sparse file is logical only")
     }
 
+    @Test("a wide folder shared between workers counts each entry once: totals as du, hard links once, every sub-folder read")
+    func wideFolderShared() throws {
+        let folder = TestFolder()
+        let root = folder.path + "/wide"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        // 3,000 files (a worker hands entries over every 256), 60 of them hard-linked twice
+        // more from the same folder, 40 folders each with a file, names of every length.
+        for index in 0..<3000 {
+            let name = String(repeating: "f", count: index % 200 + 1) + "\(index)"
+            try RawFiles.makeFile(Array((root + "/" + name).utf8), size: index * 37 % 9000)
+            if index % 50 == 0 {
+                try FileManager.default.linkItem(atPath: root + "/" + name, toPath: root + "/link-a-\(index)")
+                try FileManager.default.linkItem(atPath: root + "/" + name, toPath: root + "/link-b-\(index)")
+            }
+        }
+        for index in 0..<40 {
+            try FileManager.default.createDirectory(atPath: root + "/folder-\(index)", withIntermediateDirectories: false)
+            try RawFiles.makeFile(Array((root + "/folder-\(index)/inner").utf8), size: 5000)
+        }
+        for threads in [1, 2, 4] {
+            var options = UsageOptions()
+            options.threads = threads
+            let report = UsageScanner(options: options).scan([URL(filePath: root)])
+            #expect(report.allocatedBytes == (try Self.du(["-B1"], root)), "\(threads) threads")
+            #expect(report.logicalBytes == (try Self.du(["-b"], root)), "\(threads) threads")
+            #expect(report.totals.fileCount == 3040, "\(threads) threads: hard links count once")
+            #expect(report.skippedHardLinkCount == 120, "\(threads) threads")
+            #expect(report.totals.folderCount == 41, "\(threads) threads")
+            #expect(report.breakdown.count == 3000 + 120 + 40 - 120, "\(threads) threads: one item per entry counted")
+            #expect(report.issues.isEmpty, "\(threads) threads: \(report.issues)")
+        }
+    }
+
     @Test("following links matches du -L, and a link loop ends")
     func followingLinks() throws {
         let folder = TestFolder()
