@@ -365,9 +365,9 @@ final class ScanEngine: @unchecked Sendable {
 
     /// Examines the entries `source` gives, of the folder of `work` open as `stream`: each is
     /// counted, and its sub-folders pushed. A wide folder read from its stream is shared: every
-    /// ``shareEvery`` entries, when another worker waits for work (or may start), the next
-    /// ``shareEvery`` are handed over to it (``SharedEntries``) and this worker goes on with the
-    /// rest. Not in the tree of names, whose children of a folder must be one range.
+    /// ``shareEvery`` entries, when nothing is pending, the next ``shareEvery`` are handed over
+    /// to the other workers (``SharedEntries``) and this worker goes on with the rest. Not in the
+    /// tree of names, whose children of a folder must be one range.
     private func examine<Source: EntrySource>(_ work: Work, from source: inout Source, stream: DirectoryStream, budget: Int,
                                               into accumulator: inout Accumulator) {
         let follow = options.followsSymbolicLinks
@@ -512,10 +512,12 @@ final class ScanEngine: @unchecked Sendable {
     /// millisecond, against tens of microseconds to wake or start a worker.
     static let shareEvery = 256
 
-    /// Hands the next ``shareEvery`` entries of `source` over to another worker, when one waits
-    /// for work with none pending, or another may start.
+    /// Hands the next ``shareEvery`` entries of `source` over to the other workers when nothing
+    /// is pending: one batch is kept ahead of them, so that a worker done with the last finds
+    /// the next waiting (handing over only to a worker already waiting left it waiting again for
+    /// each batch); a worker is started if the scan may have one more.
     private func share<Source: EntrySource>(from source: inout Source, of work: Work, stream: DirectoryStream, roots: Int) throws {
-        let wanted = condition.withLock { pending.isEmpty && !cancelled && (waiting > 0 || helpers < maximumHelpers) }
+        let wanted = condition.withLock { pending.isEmpty && !cancelled }
         guard wanted else { return }
         var shared = SharedEntries(stream: stream)
         while shared.entries.count < Self.shareEvery, let entry = try source.nextEntry() { shared.append(entry) }
