@@ -243,29 +243,27 @@ final class ScanEngine: @unchecked Sendable {
         // Progress is offered after this worker's first folder, then once an interval has passed
         // since its last offer (the reporter delivers at most once per interval whatever the
         // workers offer): a folder that reports nothing finishes and takes the next in one lock.
+        // DispatchTime, a plain number, rather than ContinuousClock, whose Instant is resilient.
         let reporter = reporter
-        let interval = reporter?.interval ?? .zero
-        var offered = false
-        var lastOffer = ContinuousClock.now
+        let interval = reporter.map { Double($0.interval.components.seconds) + Double($0.interval.components.attoseconds) / 1e18 } ?? 0
+        var nextOffer: DispatchTime?
         var budget = 0
-        var taken = next(finishing: false, accumulator: &accumulator, descriptors: &budget)
-        while let work = taken {
+        var finishes = false
+        while let work = next(finishing: finishes, accumulator: &accumulator, descriptors: &budget) {
             read(work, budget: budget, into: &accumulator)
             var offers = false
             if reporter != nil {
-                let now = ContinuousClock.now
-                offers = !offered || now - lastOffer >= interval
-                if offers { (offered, lastOffer) = (true, now) }
+                let now = DispatchTime.now()
+                offers = nextOffer.map { !(now < $0) } ?? true
+                if offers { nextOffer = now + interval }
             }
             if offers, let reporter {
                 let (entries, allocated) = condition.withLock { finish(&accumulator) }
                 // From this worker's thread, outside the lock: a handler that cancels stops the
                 // scan before this worker takes another folder.
                 reporter.report(.scanning, items: entries, bytes: allocated)
-                taken = next(finishing: false, accumulator: &accumulator, descriptors: &budget)
-            } else {
-                taken = next(finishing: true, accumulator: &accumulator, descriptors: &budget)
             }
+            finishes = !offers
         }
         condition.withLock { merged.append(accumulator) }
     }
@@ -616,12 +614,20 @@ extension DirectoryStream: EntrySource {}
 struct SharedEntries {
     let stream: DirectoryStream
     private(set) var names: [CChar] = []
-    private(set) var entries: [(start: Int, length: Int, type: UInt8)] = []
+    /// Where a name starts in ``names``, its length, and the kind the folder reported
+    /// (``DirectoryEntry/type``).
+    struct Entry {
+        var start: Int
+        var length: Int
+        var type: UInt8
+    }
+
+    private(set) var entries: [Entry] = []
 
     init(stream: DirectoryStream) { self.stream = stream }
 
     mutating func append(_ entry: DirectoryEntry) {
-        entries.append((names.count, entry.nameLength, entry.type))
+        entries.append(Entry(start: names.count, length: entry.nameLength, type: entry.type))
         names.append(contentsOf: UnsafeBufferPointer(start: entry.name, count: entry.nameLength + 1))
     }
 
