@@ -91,6 +91,37 @@ package enum TerminalDevice {
         try buffer.withUnsafeMutableBytes { try Sys.read(descriptor, $0.baseAddress!, $0.count) }
     }
 
+    /// What ``waitForInput(_:orWakeUp:timeout:)`` saw.
+    package struct Readiness: OptionSet, Sendable {
+        package let rawValue: Int
+        package init(rawValue: Int) { self.rawValue = rawValue }
+        /// The terminal has bytes to read, or has hung up (its read then says which).
+        package static let input = Readiness(rawValue: 1)
+        /// The pipe was woken (``WakeUpPipe/wakeUp()``); drain it before waiting again.
+        package static let wokenUp = Readiness(rawValue: 2)
+    }
+
+    /// Waits (`poll(2)`) until the terminal `descriptor` has something to read, `wakeUp` is
+    /// woken, or `timeout` has passed (`nil`: no limit), whichever comes first. Empty on the
+    /// timeout, and when a signal interrupted the wait (the caller looks at what it caught).
+    ///
+    /// - Throws: a `SystemCallError` from `poll` (`EINVAL`, `ENOMEM`).
+    package static func waitForInput(_ descriptor: Int32, orWakeUp wakeUp: WakeUpPipe, timeout: Duration?) throws -> Readiness {
+        var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: wakeUp.readDescriptor, events: Int16(POLLIN), revents: 0)]
+        let milliseconds = timeout.map { Int32(clamping: $0.components.seconds * 1000 + ($0.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000) } ?? -1
+        let result = poll(&descriptors, 2, milliseconds)
+        if result == -1 {
+            let code = Errno.current
+            if code == .interrupted { return [] }
+            throw SystemCallError(errno: code, call: "poll")
+        }
+        var readiness: Readiness = []
+        if descriptors[0].revents != 0 { readiness.insert(.input) }  // POLLIN, POLLHUP, POLLERR: a read says which
+        if descriptors[1].revents != 0 { readiness.insert(.wokenUp) }
+        return readiness
+    }
+
     /// Until ``unguardCrashes()``: should the process be killed by a fault (a crash, a Swift
     /// runtime trap: SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE), the terminal
     /// `descriptor` gets `modes` back and `leave` (escape codes, at most 64 bytes) is written to
