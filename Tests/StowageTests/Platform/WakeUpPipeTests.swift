@@ -33,6 +33,21 @@ struct WakeUpPipeTests {
         #expect(try TerminalDevice.waitForInput(input.read, orWakeUp: pipe, timeout: .milliseconds(20)) == [])
     }
 
+    @Test("a timeout is poll's milliseconds rounded up; a negative one waits not at all, a huge one at most 24 days")
+    func timeoutMilliseconds() throws {
+        #expect(TerminalDevice.pollMilliseconds(.zero) == 0)
+        #expect(TerminalDevice.pollMilliseconds(.nanoseconds(1)) == 1)
+        #expect(TerminalDevice.pollMilliseconds(.milliseconds(100)) == 100)
+        #expect(TerminalDevice.pollMilliseconds(.microseconds(100_001)) == 101)
+        #expect(TerminalDevice.pollMilliseconds(.seconds(-1)) == 0, "poll's -1 would wait forever")
+        #expect(TerminalDevice.pollMilliseconds(.nanoseconds(-1)) == 0)
+        #expect(TerminalDevice.pollMilliseconds(.seconds(2_147_482)) == 2_147_482_000)
+        #expect(TerminalDevice.pollMilliseconds(.seconds(2_147_484)) == Int32.max)
+        #expect(TerminalDevice.pollMilliseconds(.seconds(Int64.max)) == Int32.max)
+        let input = try Input(), pipe = try WakeUpPipe()
+        #expect(try TerminalDevice.waitForInput(input.read, orWakeUp: pipe, timeout: .seconds(-5)) == [])
+    }
+
     @Test("a wake-up sent before the wait ends it at once; drained, the next wait waits again")
     func wakeUpBeforeWait() throws {
         let input = try Input(), pipe = try WakeUpPipe()
