@@ -91,6 +91,46 @@ package enum TerminalDevice {
         try buffer.withUnsafeMutableBytes { try Sys.read(descriptor, $0.baseAddress!, $0.count) }
     }
 
+    /// What ``waitForInput(_:orWakeUp:timeout:)`` saw.
+    package struct Readiness: OptionSet, Sendable {
+        package let rawValue: Int
+        package init(rawValue: Int) { self.rawValue = rawValue }
+        /// The terminal has bytes to read, or has hung up (its read then says which).
+        package static let input = Readiness(rawValue: 1)
+        /// The pipe was woken (``WakeUpPipe/wakeUp()``); drain it before waiting again.
+        package static let wokenUp = Readiness(rawValue: 2)
+    }
+
+    /// Waits (`poll(2)`) until the terminal `descriptor` has something to read, `wakeUp` is
+    /// woken, or `timeout` has passed (`nil`: no limit; a negative one is none), whichever comes first. Empty on the
+    /// timeout, and when a signal interrupted the wait (the caller looks at what it caught).
+    ///
+    /// - Throws: a `SystemCallError` from `poll` (`EINVAL`, `ENOMEM`).
+    package static func waitForInput(_ descriptor: Int32, orWakeUp wakeUp: WakeUpPipe, timeout: Duration?) throws -> Readiness {
+        var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: wakeUp.readDescriptor, events: Int16(POLLIN), revents: 0)]
+        let milliseconds = timeout.map(pollMilliseconds) ?? -1
+        let result = poll(&descriptors, 2, milliseconds)
+        if result == -1 {
+            let code = Errno.current
+            if code == .interrupted { return [] }
+            throw SystemCallError(errno: code, call: "poll")
+        }
+        var readiness: Readiness = []
+        if descriptors[0].revents != 0 { readiness.insert(.input) }  // POLLIN, POLLHUP, POLLERR: a read says which
+        if descriptors[1].revents != 0 { readiness.insert(.wokenUp) }
+        return readiness
+    }
+
+    /// `timeout` as `poll(2)`'s milliseconds: rounded up (a wait never ends before its time),
+    /// at most `Int32.max` (24 days), and 0 for a negative one (poll's -1 would wait forever).
+    package static func pollMilliseconds(_ timeout: Duration) -> Int32 {
+        let (seconds, attoseconds) = timeout.components
+        guard seconds >= 0, attoseconds >= 0 else { return 0 }
+        guard seconds < Int64(Int32.max) / 1000 else { return Int32.max }
+        return Int32(seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+    }
+
     /// Until ``unguardCrashes()``: should the process be killed by a fault (a crash, a Swift
     /// runtime trap: SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE), the terminal
     /// `descriptor` gets `modes` back and `leave` (escape codes, at most 64 bytes) is written to
