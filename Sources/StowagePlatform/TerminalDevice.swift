@@ -95,15 +95,26 @@ package enum TerminalDevice {
     package struct Readiness: OptionSet, Sendable {
         package let rawValue: Int
         package init(rawValue: Int) { self.rawValue = rawValue }
-        /// The terminal has bytes to read, or has hung up (its read then says which).
+        /// The terminal is to be read: it has bytes, has hung up, or `poll` could not watch it
+        /// (see ``waitForInput(_:orWakeUp:timeout:)``); its read says which.
         package static let input = Readiness(rawValue: 1)
         /// The pipe was woken (``WakeUpPipe/wakeUp()``); drain it before waiting again.
         package static let wokenUp = Readiness(rawValue: 2)
+        /// The terminal hung up or failed (`POLLHUP`, `POLLERR`): once what it still holds is read,
+        /// it is gone, even where writes to another terminal still succeed.
+        package static let hungUp = Readiness(rawValue: 4)
     }
 
     /// Waits (`poll(2)`) until the terminal `descriptor` has something to read, `wakeUp` is
-    /// woken, or `timeout` has passed (`nil`: no limit; a negative one is none), whichever comes first. Empty on the
-    /// timeout, and when a signal interrupted the wait (the caller looks at what it caught).
+    /// woken, or `timeout` has passed (`nil`: no limit; a negative one is none), whichever comes
+    /// first. Empty on the timeout, and when a signal interrupted the wait (the caller looks at
+    /// what it caught).
+    ///
+    /// On Apple platforms `poll` does not watch terminals ("The poll() system call currently does
+    /// not support devices", poll(2)'s BUGS): it returns at once with `POLLNVAL` for them, which
+    /// is reported as ``Readiness/input``, so the caller's read, which waits at most a tenth of a
+    /// second in raw input (``setRawInput(from:of:)``), paces the loop there as it did before
+    /// `poll`: a wake-up is then seen within a tenth of a second, not at once.
     ///
     /// - Throws: a `SystemCallError` from `poll` (`EINVAL`, `ENOMEM`).
     package static func waitForInput(_ descriptor: Int32, orWakeUp wakeUp: WakeUpPipe, timeout: Duration?) throws -> Readiness {
@@ -117,7 +128,9 @@ package enum TerminalDevice {
             throw SystemCallError(errno: code, call: "poll")
         }
         var readiness: Readiness = []
-        if descriptors[0].revents != 0 { readiness.insert(.input) }  // POLLIN, POLLHUP, POLLERR: a read says which
+        let terminal = Int32(descriptors[0].revents)
+        if terminal != 0 { readiness.insert(.input) }  // POLLIN, POLLHUP, POLLERR, POLLNVAL: the read says which
+        if terminal & (Int32(POLLHUP) | Int32(POLLERR)) != 0 { readiness.insert(.hungUp) }
         if descriptors[1].revents != 0 { readiness.insert(.wokenUp) }
         return readiness
     }

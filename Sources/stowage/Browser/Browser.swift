@@ -60,11 +60,11 @@ final class Browser {
     private nonisolated(unsafe) var endingSignal: Signal?
     private nonisolated(unsafe) var resized = false
 
-    init(source: BrowserSource, units: ByteCountStyle, style: BrowserStyle) throws {
+    /// A browser of `source` on the terminal, woken through `wakeUp`.
+    init(source: BrowserSource, units: ByteCountStyle, style: BrowserStyle, wakeUp: WakeUpPipe) throws {
         self.source = source
         self.units = units
         self.style = style
-        let wakeUp = try WakeUpPipe()
         self.wakeUp = wakeUp
         terminal = try BrowserTerminal()
         mode = source.content.isLive ? .scanning(Self.scanOfAll(source, wakingUp: wakeUp), subject: Self.subject(of: source), rescanning: nil) : .browsing

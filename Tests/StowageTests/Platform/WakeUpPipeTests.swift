@@ -67,11 +67,12 @@ struct WakeUpPipeTests {
         #expect(try TerminalDevice.waitForInput(input.read, orWakeUp: pipe, timeout: nil) == [.input, .wokenUp])
     }
 
-    @Test("a terminal hung up ends the wait as input (its read then says it is gone)")
+    @Test("a terminal hung up ends the wait as input and as hung up (its read then finds the end)")
     func hangUp() throws {
         let input = try Input(), pipe = try WakeUpPipe()
+        #expect(try TerminalDevice.waitForInput(input.read, orWakeUp: pipe, timeout: .zero) == [])
         try input.hangUp()
-        #expect(try TerminalDevice.waitForInput(input.read, orWakeUp: pipe, timeout: nil) == .input)
+        #expect(try TerminalDevice.waitForInput(input.read, orWakeUp: pipe, timeout: nil) == [.input, .hungUp])
         var byte: UInt8 = 0
         #expect(try Sys.read(input.read, &byte, 1) == 0)
     }
