@@ -91,6 +91,59 @@ package enum TerminalDevice {
         try buffer.withUnsafeMutableBytes { try Sys.read(descriptor, $0.baseAddress!, $0.count) }
     }
 
+    /// What ``waitForInput(_:orWakeUp:timeout:)`` saw.
+    package struct Readiness: OptionSet, Sendable {
+        package let rawValue: Int
+        package init(rawValue: Int) { self.rawValue = rawValue }
+        /// The terminal is to be read: it has bytes, has hung up, or `poll` could not watch it
+        /// (see ``waitForInput(_:orWakeUp:timeout:)``); its read says which.
+        package static let input = Readiness(rawValue: 1)
+        /// The pipe was woken (``WakeUpPipe/wakeUp()``); drain it before waiting again.
+        package static let wokenUp = Readiness(rawValue: 2)
+        /// The terminal hung up or failed (`POLLHUP`, `POLLERR`): once what it still holds is read,
+        /// it is gone, even where writes to another terminal still succeed.
+        package static let hungUp = Readiness(rawValue: 4)
+    }
+
+    /// Waits (`poll(2)`) until the terminal `descriptor` has something to read, `wakeUp` is
+    /// woken, or `timeout` has passed (`nil`: no limit; a negative one is none), whichever comes
+    /// first. Empty on the timeout, and when a signal interrupted the wait (the caller looks at
+    /// what it caught).
+    ///
+    /// On Apple platforms `poll` does not watch terminals ("The poll() system call currently does
+    /// not support devices", poll(2)'s BUGS): it returns at once with `POLLNVAL` for them, which
+    /// is reported as ``Readiness/input``, so the caller's read, which waits at most a tenth of a
+    /// second in raw input (``setRawInput(from:of:)``), paces the loop there as it did before
+    /// `poll`: a wake-up is then seen within a tenth of a second, not at once.
+    ///
+    /// - Throws: a `SystemCallError` from `poll` (`EINVAL`, `ENOMEM`).
+    package static func waitForInput(_ descriptor: Int32, orWakeUp wakeUp: WakeUpPipe, timeout: Duration?) throws -> Readiness {
+        var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: wakeUp.readDescriptor, events: Int16(POLLIN), revents: 0)]
+        let milliseconds = timeout.map(pollMilliseconds) ?? -1
+        let result = poll(&descriptors, 2, milliseconds)
+        if result == -1 {
+            let code = Errno.current
+            if code == .interrupted { return [] }
+            throw SystemCallError(errno: code, call: "poll")
+        }
+        var readiness: Readiness = []
+        let terminal = Int32(descriptors[0].revents)
+        if terminal != 0 { readiness.insert(.input) }  // POLLIN, POLLHUP, POLLERR, POLLNVAL: the read says which
+        if terminal & (Int32(POLLHUP) | Int32(POLLERR)) != 0 { readiness.insert(.hungUp) }
+        if descriptors[1].revents != 0 { readiness.insert(.wokenUp) }
+        return readiness
+    }
+
+    /// `timeout` as `poll(2)`'s milliseconds: rounded up (a wait never ends before its time),
+    /// at most `Int32.max` (24 days), and 0 for a negative one (poll's -1 would wait forever).
+    package static func pollMilliseconds(_ timeout: Duration) -> Int32 {
+        let (seconds, attoseconds) = timeout.components
+        guard seconds >= 0, attoseconds >= 0 else { return 0 }
+        guard seconds < Int64(Int32.max) / 1000 else { return Int32.max }
+        return Int32(seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+    }
+
     /// Until ``unguardCrashes()``: should the process be killed by a fault (a crash, a Swift
     /// runtime trap: SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE), the terminal
     /// `descriptor` gets `modes` back and `leave` (escape codes, at most 64 bytes) is written to

@@ -221,16 +221,15 @@ struct TextTable {
 
     /// Columns padded to the widest cell in terminal columns (a wide character takes two).
     func render() -> String {
-        let widths = header.indices.map { column in
-            ([header] + rows).map { TerminalText.width(of: $0[column]) }.max() ?? 0
-        }
-        func line(_ cells: [String]) -> String {
+        let lines = [header] + rows
+        let cellWidths = lines.map { $0.map(TerminalText.width(of:)) }  // each cell measured once
+        let widths = header.indices.map { column in cellWidths.map { $0[column] }.max() ?? 0 }
+        func line(_ cells: [String], _ measured: [Int]) -> String {
             zip(cells, widths).enumerated().map { index, pair in
-                let (cell, width) = pair
-                return index == cells.count - 1 ? cell : cell + String(repeating: " ", count: max(0, width - TerminalText.width(of: cell)))
+                index == cells.count - 1 ? pair.0 : pair.0 + String(repeating: " ", count: max(0, pair.1 - measured[index]))
             }.joined(separator: "  ")
         }
-        return ([line(header)] + rows.map(line)).joined(separator: "\n") + "\n"
+        return zip(lines, cellWidths).map(line).joined(separator: "\n") + "\n"
     }
 }
 

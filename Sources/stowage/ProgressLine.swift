@@ -227,7 +227,17 @@ enum TerminalText {
         // Printable ASCII takes a column a byte: most names and every figure, without the
         // Unicode property lookups of the general case.
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
-        return text.reduce(0) { $0 + width(of: $1) }
+        // Printable ASCII with box drawing and block elements (U+2500 to U+259F): the rows of
+        // trees and size bars. None of them joins another into one character, so each scalar is
+        // a character of one column, counted without breaking the text into characters.
+        var scalars = 0
+        for scalar in text.unicodeScalars {
+            guard (0x20..<0x7F).contains(scalar.value) || (0x2500...0x259F).contains(scalar.value) else {
+                return text.reduce(0) { $0 + width(of: $1) }
+            }
+            scalars += 1
+        }
+        return scalars
     }
 
     /// The columns one character (a grapheme cluster) takes.

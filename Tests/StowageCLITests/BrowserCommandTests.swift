@@ -200,21 +200,24 @@ struct BrowserCommandTests {
 
     /// The ways a browser ends, each leaving the terminal's modes as they were.
     enum Ending: String, CaseIterable, CustomTestStringConvertible {
-        case q, controlC, interrupt, terminate, hangUpSignal, terminalClosed, scanCrash
+        case q, controlC, interrupt, terminate, hangUpSignal, terminalClosed, keyboardClosed, scanCrash
         var testDescription: String { rawValue }
     }
 
-    @Test("every ending gives the terminal back as it was: q, Ctrl-C, SIGINT, SIGTERM, SIGHUP, the terminal closed, a crash of the scan",
+    @Test("every ending gives the terminal back as it was: q, Ctrl-C, SIGINT, SIGTERM, SIGHUP, the terminal closed, the keyboard's terminal closed (the screen's still open), a crash of the scan",
           arguments: Ending.allCases)
     func endings(_ ending: Ending) async throws {
         let runner = try CommandRunner()
         let root = try Self.makeTree(in: runner)
         let terminal = try InteractiveTerminal(columns: 80, rows: 12)
+        // Standard input on a terminal of its own, hung up while the screen's stays open: what
+        // the browser reads says it is gone, though writes still succeed.
+        let keyboard = ending == .keyboardClosed ? try InteractiveTerminal(columns: 80, rows: 12) : nil
         let modes = terminal.modes
         // Swift's backtracer stays on for the crash (as for users), but does not ask: on a terminal
         // it waits 30 s for a key before it exits, and this test would wait with it.
         let crash = ending == .scanCrash ? ["STOWAGE_TEST_BROWSER_CRASH": "scan", "SWIFT_BACKTRACE": "interactive=no"] : [:]
-        let process = try terminal.start(runner, ["usage", "--interactive", root], environment: crash)
+        let process = try terminal.start(runner, ["usage", "--interactive", root], environment: crash, keyboard: keyboard)
         if ending != .scanCrash { await terminal.waitFor(text: "big/") }
         switch ending {
         case .q: terminal.type("q")
@@ -223,6 +226,7 @@ struct BrowserCommandTests {
         case .terminate: process.signal(SIGTERM)
         case .hangUpSignal: process.signal(SIGHUP)
         case .terminalClosed: terminal.hangUp()
+        case .keyboardClosed: keyboard?.hangUp()
         case .scanCrash: break
         }
         let result = try await process.finish(within: .seconds(60))
@@ -230,7 +234,7 @@ struct BrowserCommandTests {
         case .q, .controlC: #expect(result.status == 0)
         case .interrupt: #expect(result.status == 130)
         case .terminate: #expect(result.status == 143)
-        case .hangUpSignal, .terminalClosed: #expect(result.status == 129)
+        case .hangUpSignal, .terminalClosed, .keyboardClosed: #expect(result.status == 129)
         case .scanCrash: #expect(result.signal != nil, "a crash ends the process by its signal: \(result.status)")
         }
         if ending != .terminalClosed {

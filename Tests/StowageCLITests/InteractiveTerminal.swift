@@ -55,13 +55,15 @@ final class InteractiveTerminal {
             + withUnsafeBytes(of: settings.c_cc) { $0.map(UInt32.init) }
     }
 
-    /// Starts the built `stowage` with `arguments` on this terminal (its three standard streams).
-    func start(_ runner: CommandRunner, _ arguments: [String], environment extra: [String: String] = [:]) throws -> ChildProcess {
+    /// Starts the built `stowage` with `arguments` on this terminal (its three standard streams;
+    /// its standard input on `keyboard`'s terminal instead, when given).
+    func start(_ runner: CommandRunner, _ arguments: [String], environment extra: [String: String] = [:],
+               keyboard: InteractiveTerminal? = nil) throws -> ChildProcess {
         var environment = runner.environment.merging(extra) { $1 }
         environment["TERM"] = extra["TERM"] ?? "xterm-256color"
         if extra["NO_COLOR"] == nil { environment.removeValue(forKey: "NO_COLOR") }
         return try ChildProcess(try CommandRunner.binary(), arguments, environment: environment, directory: runner.folder,
-                                standardOutput: slave, standardError: slave, standardInput: slave)
+                                standardOutput: slave, standardError: slave, standardInput: keyboard?.slave ?? slave)
     }
 
     /// Types `text` (bytes as they are: `"\u{1B}[A"` is the up arrow).

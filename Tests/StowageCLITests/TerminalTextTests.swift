@@ -9,6 +9,10 @@ struct TerminalTextTests {
     static let samples = [
         "", "a", "Documents", "12.3 kB", "name with spaces", "tab\there", "bell\u{07}", "del\u{7F}", "\u{1B}[2J",
         "é", "e\u{301}", "├── ", "│   └── ", "████▌  ", "日本語", "Ａ", "👍", "👍🏽", "🇫🇷", "❤️", "a\u{200B}b", "\u{85}", "mixed 日本 and ascii",
+        // Rows of trees and size bars (ASCII with box drawing and blocks), and what must leave
+        // their shortcut: a combining mark, a variation selector, a joiner, a scalar just outside.
+        "43.3 MB  [████████████████████]  100%  ├─ assets-9/", "│   └── ░▒▓", "█\u{301}", "├\u{FE0F}", "─\u{200D}─", "a\u{24FF}─",
+        "\u{2500}\u{259F}\u{25A0}", "\u{1F}─", "─\u{7F}",
     ]
 
     @Test("printable ASCII takes a column a byte; anything else is measured a character at a time",

@@ -20,9 +20,15 @@ extension Browser: @unchecked Sendable {
                 "--interactive needs a terminal that can place the cursor on standard input and output; "
                     + "in a script or a pipe, use --json (or the command's text) instead"))
         }
+        let wakeUp: WakeUpPipe
+        do {
+            wakeUp = try WakeUpPipe()
+        } catch {
+            throw StowageError(.ioFailure, operation: operation, reason: "the pipe that wakes the browser could not be made (\(error))")
+        }
         let browser: Browser
         do {
-            browser = try Browser(source: source, units: units, style: BrowserStyle(environment: environment))
+            browser = try Browser(source: source, units: units, style: BrowserStyle(environment: environment), wakeUp: wakeUp)
         } catch {
             throw StowageError(.ioFailure, operation: operation, reason: "the terminal's modes could not be set (\(error))")
         }

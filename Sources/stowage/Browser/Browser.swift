@@ -7,9 +7,11 @@ import Stowage
 /// nothing is deleted or scanned) and of what changed since one (`--compare`, the "changed
 /// since" mode: a tree of changes, deleting only from a folder scanned now).
 ///
-/// It runs on a thread of its own (``run()`` blocks), reading keys a tenth of a second at a
-/// time and drawing what changed; the signals that end a command (SIGINT, SIGTERM, SIGHUP) end
-/// it the same way `q` does, the terminal given back first; SIGWINCH redraws at the new size.
+/// It runs on a thread of its own (``run()`` blocks), waiting for whatever comes first of a key,
+/// the scan's progress or end, and a signal (the scan and the signal trap wake it through a
+/// pipe, so that nothing waits for a timer), then drawing what changed; the signals that end a
+/// command (SIGINT, SIGTERM, SIGHUP) end it the same way `q` does, the terminal given back
+/// first; SIGWINCH redraws at the new size.
 final class Browser {
     /// How the browser ended: `q` (0), or a signal (128 + its number, as a shell reports it).
     enum Ending: Equatable {
@@ -39,6 +41,8 @@ final class Browser {
     private var source: BrowserSource
     private let units: ByteCountStyle
     private let terminal: BrowserTerminal
+    /// Wakes the loop: the scan's progress and end, and the signals caught.
+    private let wakeUp: WakeUpPipe
     private let style: BrowserStyle
     private var tree: BrowserTree?
     private var mode: Mode
@@ -56,12 +60,14 @@ final class Browser {
     private nonisolated(unsafe) var endingSignal: Signal?
     private nonisolated(unsafe) var resized = false
 
-    init(source: BrowserSource, units: ByteCountStyle, style: BrowserStyle) throws {
+    /// A browser of `source` on the terminal, woken through `wakeUp`.
+    init(source: BrowserSource, units: ByteCountStyle, style: BrowserStyle, wakeUp: WakeUpPipe) throws {
         self.source = source
         self.units = units
         self.style = style
+        self.wakeUp = wakeUp
         terminal = try BrowserTerminal()
-        mode = source.content.isLive ? .scanning(Self.scanOfAll(source), subject: Self.subject(of: source), rescanning: nil) : .browsing
+        mode = source.content.isLive ? .scanning(Self.scanOfAll(source, wakingUp: wakeUp), subject: Self.subject(of: source), rescanning: nil) : .browsing
         if case .changes = source.content { order.key = .change }
         guard !source.content.isLive else { return }
         // Saved scans: the tree at once, and the reports let go of.
@@ -75,9 +81,9 @@ final class Browser {
     }
 
     /// A scan of all of `source`'s roots: into a report to compare in the "changed since" mode,
-    /// into the tree of names otherwise.
-    private static func scanOfAll(_ source: BrowserSource) -> BrowserScan {
-        BrowserScan(source.roots, options: source.options, comparing: source.earlier != nil)
+    /// into the tree of names otherwise; `wakeUp` woken as it progresses and when it ends.
+    private static func scanOfAll(_ source: BrowserSource, wakingUp wakeUp: WakeUpPipe) -> BrowserScan {
+        BrowserScan(source.roots, options: source.options, comparing: source.earlier != nil, wakingUp: wakeUp)
     }
 
     /// What the progress screen says is scanned.
@@ -104,6 +110,7 @@ final class Browser {
             signalLock.withLock {
                 if signal == .windowSizeChanged { resized = true } else if endingSignal == nil { endingSignal = signal }
             }
+            wakeUp.wakeUp()
         }
         let ending = loop()
         if case .scanning(let scan, _, _) = mode { scan.cancel() }
@@ -124,7 +131,7 @@ final class Browser {
             terminal.draw(screen())
             let bytes: [UInt8]
             do {
-                bytes = try terminal.read()
+                bytes = try terminal.read(orWakeUp: wakeUp, timeout: nil)
             } catch {
                 return .terminalGone
             }
@@ -189,19 +196,19 @@ final class Browser {
         guard let tree else { return }
         if tree.isComparison {
             reopening = (tree.path(of: folder), outcome)
-            mode = .scanning(Self.scanOfAll(source), subject: Self.subject(of: source), rescanning: nil)
+            mode = .scanning(Self.scanOfAll(source, wakingUp: wakeUp), subject: Self.subject(of: source), rescanning: nil)
             self.tree = nil
             return
         }
         var target = folder
         while tree.isOnDisk(target), !RawPathText.isUTF8(tree.path(of: target)), let parent = tree[target].parent { target = parent }
         guard tree.isOnDisk(target) else {
-            mode = .scanning(Self.scanOfAll(source), subject: source.topName ?? "\(source.roots.count) paths", rescanning: nil)
+            mode = .scanning(Self.scanOfAll(source, wakingUp: wakeUp), subject: source.topName ?? "\(source.roots.count) paths", rescanning: nil)
             self.tree = nil
             return
         }
         let path = String(decoding: tree.path(of: target), as: UTF8.self)
-        mode = .scanning(BrowserScan([URL(filePath: path, directoryHint: .isDirectory)], options: source.options),
+        mode = .scanning(BrowserScan([URL(filePath: path, directoryHint: .isDirectory)], options: source.options, wakingUp: wakeUp),
                          subject: DisplayPath.escaped(path), rescanning: target)
     }
 

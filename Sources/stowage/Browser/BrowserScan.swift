@@ -22,14 +22,16 @@ final class BrowserScan: @unchecked Sendable {
     }
 
     /// Starts scanning `roots` with `options`: into a report with every item when `comparing`
-    /// (the "changed since" mode compares reports), into the tree of names otherwise.
-    init(_ roots: [URL], options: UsageOptions, comparing: Bool = false) {
+    /// (the "changed since" mode compares reports), into the tree of names otherwise; wakes
+    /// `wakeUp` each time it counts more (every tenth of a second) and once it has ended.
+    init(_ roots: [URL], options: UsageOptions, comparing: Bool = false, wakingUp wakeUp: WakeUpPipe) {
         let task = Task.detached { [self] in
             do {
                 let scanner = UsageScanner(options: options)
                 let progress: @Sendable (WorkProgress) -> Void = { figures in
                     Self.crashForTests()
                     self.lock.withLock { (self.entries, self.bytes) = (figures.items, figures.bytes) }
+                    wakeUp.wakeUp()
                 }
                 let scanned: Scanned = comparing
                     ? .report(try await scanner.scan(roots, progressInterval: .milliseconds(100), progress: progress))
@@ -38,6 +40,7 @@ final class BrowserScan: @unchecked Sendable {
             } catch {
                 lock.withLock { outcome = .failure(error) }
             }
+            wakeUp.wakeUp()
         }
         lock.withLock { self.task = task }
     }

@@ -55,20 +55,30 @@ final class BrowserTerminal {
         TerminalDevice.size(of: Self.output) ?? TerminalDevice.size(of: Self.input) ?? (80, 24)
     }
 
-    /// The bytes typed since the last read, waiting at most a tenth of a second.
+    /// The bytes typed, once some are typed, `wakeUp` is woken (then drained) or `timeout` has
+    /// passed (`nil`: no limit), whichever comes first; empty unless keys came. (On Apple
+    /// platforms, where `poll` cannot watch a terminal, a tenth of a second at most: see
+    /// `TerminalDevice.waitForInput`.)
     ///
     /// - Throws: once the terminal is gone: a `SystemCallError` (`EIO`) from the read, or
-    ///   ``Gone`` when a read that should have waited returned nothing at once (a terminal hung
-    ///   up reads as an endless end of file) and a write to it fails.
-    func read() throws -> [UInt8] {
+    ///   ``Gone`` when it read nothing after hanging up (`POLLHUP`: standard output may be another
+    ///   terminal, still open), or read nothing at once, without waiting its tenth of a second
+    ///   (a terminal hung up reads as an endless end of file), and a write to it fails.
+    func read(orWakeUp wakeUp: WakeUpPipe, timeout: Duration?) throws -> [UInt8] {
+        let ready = try TerminalDevice.waitForInput(Self.input, orWakeUp: wakeUp, timeout: timeout)
+        if ready.contains(.wokenUp) { wakeUp.drain() }
+        guard ready.contains(.input) else { return [] }
         var buffer = [UInt8](repeating: 0, count: 256)
         let started = ContinuousClock.now
         let count = try TerminalDevice.readInput(Self.input, into: &buffer)
-        if count == 0, ContinuousClock.now - started < .milliseconds(20) {
-            do {
-                try FileHandle.standardOutput.write(contentsOf: Data("\u{1B}[0m".utf8))  // changes nothing on a terminal
-            } catch {
-                throw Gone()
+        if count == 0 {
+            if ready.contains(.hungUp) { throw Gone() }
+            if ContinuousClock.now - started < .milliseconds(20) {
+                do {
+                    try FileHandle.standardOutput.write(contentsOf: Data("\u{1B}[0m".utf8))  // changes nothing on a terminal
+                } catch {
+                    throw Gone()
+                }
             }
         }
         return Array(buffer.prefix(count))

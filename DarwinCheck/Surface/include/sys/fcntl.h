@@ -23,6 +23,8 @@
 #define AT_REMOVEDIR        0x0080
 
 #define F_SETFD               2  // set the descriptor's flags
+#define F_GETFL               3  // get the file status flags (O_NONBLOCK ...)
+#define F_SETFL               4  // set the file status flags
 #define FD_CLOEXEC            1  // close-on-exec
 #define F_PREALLOCATE        42  // preallocate storage (fstore_t)
 #define F_GETPATH            50  // the path of the descriptor, into a buffer of MAXPATHLEN bytes
