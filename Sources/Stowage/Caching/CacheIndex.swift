@@ -224,9 +224,8 @@ final class CacheIndex: @unchecked Sendable {
         var totals: Totals { Totals(allocatedBytes: Int64(bitPattern: allocated), count: Int(truncatingIfNeeded: count)) }
     }
 
-    /// The check word of words 1 to 4 (and of the fan-out counts): a 64-bit mix (SplitMix64's
-    /// finaliser), so that random bytes pass for an index once in 2⁶⁴, not once in a few thousand
-    /// as plausibility alone would.
+    /// The check word of words 1 to 4: a 64-bit mix (SplitMix64's finaliser), so that random
+    /// bytes pass for an index once in 2⁶⁴, not once in a few thousand as plausibility alone would.
     private static func check(_ words: UInt64...) -> UInt64 { check(words) }
 
     private static func check(_ words: [UInt64]) -> UInt64 {
