@@ -3,7 +3,7 @@ import Foundation
 /// The totals of a cache's folder (the entries' allocated bytes and their number), shared by
 /// every ``DiskCache`` on that folder in every process, so that a limit holds whoever writes.
 ///
-/// The index is the file `.stowage-cache-index` in the cache's folder: 72 64-bit words,
+/// The index is the file `.stowage-cache-index` in the cache's folder: eight 64-bit words,
 /// written with `pwrite` under the lock and mapped read-only into each instance's memory with
 /// `MAP_SHARED` (``SharedMapping``), so every process sees the same words at once:
 ///
@@ -15,12 +15,6 @@ import Foundation
 /// | 3 | the number of entries |
 /// | 4 | the generation: one more after every change, by any instance |
 /// | 5 | the check word of words 1 to 4 |
-/// | 6 | the check word of words 8 to 71 (anything else: the counts below are not known) |
-/// | 8 to 71 | the entries in each fan-out folder `00` to `ff`: 16 bits each, four to a word (``FanOutCounts``) |
-///
-/// An eviction does not enter the fan-out folders the counts say are empty: at 1 MB entries
-/// in a 64 MiB cache, 56 of the 256 hold any, and the listing of the others was most of an
-/// eviction's system calls (made inside the change, while every other writer waits).
 ///
 /// **Why the totals stay right.** Every change (a write, a removal, an eviction) runs inside
 /// ``change(in:measure:_:)``, which holds an exclusive `flock` on the index file for the whole
@@ -69,64 +63,14 @@ import Foundation
 final class CacheIndex: @unchecked Sendable {
     /// The index file's name.
     static let name = RelativePath.reservedPrefix + "cache-index"
-    static let magic: UInt64 = 0x3330_5844_4943_5753  // "SWCIDX03", little endian
-    private static let wordCount = 8 + FanOutCounts.wordCount
-    private enum Word: Int { case magic = 0, state, allocated, count, generation, check, countsCheck, counts = 8 }
+    static let magic: UInt64 = 0x3230_5844_4943_5753  // "SWCIDX02", little endian
+    private static let wordCount = 8
+    private enum Word: Int { case magic = 0, state, allocated, count, generation, check }
 
     /// The totals of the entries.
     struct Totals: Equatable {
         var allocatedBytes: Int64
         var count: Int
-        /// The entries in each fan-out folder, as the changes counted them; `nil` when not known
-        /// (the next change measures the folder again).
-        var fanOutCounts: FanOutCounts? = nil
-    }
-
-    /// The number of entries in each fan-out folder `00` to `ff`, 16 bits each. Exact for the
-    /// entries caches put in place and removed; a count that reaches 65,535 stays there (many,
-    /// not known how many) until the folder is measured again. Files put there behind the caches'
-    /// backs are not counted until then.
-    struct FanOutCounts: Equatable {
-        static let wordCount = 64
-        private static let many = 0xFFFF
-        private(set) var words = [UInt64](repeating: 0, count: wordCount)
-
-        init() {}
-
-        init(words: some Sequence<UInt64>) { self.words = Array(words) }
-
-        /// The number of the fan-out folder `name` (two lower-case hexadecimal digits), or `nil`.
-        private static func number(_ name: some Collection<UInt8>) -> Int? {
-            guard name.count == 2 else { return nil }
-            var number = 0
-            for byte in name {
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): number = number * 16 + Int(byte - UInt8(ascii: "0"))
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): number = number * 16 + Int(byte - UInt8(ascii: "a")) + 10
-                default: return nil
-                }
-            }
-            return number
-        }
-
-        subscript(number: Int) -> Int {
-            get { Int((words[number / 4] >> UInt64(16 * (number % 4))) & 0xFFFF) }
-            set {
-                let shift = UInt64(16 * (number % 4))
-                words[number / 4] = words[number / 4] & ~(0xFFFF << shift) | UInt64(newValue) << shift
-            }
-        }
-
-        /// Counts `delta` entries more (or fewer) in the fan-out folder `name`; anything else is no fan-out folder.
-        mutating func add(_ delta: Int, in name: some Collection<UInt8>) {
-            guard let number = Self.number(name), self[number] != Self.many else { return }
-            self[number] = min(Self.many, max(0, self[number] + delta))
-        }
-
-        /// The fan-out folders that hold no entry.
-        var emptyFolders: Set<RawPath> {
-            Set((0..<256).filter { self[$0] == 0 }.map { RawPath(String($0, radix: 16).leftPadded(2)) })
-        }
     }
 
     private let lock = NSLock()
@@ -224,12 +168,9 @@ final class CacheIndex: @unchecked Sendable {
         var totals: Totals { Totals(allocatedBytes: Int64(bitPattern: allocated), count: Int(truncatingIfNeeded: count)) }
     }
 
-    /// The check word of words 1 to 4 (and of the fan-out counts): a 64-bit mix (SplitMix64's
-    /// finaliser), so that random bytes pass for an index once in 2⁶⁴, not once in a few thousand
-    /// as plausibility alone would.
-    private static func check(_ words: UInt64...) -> UInt64 { check(words) }
-
-    private static func check(_ words: [UInt64]) -> UInt64 {
+    /// The check word of words 1 to 4: a 64-bit mix (SplitMix64's finaliser), so that random
+    /// bytes pass for an index once in 2⁶⁴, not once in a few thousand as plausibility alone would.
+    private static func check(_ words: UInt64...) -> UInt64 {
         var mixed: UInt64 = 0x9E37_79B9_7F4A_7C15
         for word in words {
             mixed = (mixed ^ word) &* 0xBF58_476D_1CE4_E5B9
@@ -237,17 +178,6 @@ final class CacheIndex: @unchecked Sendable {
             mixed ^= mixed >> 31
         }
         return mixed
-    }
-
-    /// The fan-out counts, read under the lock by changes (and by tests, with no change under
-    /// way); `nil` when their check word does not match (not known, or the file cut short or
-    /// written over).
-    var fanOutCounts: FanOutCounts? {
-        mapping.load(Self.wordCount) { words in
-            guard let words else { return nil }
-            let counts = words[Word.counts.rawValue...]
-            return words[Word.countsCheck.rawValue] == Self.check(Array(counts)) ? FanOutCounts(words: counts) : nil
-        }
     }
 
     /// The words now, or `nil` when the file was cut short below them (``SharedMapping``).
@@ -323,10 +253,9 @@ final class CacheIndex: @unchecked Sendable {
             let settled = words?.state == 0
             let before = words?.generation ?? UInt64.random(in: .min ... .max)
             var totals = settled ? words!.totals : Totals(allocatedBytes: 0, count: 0)
-            totals.fanOutCounts = settled ? fanOutCounts : nil
             // The state and the first move of the generation at once (words 1 to 4).
             try write(magic: false, state: 1, totals, generation: before &+ 1)
-            if !settled || totals.fanOutCounts == nil { totals = try measure() }
+            if !settled { totals = try measure() }
             try FaultPoint.cacheChanging.reach()
             let result = try body(&totals)
             let after = before &+ 2
@@ -338,19 +267,12 @@ final class CacheIndex: @unchecked Sendable {
     }
 
     /// Writes words 1 to 5 (the state, the totals, the generation and their check word) into
-    /// the index file in one `pwrite`; with `magic` (a settled index), word 0 and the fan-out
-    /// counts with them, all 72 words (little endian, as the words are read on every platform
-    /// Stowage runs on). Called with `lock` held.
+    /// the index file in one `pwrite`, and word 0 with them when `magic` (little endian, as the
+    /// words are read on every platform Stowage runs on). Called with `lock` held.
     private func write(magic: Bool, state: UInt64, _ totals: Totals, generation: UInt64) throws {
         let (allocated, count) = (UInt64(bitPattern: totals.allocatedBytes), UInt64(truncatingIfNeeded: totals.count))
-        var words = (magic ? [Self.magic] : []) + [state, allocated, count, generation, Self.check(state, allocated, count, generation)]
-        if magic {
-            // Counts not known are written with a check word that does not match them.
-            let counts = totals.fanOutCounts?.words ?? FanOutCounts().words
-            words += [Self.check(counts) &+ (totals.fanOutCounts == nil ? 1 : 0), 0] + counts
-        }
-        var bytes = Data(capacity: words.count * 8)
-        for value in words {
+        var bytes = Data()
+        for value in (magic ? [Self.magic] : []) + [state, allocated, count, generation, Self.check(state, allocated, count, generation)] {
             withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
         }
         try file.writeAll(bytes, at: Int64((magic ? Word.magic : Word.state).rawValue * 8))

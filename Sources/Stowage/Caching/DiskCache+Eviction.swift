@@ -24,8 +24,7 @@ extension DiskCache {
 
     /// Removes entries as `policy` says, through the removal walk, and takes the totals the walk
     /// measured. Called inside a change.
-    /// With `measured`, the totals are the index's, exact, and the walk that totals the folder is
-    /// left out, as are the fan-out folders the index counts no entry in.
+    /// With `measured`, the totals are the index's, exact, and the walk that totals the folder is left out.
     /// With `keepingFolders` (an eviction for the limits), the fan-out folders it empties stay, as
     /// the next sets would make them again; an eviction for room on a full volume removes them
     /// (their blocks are room too).
@@ -35,12 +34,9 @@ extension DiskCache {
     @discardableResult
     func evict(_ root: OpenFile, policy: SweepPolicy, totals: inout CacheIndex.Totals,
                measured: Bool = false, sparing spared: RawPath? = nil, keepingFolders: Bool = true) throws -> SweepReport {
-        // A measured eviction enters only the fan-out folders that hold entries (the index counts
-        // them); one that measures the folder walks all of it.
-        let skipped = measured ? totals.fanOutCounts?.emptyFolders ?? [] : []
         let report = try Removal.run(root: root, path: folder.fileSystemPath,
                                      .limits(policy, measured: measured ? (totals.count, totals.allocatedBytes) : nil, sparing: spared,
-                                             keepingFolders: keepingFolders, skipping: skipped),
+                                             keepingFolders: keepingFolders),
                                      operation: .cache)
         index.noteSweep()
         // What went from disk goes from memory too (a reader that read it meanwhile, from the
@@ -48,22 +44,8 @@ extension DiskCache {
         let evicted = Self.entryNames(report)
         if !evicted.isEmpty { memory.remove { evicted.contains(Self.fileName(for: $0).1) } }
         try FaultPoint.cacheEvicted.reach()
-        // After a walk of the whole folder, which may have met files the counts do not know
-        // (put there behind the caches' backs), the next change counts the folder again.
-        totals = CacheIndex.Totals(allocatedBytes: report.keptAllocatedBytes, count: report.keptFileCount,
-                                   fanOutCounts: measured ? totals.fanOutCounts.map { Self.counts($0, lessEntriesOf: report) } : nil)
+        totals = CacheIndex.Totals(allocatedBytes: report.keptAllocatedBytes, count: report.keptFileCount)
         return report
-    }
-
-    /// `counts` less the entries `report` says were removed.
-    static func counts(_ counts: CacheIndex.FanOutCounts, lessEntriesOf report: SweepReport) -> CacheIndex.FanOutCounts {
-        var counts = counts
-        for file in report.removed where file.reason != .leftover {
-            // An entry's path is its fan-out folder, a slash, and its name.
-            let path = file.pathBytes
-            if path.count > 3, path[2] == UInt8(ascii: "/") { counts.add(-1, in: path.prefix(2)) }
-        }
-        return counts
     }
 
     /// The file names of the entries `report` says were removed.
@@ -74,13 +56,12 @@ extension DiskCache {
     /// Measures the entries of the folder `root`: the index's rebuild. Folders' own blocks,
     /// Stowage's bookkeeping files and `CACHEDIR.TAG` are not entries, as for the removal walk.
     static func measure(_ root: OpenFile) throws -> CacheIndex.Totals {
-        var totals = CacheIndex.Totals(allocatedBytes: 0, count: 0, fanOutCounts: CacheIndex.FanOutCounts())
+        var totals = CacheIndex.Totals(allocatedBytes: 0, count: 0)
         try FileTreeWalk(root: root).run({ entry in
             if entry.name.hasPrefix(RelativePath.reservedPrefix) || entry.name.equals(CacheDirectoryTag.name) { return false }
             if entry.status.kind == .file {
                 totals.count += 1
                 totals.allocatedBytes += entry.status.allocatedSize
-                totals.fanOutCounts?.add(1, in: entry.folder.bytes)
             }
             return entry.status.kind == .folder
         }, problem: { _, _ in })  // an unreadable fan-out folder only makes the totals low until the next eviction

@@ -41,7 +41,6 @@ extension DiskCache {
         if status.kind == .file {
             totals.allocatedBytes -= status.allocatedSize
             totals.count -= 1
-            totals.fanOutCounts?.add(-1, in: Array(fanOut.utf8))
         }
     }
 
@@ -60,10 +59,8 @@ extension DiskCache {
             return try change(root, key: nil) { totals in
                 let report = try Removal.run(root: root, path: folder.fileSystemPath, .contents, operation: .cache,
                                              reporter: reporter, cancellation: cancellation)
-                // What stays (pinned entries) is counted again by the next change, folder by folder.
                 totals = report.wasCancelled ? try Self.measure(root)
-                    : CacheIndex.Totals(allocatedBytes: report.keptAllocatedBytes, count: report.keptFileCount,
-                                        fanOutCounts: report.keptFileCount == 0 ? CacheIndex.FanOutCounts() : nil)
+                                             : CacheIndex.Totals(allocatedBytes: report.keptAllocatedBytes, count: report.keptFileCount)
                 return report
             }
         }

@@ -178,7 +178,7 @@ extension DiskCache {
                 try file.close()
                 try FaultPoint.atomicWriteRenamed.reach()
                 try FaultPoint.cacheWritten.reach()
-                try DiskCache.count(name, in: parent, fanOut: fanOut, replacing: previous, totals: &totals)
+                try DiskCache.count(name, in: parent, replacing: previous, totals: &totals)
                 return true
             }
         }
@@ -267,15 +267,11 @@ extension DiskCache {
         return total
     }
 
-    /// Counts the entry `name` just put in place in `parent`, the fan-out folder `fanOut`, which
-    /// replaced `previous` (an entry file, or nothing).
-    private static func count(_ name: String, in parent: OpenFile, fanOut: String, replacing previous: FileStatus?,
+    /// Counts the entry `name` just put in place in `parent`, which replaced `previous` (an entry file, or nothing).
+    private static func count(_ name: String, in parent: OpenFile, replacing previous: FileStatus?,
                               totals: inout CacheIndex.Totals) throws {
         totals.allocatedBytes += try parent.status(of: name).allocatedSize - (previous?.allocatedSize ?? 0)
-        if previous == nil {
-            totals.count += 1
-            totals.fanOutCounts?.add(1, in: Array(fanOut.utf8))
-        }
+        if previous == nil { totals.count += 1 }
     }
 
     /// Writes one entry file atomically into its fan-out folder (made if missing) and counts it.
@@ -290,7 +286,7 @@ extension DiskCache {
             // by hand, and a replaced entry is a new one).
             try AtomicWrite.write(content, into: parent, name: name, durable: false, protection: nil, keepingMarkers: false)
             try FaultPoint.cacheWritten.reach()
-            try DiskCache.count(name, in: parent, fanOut: fanOut, replacing: previous, totals: &totals)
+            try DiskCache.count(name, in: parent, replacing: previous, totals: &totals)
         }
     }
 

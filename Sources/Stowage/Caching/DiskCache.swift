@@ -27,7 +27,7 @@ import Foundation
 /// its own, until its eviction has run. A write never evicts the entry it has just written,
 /// whatever the others' access times (entries written within one tick of the file system's clock
 /// tie), unless that entry alone is over the size limit: then its own write evicts it. The limits
-/// count entries: the fan-out folders' own blocks, the 576-byte index (a block) and the temporary
+/// count entries: the fan-out folders' own blocks, the 64-byte index (a block) and the temporary
 /// files of sets in progress (each set writes its bytes before its turn, so the folder also holds
 /// one per set waiting) are not entries. A set holds a lock on its temporary file while it lives:
 /// the file of a writer killed before its turn is reclaimed by the next change (or sweep) at

@@ -19,11 +19,9 @@ enum Removal {
         /// written, which ties with others written within the same tick of the file system's
         /// clock, or an older access time set by hand, and must not be its own victim. With
         /// `keepingFolders`, the folders the removal empties stay (a ``DiskCache``'s fan-out folders,
-        /// which its next sets would make again). The folders directly in the folder named in
-        /// `skipping` are not entered: known to hold none of the files the limits count (a
-        /// ``DiskCache``'s empty fan-out folders, counted by its index).
+        /// which its next sets would make again).
         case limits(SweepPolicy, measured: (files: Int, allocatedBytes: Int64)? = nil, sparing: RawPath? = nil,
-                    keepingFolders: Bool = false, skipping: Set<RawPath> = [])
+                    keepingFolders: Bool = false)
         /// At least this many allocated bytes, in `order`, of any file, or only of files marked
         /// purgeable (locations the system never purges otherwise).
         case free(Int64, order: SweepOrder, purgeableOnly: Bool)
@@ -108,7 +106,7 @@ enum Removal {
         // A cancelled removal removes only the folders that what it did remove emptied; files a
         // caller chose leave their folder alone (it is the caller's), as does a removal keeping folders.
         var folders: [RawPath] = []
-        if case .chosen = selection {} else if case .limits(_, _, _, keepingFolders: true, _) = selection {} else {
+        if case .chosen = selection {} else if case .limits(_, _, _, keepingFolders: true) = selection {} else {
             let predicted = engine.emptiedFolders(by: cancelled ? removed : chosen.victims)
             folders = dryRun ? predicted : engine.removeFolders(predicted)
         }
@@ -196,9 +194,8 @@ enum Removal {
     /// The removal walk for `selection`: made here and nowhere else.
     private static func makeEngine(root: OpenFile, path: String, _ selection: Selection, now: Date) -> SweepEngine {
         switch selection {
-        case .limits(let policy, let measured, let spared, _, let skipped):
-            SweepEngine(rootPath: path, root: root, policy: policy, goal: .limits, now: now, knownTotals: measured, spared: spared,
-                        skipped: skipped)
+        case .limits(let policy, let measured, let spared, _):
+            SweepEngine(rootPath: path, root: root, policy: policy, goal: .limits, now: now, knownTotals: measured, spared: spared)
         case .free(let bytes, let order, let purgeableOnly):
             SweepEngine(rootPath: path, root: root, policy: SweepPolicy(order: order), goal: .free(bytes, purgeableOnly: purgeableOnly), now: now)
         case .contents:

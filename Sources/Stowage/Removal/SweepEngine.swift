@@ -91,15 +91,12 @@ final class SweepEngine: @unchecked Sendable {
     let knownTotals: (files: Int, allocatedBytes: Int64)?
     /// A file counted but never chosen by the size or count limits (see ``Removal/Selection/limits(_:measured:sparing:)``).
     let spared: RawPath?
-    /// Folders directly in the root that the walk does not enter: known to hold no file the
-    /// limits count (a ``DiskCache``'s empty fan-out folders, from its index).
-    let skipped: Set<RawPath>
     var issues: [UsageIssue] = []
     /// Entries per folder, to predict which folders the operation empties.
     var entriesPerFolder: [RawPath: Int] = [:]
 
     init(rootPath: String, root: OpenFile, policy: SweepPolicy, goal: Goal, now: Date,
-         knownTotals: (files: Int, allocatedBytes: Int64)? = nil, spared: RawPath? = nil, skipped: Set<RawPath> = []) {
+         knownTotals: (files: Int, allocatedBytes: Int64)? = nil, spared: RawPath? = nil) {
         self.rootPath = rootPath
         self.root = root
         self.policy = policy
@@ -107,7 +104,6 @@ final class SweepEngine: @unchecked Sendable {
         self.now = now.timeIntervalSince1970
         self.knownTotals = knownTotals
         self.spared = spared
-        self.skipped = skipped
     }
 
     var removesEverything: Bool {
@@ -306,7 +302,6 @@ final class SweepEngine: @unchecked Sendable {
             }
             switch entry.status.kind {
             case .folder:
-                if entry.folder.isEmpty && self.skipped.contains(entry.name) { return false }
                 if recording { self.folderInodes[entry.path] = entry.status.inode }
                 if isPinned(entry) {
                     try body(entry, .pinnedFolder)

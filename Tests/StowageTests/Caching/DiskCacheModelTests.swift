@@ -338,16 +338,6 @@ struct DiskCacheModelTests {
                                + "\(entries.files) of \(entries.allocatedBytes)")
                 }
             }
-            // The index's count of each fan-out folder's entries, when it knows them (the
-            // next change counts them again otherwise), is the folder's: an eviction skips the
-            // folders counted empty.
-            if settled, !relaxed.contains(true), let counts = instances.first?.index.fanOutCounts {
-                let onDisk = try fanOutCounts(in: url)
-                if let differing = (0..<256).first(where: { counts[$0] != onDisk[$0, default: 0] }) {
-                    throw fail("after \(operation), the index counts \(counts[differing]) entries in fan-out folder "
-                               + "\(String(differing, radix: 16)); it holds \(onDisk[differing, default: 0])")
-                }
-            }
             // A killed writer's staged file is reclaimed by the next walk that removes (not by
             // every change: see DiskCache's "Many writers"), and by it at once, whatever its age.
             if settled && walked {
