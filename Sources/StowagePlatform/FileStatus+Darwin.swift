@@ -6,6 +6,8 @@ extension stat {
     var deviceNumber: UInt64 { UInt64(UInt32(bitPattern: st_dev)) }
     /// `st_mtimespec`, seconds since 1970.
     var modificationSeconds: Double { Double(st_mtimespec.tv_sec) + Double(st_mtimespec.tv_nsec) / 1e9 }
+    /// `st_mtimespec.tv_sec`: the whole seconds, exactly.
+    var modificationWholeSeconds: Int64 { Int64(st_mtimespec.tv_sec) }
     /// `st_atimespec`, seconds since 1970.
     var accessSeconds: Double { Double(st_atimespec.tv_sec) + Double(st_atimespec.tv_nsec) / 1e9 }
     /// Apple platforms have no overlayfs, hence no whiteouts of it.

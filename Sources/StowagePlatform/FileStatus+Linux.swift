@@ -10,6 +10,8 @@ extension stat {
     var deviceNumber: UInt64 { UInt64(st_dev) }
     /// `st_mtim`, seconds since 1970.
     var modificationSeconds: Double { Double(st_mtim.tv_sec) + Double(st_mtim.tv_nsec) / 1e9 }
+    /// `st_mtim.tv_sec`: the whole seconds, exactly.
+    var modificationWholeSeconds: Int64 { Int64(st_mtim.tv_sec) }
     /// `st_atim`, seconds since 1970.
     var accessSeconds: Double { Double(st_atim.tv_sec) + Double(st_atim.tv_nsec) / 1e9 }
     /// An overlayfs whiteout: a character device numbered 0:0.

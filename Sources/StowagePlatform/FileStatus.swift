@@ -37,6 +37,10 @@ package struct FileStatus: Sendable, Equatable {
     package var linkCount: UInt64
     /// Modification time, seconds since 1970.
     package var modificationTime: Double
+    /// The whole seconds of the modification time (`tv_sec`), exactly: ``modificationTime``
+    /// rounded down can be a second more, when the nanoseconds are below a `Double`'s precision at
+    /// that many seconds (999,999,999 ns at 1.7e9 s rounds up to the next second).
+    package var modificationWholeSeconds: Int64
     /// Access time, seconds since 1970.
     package var accessTime: Double
 
@@ -49,7 +53,7 @@ package struct FileStatus: Sendable, Equatable {
 
     package init(kind: Kind, special: Special? = nil, size: Int64, allocatedSize: Int64, permissions: UInt32, userID: UInt32,
                  groupID: UInt32 = 0, device: UInt64, inode: UInt64, linkCount: UInt64, modificationTime: Double,
-                 accessTime: Double) {
+                 modificationWholeSeconds: Int64? = nil, accessTime: Double) {
         self.kind = kind
         self.special = special
         self.size = size
@@ -61,6 +65,7 @@ package struct FileStatus: Sendable, Equatable {
         self.inode = inode
         self.linkCount = linkCount
         self.modificationTime = modificationTime
+        self.modificationWholeSeconds = modificationWholeSeconds ?? Int64(exactly: modificationTime.rounded(.down)) ?? .min
         self.accessTime = accessTime
     }
 }
@@ -80,6 +85,7 @@ extension FileStatus {
         inode = UInt64(status.st_ino)
         linkCount = UInt64(status.st_nlink)
         modificationTime = status.modificationSeconds
+        modificationWholeSeconds = status.modificationWholeSeconds
         accessTime = status.accessSeconds
         isWhiteout = status.isOverlayWhiteout
     }

@@ -450,7 +450,7 @@ final class ScanEngine: @unchecked Sendable {
                     accumulator.folderEntries.append(UsageNameTree.Node(nameStart: accumulator.folderNames.count, nameCount: Int32(length),
                                                                         parentIndex: work.node, logicalBytes: status.size,
                                                                         allocatedBytes: status.allocatedSize, fileCount: isFile ? 1 : 0,
-                                                                        seconds: Int64(exactly: status.modificationTime.rounded(.down)) ?? .min,
+                                                                        seconds: status.modificationWholeSeconds,
                                                                         isFolder: isFolder))
                     accumulator.folderNames.append(name, count: length)
                     if isFolder { accumulator.folderSubfolders.append(Int32(accumulator.folderEntries.count - 1)) }
@@ -463,7 +463,7 @@ final class ScanEngine: @unchecked Sendable {
                     childItems.append(register(UsageItem(pathBytes: childPath.bytes, depth: childDepth, isFolder: isFolder,
                                                          logicalBytes: status.size, allocatedBytes: status.allocatedSize,
                                                          fileCount: isFile ? 1 : 0,
-                                                         modificationDate: Date(timeIntervalSince1970: status.modificationTime.rounded(.down)),
+                                                         modificationDate: Date(timeIntervalSince1970: Double(status.modificationWholeSeconds)),
                                                          hardLink: UsageHardLink(status))))
                 }
                 if isFile {

@@ -171,6 +171,31 @@ struct UsageNameTreeTests {
         #expect(tree.nodes.count > 40)
     }
 
+    @Test("a modification time a nanosecond short of a whole second keeps its second, in the report and the tree of names (a Double of seconds and nanoseconds rounded it up)")
+    func modificationSecondsExact() throws {
+        let folder = TestFolder()
+        // 1,700,000,000 s plus 999,999,999 ns is 1,700,000,001.0 as a Double: the nanoseconds are
+        // below its precision there (2.4e-7 s). Before 1970 too: -1 s plus 999,999,999 ns.
+        let times: [(name: String, seconds: Int, nanoseconds: Int)] = [
+            ("late", 1_700_000_000, 999_999_999), ("later", 1_700_000_000, 999_999_800), ("whole", 1_700_000_000, 0),
+            ("before-1970", -1, 999_999_999),
+        ]
+        for time in times {
+            let path = folder.path + "/" + time.name
+            #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8)))
+            var stamps = [timespec(tv_sec: time.seconds, tv_nsec: time.nanoseconds), timespec(tv_sec: time.seconds, tv_nsec: time.nanoseconds)]
+            try #require(utimensat(AT_FDCWD, path, &stamps, 0) == 0, "utimensat: errno \(errno)")
+        }
+        let (report, tree) = Self.scanBothWays([folder.path], options: UsageOptions())
+        for time in times {
+            let path = folder.path + "/" + time.name
+            let item = try #require(report.breakdown.first { $0.path == path })
+            #expect(item.modificationDate == Date(timeIntervalSince1970: Double(time.seconds)), "\(time.name) in the report")
+            let node = try #require(tree.nodes.indices.first { tree.nodes[$0].parent != nil && Array(tree.name(of: $0)) == Array(time.name.utf8) })
+            #expect(tree.nodes[node].seconds == Int64(time.seconds), "\(time.name) in the tree of names")
+        }
+    }
+
     @Test("a mount inside: crossed, or left out with everything in it when staying on one file system")
     func mountInside() throws {
         let folder = TestFolder()
