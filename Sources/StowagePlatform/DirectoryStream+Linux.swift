@@ -45,7 +45,14 @@ struct DirectoryReader {
         while true {
             var offset = header[0]
             if offset >= header[1] {
-                let filled = try Sys.retrying(Self.call) { cstowage_getdents64(fd, records, Self.bufferSize) }
+                let filled: Int
+                do {
+                    filled = try Sys.retrying(Self.call) { cstowage_getdents64(fd, records, Self.bufferSize) }
+                } catch Errno.noSuchEntry {
+                    // The folder was removed while it was read: its end, as glibc's readdir
+                    // makes it ("POSIX.1 requires that we treat this condition like normal EOF").
+                    return nil
+                }
                 if filled == 0 { return nil }
                 (offset, header[1]) = (0, filled)
             }

@@ -335,7 +335,7 @@ package final class OpenFile {
         return names
     }
 
-    /// Calls `body` with each entry's name as bytes and the type `readdir` reports (`nil` when
+    /// Calls `body` with each entry's name as bytes and the type the folder reports (`nil` when
     /// the file system does not say; callers `fstatat` then). Read through ``DirectoryStream``,
     /// the one folder reader of the library.
     package func forEachEntry(_ body: (RawPath, FileStatus.Kind?) throws -> Void) throws {

@@ -86,8 +86,7 @@ struct FileTreeWalk {
         do {
             stream = try DirectoryStream(adopting: descriptor)
         } catch let error as SystemCallError {
-            try? Sys.close(descriptor)  // best effort: the stream could not take it over
-            problem(folder, .unreadable(error))
+            problem(folder, .unreadable(error))  // the stream closed the descriptor (it owns it, also when it throws)
             return
         }
         var entries = 0

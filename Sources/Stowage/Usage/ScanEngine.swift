@@ -438,7 +438,10 @@ final class ScanEngine: @unchecked Sendable {
                 }
                 if isFolder {
                     if (staysOnDevice && status.device != work.rootDevice) || (tracksFolders && !claim(status, for: work.root)) {
-                        if let descriptor { DirectoryStream.discard(descriptor) }
+                        if let descriptor {
+                            DirectoryStream.discard(descriptor)
+                            opened -= 1  // closed: no longer held against the budget
+                        }
                         continue
                     }
                 } else if status.linkCount > 1 || (checksRootFiles && rootFiles.contains(FileIdentity(device: status.device, inode: status.inode))) {

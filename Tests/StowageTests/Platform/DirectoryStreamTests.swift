@@ -71,6 +71,34 @@ struct DirectoryStreamTests {
         for (name, kind) in expected { #expect(kinds[name]! == kind || kinds[name]! == nil, "\(name): \(String(describing: kinds[name]!))") }
     }
 
+    @Test("a folder removed while it is read ends, as readdir ends it: before the first read, and after one read of a large folder")
+    func removedWhileRead() throws {
+        let folder = TestFolder()
+        let empty = folder.path + "/empty"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let stream = try DirectoryStream(path: RawPath(empty), followingLinks: false)
+        try #require(rmdir(empty) == 0)
+        var seen = 0
+        try stream.forEachEntry { _ in
+            seen += 1
+            return true
+        }
+        #expect(seen == 0)
+        // 2,000 entries take several of the reader's buffers: removed after the first.
+        let wide = folder.path + "/wide"
+        try FileManager.default.createDirectory(atPath: wide, withIntermediateDirectories: true)
+        for index in 0..<2_000 { try RawFiles.makeFile(RawFiles.join(wide, Array("entry-with-a-longer-name-\(index)".utf8))) }
+        let wideStream = try DirectoryStream(path: RawPath(wide), followingLinks: false)
+        var read = 0
+        try wideStream.forEachEntry { _ in
+            if read == 0 { try? FileManager.default.removeItem(atPath: wide) }
+            read += 1
+            return true
+        }
+        #expect(read >= 1 && read < 2_000, "\(read) entries read before the end")
+        #expect(!FileManager.default.fileExists(atPath: wide))
+    }
+
     @Test("a descriptor of a file, not a folder, fails its first read with ENOTDIR, naming the call")
     func notAFolder() throws {
         let folder = TestFolder()
