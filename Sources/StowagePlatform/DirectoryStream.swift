@@ -61,12 +61,6 @@ package final class DirectoryStream {
         }
     }
 
-    /// Calls `body` with each entry's name (valid only during the call) and the type the folder
-    /// reports, skipping `.` and `..`. Stops early when `body` returns `false`.
-    package func forEach(_ body: (UnsafePointer<CChar>, FileStatus.Kind?) throws -> Bool) throws {
-        try forEachEntry { try body($0.name, $0.kind) }
-    }
-
     /// Opens the sub-folder `name` with `openat` (no path walk from the root, unlike opening by
     /// path); `nil` when it cannot be opened now (the caller opens it by path later, and reports
     /// the error then).

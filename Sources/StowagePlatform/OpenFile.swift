@@ -341,8 +341,8 @@ package final class OpenFile {
     package func forEachEntry(_ body: (RawPath, FileStatus.Kind?) throws -> Void) throws {
         // A new open description of this folder, so the read starts at its beginning.
         let stream = try DirectoryStream(adopting: try Sys.openat(descriptor, ".", Sys.folderReadOnly))
-        try stream.forEach { name, kind in
-            try body(RawPath(cString: name), kind)
+        try stream.forEachEntry { entry in
+            try body(RawPath(entry), entry.kind)
             return true
         }
     }

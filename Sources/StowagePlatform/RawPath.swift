@@ -33,6 +33,12 @@ package struct RawPath: Hashable, Comparable, Sendable, CustomStringConvertible 
         bytes = cName.withMemoryRebound(to: UInt8.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
     }
 
+    /// The name of a folder's entry, whose length the listing gave (no byte loop to find its NUL).
+    package init(_ entry: DirectoryEntry) {
+        let count = entry.nameLength
+        bytes = entry.name.withMemoryRebound(to: UInt8.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
+    }
+
     /// The bytes of the C string at `cName` before its NUL (`strlen`, which the Darwin surface
     /// does not declare).
     package static func length(ofCString cName: UnsafePointer<CChar>) -> Int {

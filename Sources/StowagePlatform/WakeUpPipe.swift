@@ -26,9 +26,13 @@ package final class WakeUpPipe: @unchecked Sendable {
         var ends: [Int32] = [-1, -1]
         _ = try Sys.retrying("pipe") { cstowage_pipe(&ends) }
         for end in ends {
+            // Non-blocking, or a wake-up could block on a full pipe: a failure here is the pipe's.
             let flags = fcntl(end, F_GETFL)
-            // Cannot fail on a descriptor just made; were it to, a wake-up could block (a full pipe).
-            if flags != -1 { _ = fcntl(end, F_SETFL, flags | O_NONBLOCK) }
+            guard flags != -1, fcntl(end, F_SETFL, flags | O_NONBLOCK) != -1 else {
+                let error = SystemCallError(errno: .current, call: "fcntl")
+                ends.forEach { try? Sys.close($0) }  // best effort: the fcntl's error is the one to report
+                throw error
+            }
         }
         (readDescriptor, writeDescriptor) = (ends[0], ends[1])
     }

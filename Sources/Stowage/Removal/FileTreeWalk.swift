@@ -94,10 +94,10 @@ struct FileTreeWalk {
         // so the walk holds two descriptors per level, however wide a folder is.
         var subfolders: [(name: RawPath, inode: UInt64)] = []
         do {
-            try stream.forEach { cName, _ in
-                guard let status = try stream.status(of: cName, followingLinks: false) else { return true }
+            try stream.forEachEntry { listed in
+                guard let status = try stream.status(of: listed.name, followingLinks: false) else { return true }
                 entries += 1
-                let entry = Entry(folder: folder, name: RawPath(cString: cName), status: status,
+                let entry = Entry(folder: folder, name: RawPath(listed), status: status,
                                   parentDescriptor: stream.descriptor, rootPath: rootPath)
                 if try visit(entry), status.kind == .folder {
                     if status.device == rootMount.device {
