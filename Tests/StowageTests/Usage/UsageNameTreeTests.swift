@@ -269,7 +269,7 @@ struct UsageNameTreeTests {
         }
     }
 
-    @Test("a scan cancelled while a wide folder is shared: every entry it counted is in the tree (a batch left unexamined completes its folder), each parent before its children")
+    @Test("a scan cancelled while a batch of a wide folder waits: every entry it counted is in the tree (the batch left unexamined completes its folder), each parent before its children")
     func wideFolderCancelled() throws {
         let folder = TestFolder()
         let path = folder.path + "/wide"
@@ -278,19 +278,24 @@ struct UsageNameTreeTests {
         var options = UsageOptions()
         options.threads = 2
         options.largestFileCount = 0
-        for round in 0..<5 {  // the moment the scan is cancelled differs from round to round
-            let engine = ScanEngine(options: options, buildsNameTree: true)
-            // Cancelled when a worker ends its first folder: mostly the helper its first batch, while
-            // the worker reading the folder has handed the next one over.
-            engine.reporter = ProgressReporter(interval: .zero) { [engine] _ in engine.cancel() }
-            let report = engine.run(roots: [path])
-            let tree = engine.takeNameTree(report: report)
-            let totals = report.totals
-            #expect(report.wasCancelled, "round \(round)")
-            #expect(tree.nodes.count == totals.fileCount + totals.folderCount + totals.symbolicLinkCount + totals.otherCount,
-                    "round \(round): every entry counted is in the tree")
-            Self.expectParentsFirst(tree)
+        let probe = TestProbe()
+        let engine = TestProbe.$installed.withValue(probe) { ScanEngine(options: options, buildsNameTree: true) }
+        // The helper reports progress when it has examined the first batch, and waits there until
+        // the worker reading the folder has handed the second over (pending: the helper is here);
+        // then the scan is cancelled, and that batch is never examined.
+        engine.reporter = ProgressReporter(interval: .zero) { [engine, probe] _ in
+            let deadline = ContinuousClock.now + .seconds(30)
+            while probe.count(.usageBatchShared) < 2 && ContinuousClock.now < deadline { usleep(200) }
+            engine.cancel()
         }
+        let report = engine.run(roots: [path])
+        let tree = engine.takeNameTree(report: report)
+        let totals = report.totals
+        #expect(report.wasCancelled && probe.count(.usageBatchShared) == 2)
+        #expect(tree.nodes.count == totals.fileCount + totals.folderCount + totals.symbolicLinkCount + totals.otherCount,
+                "every entry counted (\(totals.fileCount) files) is in the tree (\(tree.nodes.count) nodes)")
+        #expect(tree.nodes.count < 3000 && tree.children(of: 0).count == tree.nodes.count - 1, "the sub-folders are never read")
+        Self.expectParentsFirst(tree)
     }
 
     @Test("a modification time a nanosecond short of a whole second keeps its second, in the report and the tree of names (a Double of seconds and nanoseconds rounded it up)")
