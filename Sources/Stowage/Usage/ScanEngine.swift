@@ -512,9 +512,10 @@ final class ScanEngine: @unchecked Sendable {
             openPending += opened  // sub-folders held in a shared folder's parts count too
             if let assembly {
                 // A part of a shared folder's children: the last part in appends them all.
-                assembly.parts.append(SharedFolder.Part(nodes: accumulator.folderEntries,
+                // Copies of their exact size: the buffers keep their room for the next folder.
+                assembly.parts.append(SharedFolder.Part(nodes: accumulator.folderEntries.withUnsafeBufferPointer { Array($0) },
                                                         names: Array(accumulator.folderNames.bytes[..<accumulator.folderNames.count]),
-                                                        subfolders: accumulator.subfolders))
+                                                        subfolders: accumulator.subfolders.withUnsafeBufferPointer { Array($0) }))
                 assembly.outstanding -= 1
                 if assembly.outstanding == 0 { assemble(assembly, folder: work.node) }
             } else if buildsTree {
