@@ -93,9 +93,10 @@ final class ScanEngine: @unchecked Sendable {
     private var countedIn: [Int?] = []
     private var items: [UsageItem] = []
     /// The tree of names (``buildsNameTree``): the roots first, then each folder's entries as
-    /// they are read, with their own figures (``UsageNameTree/init(walked:names:report:)`` adds them up).
-    private var treeNodes: [UsageNameTree.Node] = []
-    private var treeNames: [UInt8] = []
+    /// they are read, with their own figures (``UsageNameTree/init(walked:names:report:)`` adds them up);
+    /// in chunks (256 KB of nodes, 64 KB of names), made arrays once the walk is done.
+    private var treeNodes = ChunkedStore<UsageNameTree.Node>(chunkShift: 12)
+    private var treeNames = ChunkedStore<UInt8>(chunkShift: 16)
     private var issues: [UsageIssue] = []
     private var merged: [Accumulator] = []
     /// Workers started besides the calling thread, and those of them still running.
@@ -157,8 +158,8 @@ final class ScanEngine: @unchecked Sendable {
         if buildsNameTree {
             for root in roots {
                 let bytes = RawPath(root).bytes
-                treeNodes.append(UsageNameTree.Node(nameStart: treeNames.count, nameCount: Int32(bytes.count), parentIndex: -1,
-                                                    logicalBytes: 0, allocatedBytes: 0, fileCount: 0, seconds: .min, isFolder: false))
+                treeNodes.append(contentsOf: [UsageNameTree.Node(nameStart: treeNames.count, nameCount: Int32(bytes.count), parentIndex: -1,
+                                                                 logicalBytes: 0, allocatedBytes: 0, fileCount: 0, seconds: .min, isFolder: false)])
                 treeNames.append(contentsOf: bytes)
             }
         }
@@ -520,7 +521,7 @@ final class ScanEngine: @unchecked Sendable {
                 if assembly.outstanding == 0 { assemble(assembly, folder: work.node) }
             } else if buildsTree {
                 let first = treeNodes.count
-                appendToTree(accumulator.folderEntries, names: accumulator.folderNames.bytes[..<accumulator.folderNames.count],
+                appendToTree(&accumulator.folderEntries, names: accumulator.folderNames.bytes[..<accumulator.folderNames.count],
                              subfolders: &accumulator.subfolders)
                 setChildren(of: work.node, from: first)
             } else {
@@ -566,11 +567,11 @@ final class ScanEngine: @unchecked Sendable {
     /// Appends a folder's entries (`nodes`, each ``UsageNameTree/Node/nameStart`` in `names`) to
     /// the tree of names after those there, and pushes its `subfolders` (each ``Work/node`` the
     /// index of its entry in `nodes`, made the tree's). Called with `condition` locked.
-    private func appendToTree(_ nodes: [UsageNameTree.Node], names: ArraySlice<UInt8>, subfolders: inout [Work]) {
+    private func appendToTree(_ nodes: inout [UsageNameTree.Node], names: ArraySlice<UInt8>, subfolders: inout [Work]) {
         let first = treeNodes.count, nameBase = treeNames.count
-        treeNodes.append(contentsOf: nodes)
-        treeNodes.withUnsafeMutableBufferPointer { nodes in
-            for index in first..<nodes.count { nodes[index].nameStart += nameBase }
+        nodes.withUnsafeMutableBufferPointer { nodes in
+            for index in nodes.indices { nodes[index].nameStart += nameBase }
+            treeNodes.append(contentsOf: UnsafeBufferPointer(nodes))
         }
         treeNames.append(contentsOf: names)
         for index in subfolders.indices { subfolders[index].node += Int32(first) }
@@ -590,10 +591,9 @@ final class ScanEngine: @unchecked Sendable {
     /// known). Called with `condition` locked, by the worker that deposited the last part.
     private func assemble(_ shared: SharedFolder, folder: Int32) {
         let first = treeNodes.count
-        for index in shared.parts.indices {
-            appendToTree(shared.parts[index].nodes, names: shared.parts[index].names[...], subfolders: &shared.parts[index].subfolders)
+        while var part = shared.parts.popLast() {  // taken out: its buffers are then its own, changed in place
+            appendToTree(&part.nodes, names: part.names[...], subfolders: &part.subfolders)
         }
-        shared.parts = []
         setChildren(of: folder, from: first)
     }
 
@@ -628,10 +628,7 @@ final class ScanEngine: @unchecked Sendable {
     /// The tree of names the walk built (``buildsNameTree``), finished with `report`, the one
     /// ``run(roots:)`` returned (whose roots give the roots' figures); taken out, not copied.
     func takeNameTree(report: UsageReport) -> UsageNameTree {
-        let (nodes, names) = condition.withLock { () -> ([UsageNameTree.Node], [UInt8]) in
-            defer { (treeNodes, treeNames) = ([], []) }
-            return (treeNodes, treeNames)
-        }
+        let (nodes, names) = condition.withLock { (treeNodes.joined(), treeNames.joined()) }
         return UsageNameTree(walked: nodes, names: names, report: report)
     }
 
