@@ -68,13 +68,23 @@ final class ScanEngine: @unchecked Sendable {
         /// names, each ``Work/node`` its index in ``folderEntries`` until then); emptied for each
         /// folder, its room kept.
         var subfolders: [Work] = []
+
+        /// Gives the room of the folder buffers back (``ScanEngine/keptRoom``).
+        mutating func releaseRoom() {
+            folderEntries = []
+            folderNames = NameBytes()
+            subfolders = []
+        }
     }
 
     let options: UsageOptions
     /// Whether the walk builds the tree of names (``takeNameTree(report:)``) instead of breakdown items.
     let buildsNameTree: Bool
     private let condition = NSCondition()
-    private var pending: [Work] = []
+    // `@exclusivity(unchecked)` below: fields changed many times a folder, only under `condition`
+    // and never by an access that overlaps another on the same thread, whose run-time check (the
+    // only one there: it never sees other threads) cost more than the appends it guarded.
+    @exclusivity(unchecked) private var pending: [Work] = []
     private var busy = 0
     /// Workers waiting for work.
     private var waiting = 0
@@ -95,8 +105,8 @@ final class ScanEngine: @unchecked Sendable {
     /// The tree of names (``buildsNameTree``): the roots first, then each folder's entries as
     /// they are read, with their own figures (``UsageNameTree/init(walked:names:report:)`` adds them up);
     /// in chunks (256 KB of nodes, 64 KB of names), made arrays once the walk is done.
-    private var treeNodes = ChunkedStore<UsageNameTree.Node>(chunkShift: 12)
-    private var treeNames = ChunkedStore<UInt8>(chunkShift: 16)
+    @exclusivity(unchecked) private var treeNodes = ChunkedStore<UsageNameTree.Node>(chunkShift: 12)
+    @exclusivity(unchecked) private var treeNames = ChunkedStore<UInt8>(chunkShift: 16)
     private var issues: [UsageIssue] = []
     private var merged: [Accumulator] = []
     /// Workers started besides the calling thread, and those of them still running.
@@ -531,7 +541,13 @@ final class ScanEngine: @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
         }
+        if accumulator.folderEntries.capacity > Self.keptRoom { accumulator.releaseRoom() }
     }
+
+    /// The most entries of a folder whose room a worker keeps for the next: a wider folder's
+    /// (`/usr/share/man/man1`: 17,848 entries, 2 MB of nodes and 1 MB of names as the room
+    /// grows) is given back once the folder is appended, not held through the rest of the walk.
+    static let keptRoom = 4096
 
     /// How many entries a worker examines between two looks for a worker to share a wide
     /// folder with, and how many it then hands over: a few hundred `fstatat`s, a fraction of a
