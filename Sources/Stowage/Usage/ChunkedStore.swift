@@ -1,9 +1,9 @@
 /// Elements appended in chunks of a fixed size, never moved once in: what ``ScanEngine`` gathers
 /// the tree of names in. An `Array` that grows copies all it holds into room twice as large and
 /// holds both meanwhile, up to three times its elements at the last growth, which was most of the
-/// usage browser's peak memory; here the growth costs a chunk, and ``joined()`` makes the one
-/// array at the end giving each chunk back once copied, so at most a chunk more than the elements
-/// is held at any time.
+/// usage browser's peak memory; here a growth costs one chunk, and ``joined()`` makes the one
+/// array at the end, filling it chunk after chunk and giving each back once copied (the array's
+/// pages take memory as they are filled, as the chunks' are given back).
 struct ChunkedStore<Element> {
     private var chunks: [[Element]] = []
     /// Each chunk holds `1 << chunkShift` elements (the last fewer).

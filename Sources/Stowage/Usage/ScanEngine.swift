@@ -28,7 +28,9 @@ import Foundation
 /// shared as without the tree (``shareEvery``), and its children stay one range: each worker
 /// leaves its part (nodes, names, sub-folders) in the folder's ``SharedFolder``, and the last part
 /// in appends them all in one step and only then pushes the sub-folders, whose nodes are known
-/// from then on (their descriptors count against the budget while they wait).
+/// from then on (their descriptors count against the budget while they wait). The tree is
+/// gathered in chunks (``ChunkedStore``), made one array each when the walk is done: no growth
+/// copies it, nor holds it twice.
 ///
 /// `@unchecked Sendable`: every mutable field below is read and written only while `condition`
 /// is locked; per-worker state lives in each worker's own `Accumulator`.
