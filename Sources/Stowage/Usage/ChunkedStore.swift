@@ -33,8 +33,9 @@ struct ChunkedStore<Element> {
 
     /// Appends `elements` after those held.
     mutating func append(contentsOf elements: some Collection<Element>) {
-        let appended = elements.withContiguousStorageIfAvailable { append(contentsOf: $0) }
-        if appended == nil { Array(elements).withUnsafeBufferPointer { append(contentsOf: $0) } }
+        if elements.withContiguousStorageIfAvailable({ append(contentsOf: $0) }) == nil {
+            Array(elements).withUnsafeBufferPointer { append(contentsOf: $0) }
+        }
     }
 
     /// The element at `index` (below ``count``).
