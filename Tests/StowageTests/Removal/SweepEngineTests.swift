@@ -125,4 +125,31 @@ struct SweepEngineTests {
         #expect(report.issues.isEmpty, "\(report.issues)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: caches.fileSystemPath).filter { $0.hasPrefix("f") } == ["f2"])
     }
+
+    @Test("pins are read for the chosen only: pinned files among them stay, counted once, and the next in order go in their place, over as many walks as it takes")
+    func pinnedAmongChosen() throws {
+        let folder = TestFolder()
+        let (_, caches) = try makeCaches(folder, count: 10)
+        // The five least recently used are pinned: the first walk chooses f0-f2 (all pinned), the
+        // next f3-f5 (f3 and f4 pinned), the last f5-f7.
+        for index in 0..<5 { try SweeperItemTests().pinFile(caches.appending(path: "f\(index)")) }
+        let report = try Sweeper(policy: SweepPolicy(maximumCount: 9, lowWatermark: 0.8)).sweep(caches)
+        #expect(names(report) == ["f5", "f6", "f7"], "10 files, 7 kept: 3 go, the least recently used not pinned")
+        #expect(report.pinnedItemCount == 5, "each pinned file chosen counts once")
+        let left = try allocated(caches)
+        #expect(report.keptFileCount == 7 && report.keptAllocatedBytes == left, "pinned files are kept files")
+        #expect(report.issues.isEmpty, "\(report.issues)")
+        // By size, in a nested folder, with one pinned file that is never among the chosen.
+        let other = TestFolder()
+        let nested = try makeCaches(other, count: 4).1
+        try FileManager.default.createDirectory(at: nested.appending(path: "sub"), withIntermediateDirectories: false)
+        try FileManager.default.moveItem(at: nested.appending(path: "f0"), to: nested.appending(path: "sub/f0"))
+        try SweeperItemTests().pinFile(nested.appending(path: "sub/f0"))
+        try SweeperItemTests().pinFile(nested.appending(path: "f3"))
+        let total = try allocated(nested) + allocated(nested.appending(path: "sub"))
+        let bySize = try Sweeper(policy: SweepPolicy(maximumAllocatedBytes: total - 1, lowWatermark: 1)).sweep(nested)
+        #expect(names(bySize) == ["f1"], "sub/f0 is older but pinned")
+        #expect(bySize.pinnedItemCount == 1, "f3 was never chosen, so never counted")
+        #expect(bySize.keptFileCount == 3)
+    }
 }
