@@ -152,4 +152,30 @@ struct SweepEngineTests {
         #expect(bySize.pinnedItemCount == 1, "f3 was never chosen, so never counted")
         #expect(bySize.keptFileCount == 3)
     }
+
+    @Test("a chosen file whose absolute path is too long to read its pin by has it read through its folder: pinned, it stays")
+    func pinnedBeyondPathLength() throws {
+        let folder = TestFolder()
+        let (_, caches) = try makeCaches(folder, count: 2)
+        // 17 folders of 240 bytes: the absolute paths of the files in the last pass 4,000 bytes.
+        var deep = try OpenFile.openFolder(atPath: caches.fileSystemPath, followingLinks: false)
+        let name = String(repeating: "d", count: 240)
+        for _ in 0..<17 {
+            try deep.createFolder(name, mode: FilePermissions(rawValue: 0o755))
+            deep = try deep.openFolder(name)
+        }
+        for (index, file) in ["old", "older"].enumerated() {
+            try OpenFile(adopting: Sys.openat(deep.descriptor, file, Sys.readWriteCreate, mode: FilePermissions(rawValue: 0o644)))
+                .writeAll(Data(count: 4096))
+            let time = base.timeIntervalSince1970 - Double(index + 1) * 3600
+            try Sys.setTimes(deep.descriptor, file, access: time, modification: time)
+        }
+        let older = try deep.openForReading("older")
+        try ExtendedAttributes.set(Marker.pinned.attribute, to: Marker.setValue, on: older.descriptor)
+        // Four files, three kept: the least recently used, "older", is pinned, so "old" goes.
+        let report = try Sweeper(policy: SweepPolicy(maximumCount: 3, lowWatermark: 1)).sweep(caches)
+        #expect(report.removed.map { $0.path.split(separator: "/").last.map(String.init) } == ["old"])
+        #expect(report.pinnedItemCount == 1)
+        #expect(try deep.statusIfPresent(of: RawPath("older")) != nil && deep.statusIfPresent(of: RawPath("old")) == nil)
+    }
 }
