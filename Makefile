@@ -19,8 +19,10 @@ SWIFT ?= swift
 CONFIGURATION ?= release
 # The installed command carries Swift's standard library and Foundation inside it: it starts in
 # half the time of one that loads them (and ICU's) as shared libraries, and needs no Swift
-# installed where it runs. STATIC= builds against the shared libraries instead.
-STATIC ?= --static-swift-stdlib
+# installed where it runs. On Linux the C++ standard library is linked in too, where its static
+# archive is installed (Scripts/static-cxx-flags.sh says why and how). STATIC= builds against the
+# shared libraries instead.
+STATIC ?= --static-swift-stdlib $(shell Scripts/static-cxx-flags.sh .build/static-cxx)
 
 # The man page generator (swift-argument-parser's plugin) writes here; install takes the page
 # from MANUAL, where tidy-manual makes each blank line of the help's text a paragraph break

@@ -30,15 +30,17 @@ scratch_folder() {
 
 # build PRODUCT...: release builds of the products and of stowage (unless $STOWAGE_BIN names a binary),
 # or exits with the build's log; sets `bin` (the products' folder) and `stowage`. stowage is linked as
-# `make install` links it: with Swift's standard library and Foundation inside (--static-swift-stdlib);
-# so is ParserHello, its peer.
+# `make install` links it: with Swift's standard library and Foundation inside (--static-swift-stdlib),
+# and on Linux the C++ standard library (Scripts/static-cxx-flags.sh); so is ParserHello, its peer.
 build() {
     local product products=("$@") static
     [[ -n "${STOWAGE_BIN:-}" ]] || products+=(stowage)
     echo "Building ${products[*]} (release)..."
     for product in "${products[@]}"; do
         static=()
-        [[ "$product" != stowage && "$product" != ParserHello ]] || static=(--static-swift-stdlib)
+        # shellcheck disable=SC2207  # the flags are words
+        [[ "$product" != stowage && "$product" != ParserHello ]] ||
+            static=(--static-swift-stdlib $(bash "$here/../Scripts/static-cxx-flags.sh" "$here/.build/static-cxx"))
         swift build -c release --package-path "$here" --product "$product" "${static[@]}" >"$scratch/build-$product.log" 2>&1 ||
             { cat "$scratch/build-$product.log" >&2; echo "error: building $product failed" >&2; exit 1; }
     done

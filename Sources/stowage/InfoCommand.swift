@@ -66,8 +66,14 @@ struct InfoCommand: ParsableCommand, StowageSubcommand {
 
 /// `--si` (decimal, the default) or `--iec` (binary) units.
 struct UnitOptions: ParsableArguments {
-    enum Units: String, EnumerableFlag {
+    /// `CustomStringConvertible`: swift-argument-parser names each case with `String(describing:)`
+    /// at every start, which for a type without it asks the runtime four times which printing
+    /// protocols the type conforms to, each question a scan of the binary's 6,195 conformance
+    /// records.
+    enum Units: String, EnumerableFlag, CustomStringConvertible {
         case si, iec
+
+        var description: String { rawValue }
 
         static func help(for value: Units) -> ArgumentHelp? {
             switch value {

@@ -56,8 +56,45 @@ struct MakefileCommandTests {
             let lastBuild = try #require(calls.last { $0.hasPrefix("build") && !$0.contains("--show-bin-path") })
             #expect(lastBuild.contains("--product stowage"))
             #expect(lastBuild.contains("--static-swift-stdlib") == linksStatically, "\(calls)")
+            #if os(Linux)
+            // The C++ standard library too, from the folder the script fills (see staticCXXFlags).
+            let root = ManualPageCommandTests.packageRoot.path(percentEncoded: false)
+            let flags = try Self.staticCXXFlags(folder: (root.hasSuffix("/") ? root : root + "/") + ".build/static-cxx")
+            #expect(lastBuild.contains("-Xlinker -L") == (linksStatically && !flags.isEmpty), "\(calls)")
+            if linksStatically && !flags.isEmpty { #expect(lastBuild.hasSuffix(flags), "\(calls)") }
+            #endif
         }
     }
+
+    /// What Scripts/static-cxx-flags.sh prints for `folder`: `-Xlinker -L` and the folder, or
+    /// nothing where it cannot link libstdc++ statically.
+    static func staticCXXFlags(folder: String) throws -> String {
+        let script = ManualPageCommandTests.packageRoot.appending(path: "Scripts/static-cxx-flags.sh")
+        let result = try runProcess(script, [folder])
+        #expect(result.status == 0, "\(result.error)")
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    #if os(Linux)
+    @Test("static-cxx-flags.sh links the compiler's libstdc++.a into the folder it is given, which it prints, where GCC installed one")
+    func staticCXXLibrary() throws {
+        let runner = try CommandRunner()
+        let gcc = "/usr/lib/gcc/x86_64-linux-gnu"
+        let archives = ((try? FileManager.default.contentsOfDirectory(atPath: gcc)) ?? [])
+            .map { "\(gcc)/\($0)/libstdc++.a" }.filter { FileManager.default.fileExists(atPath: $0) }
+        let flags = try Self.staticCXXFlags(folder: runner.folderPath + "/linked")
+        guard !archives.isEmpty else {
+            print("SKIPPED: no static libstdc++ under \(gcc) (Debian: libstdc++-12-dev)")
+            #expect(flags.isEmpty)
+            return
+        }
+        #expect(flags == "-Xlinker -L\(runner.folderPath)/linked")
+        let archive = try FileManager.default.destinationOfSymbolicLink(atPath: runner.folderPath + "/linked/libstdc++.a")
+        #expect(archives.contains(URL(filePath: archive).standardizedFileURL.path(percentEncoded: false)), "\(archive)")
+        // A folder whose path holds white space: nothing (the flags would be split on it).
+        #expect(try Self.staticCXXFlags(folder: runner.folderPath + "/with space").isEmpty)
+    }
+    #endif
 
     @Test("a folder that held other files before install keeps them, and stays; the folders install made go")
     func uninstallKeepsOthers() async throws {
