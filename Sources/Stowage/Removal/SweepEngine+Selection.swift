@@ -110,6 +110,7 @@ extension SweepEngine {
                 heap.trim(bytes: bytesToFree - forcedAllocated, count: countToFree - forcedCount)
             }
             heap.trim(bytes: bytesToFree - forcedAllocated, count: countToFree - forcedCount)
+            try FaultPoint.sweepWalked.reach()
             let unread = heap.items.filter { !readUnpinned.contains($0.path) }
             let found = Set(unread.filter(isPinned).map(\.path))
             readUnpinned.formUnion(unread.map(\.path).filter { !found.contains($0) })

@@ -153,6 +153,8 @@ final class SweepEngine: @unchecked Sendable {
             }
             let folder = try open(folder: victim.folder)
             return try ExtendedAttributes.has(Marker.pinned.attribute, value: Marker.setValue, entry: name, inFolder: folder.descriptor)
+        } catch Errno.noSuchEntry {
+            return false  // gone with its folder since the walk: nothing to keep, and its removal passes over it
         } catch {
             return pinUnreadable(victim.path, error)
         }

@@ -178,4 +178,20 @@ struct SweepEngineTests {
         #expect(report.pinnedItemCount == 1)
         #expect(try deep.statusIfPresent(of: RawPath("older")) != nil && deep.statusIfPresent(of: RawPath("old")) == nil)
     }
+
+    @Test("a chosen file gone with its folder before its pin is read is no issue, and nothing is chosen in its place")
+    func chosenGoneBeforeItsPin() throws {
+        let folder = TestFolder()
+        let (_, caches) = try makeCaches(folder, count: 3)
+        try FileManager.default.createDirectory(at: caches.appending(path: "sub"), withIntermediateDirectories: false)
+        try FileManager.default.moveItem(at: caches.appending(path: "f0"), to: caches.appending(path: "sub/f0"))
+        let probe = TestProbe()
+        probe.on(.sweepWalked) { _ in try FileManager.default.removeItem(at: caches.appending(path: "sub")) }
+        let report = try TestProbe.$installed.withValue(probe) {
+            try Sweeper(policy: SweepPolicy(maximumCount: 2, lowWatermark: 1)).sweep(caches)
+        }
+        #expect(probe.hits(of: .sweepWalked) == 1)
+        #expect(names(report).isEmpty && report.issues.isEmpty, "\(names(report)) \(report.issues)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: caches.fileSystemPath).filter { $0.hasPrefix("f") }.sorted() == ["f1", "f2"])
+    }
 }
