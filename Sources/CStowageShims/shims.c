@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #if defined(__linux__)
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <linux/openat2.h>
 #endif
@@ -113,7 +114,7 @@ ssize_t cstowage_lgetxattr(const char *path, const char *name, void *value, size
 #endif
 }
 
-int cstowage_mount_id(int fd, uint64_t *mount_id) {
+int cstowage_mount_identity(int fd, uint64_t *device, uint64_t *inode, uint64_t *mount_id) {
 #if defined(__linux__) && defined(SYS_statx)
     // The kernel's `struct statx` (a stable ABI), declared here because glibc's declaration
     // hides `stx_mnt_id` in padding in some versions.
@@ -128,16 +129,18 @@ int cstowage_mount_id(int fd, uint64_t *mount_id) {
         uint64_t mnt_id;
         uint64_t spare[13];
     } result;
-    const unsigned int want_mount_id = 0x1000U;  // STATX_MNT_ID
-    if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, want_mount_id, &result) != 0) return -1;
-    if ((result.mask & want_mount_id) == 0) {
+    const unsigned int wanted = 0x1000U | 0x100U;  // STATX_MNT_ID | STATX_INO (the device always comes)
+    if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, wanted, &result) != 0) return -1;
+    if ((result.mask & wanted) != wanted) {
         errno = ENOSYS;
         return -1;
     }
+    *device = (uint64_t)makedev(result.dev_major, result.dev_minor);  // as `st_dev` holds it
+    *inode = result.ino;
     *mount_id = result.mnt_id;
     return 0;
 #else
-    (void)fd; (void)mount_id;
+    (void)fd; (void)device; (void)inode; (void)mount_id;
     errno = ENOSYS;
     return -1;
 #endif

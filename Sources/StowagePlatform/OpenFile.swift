@@ -141,7 +141,8 @@ package final class OpenFile {
 
     /// Which mount this open file is on: ``MountIdentity``.
     package func mountIdentity() throws -> MountIdentity {
-        MountIdentity(device: try status().device, mountID: Sys.mountID(descriptor))
+        let identity = try Sys.identity(descriptor)
+        return MountIdentity(device: identity.device, mountID: identity.mountID)
     }
 
     /// Creates the sub-folder `name`.

@@ -41,13 +41,18 @@ extension Sys {
         return FileStatus(status)
     }
 
-    /// The identity of the mount holding the open file `fd` (`statx`'s `stx_mnt_id`), or `nil`
-    /// where the system does not tell (Linux before 5.8, Darwin): callers then compare devices.
-    package static func mountID(_ fd: Int32) -> UInt64? {
+    /// The device, inode and mount identity of the open file `fd`: one `statx` where it tells the
+    /// mount (Linux 5.8 and later: `stx_mnt_id`, which tells a bind mount from its file system,
+    /// whose device it shares), else `fstat` and no mount identity (callers then compare devices).
+    package static func identity(_ fd: Int32) throws -> (device: UInt64, inode: UInt64, mountID: UInt64?) {
+        var device: UInt64 = 0
+        var inode: UInt64 = 0
         var identity: UInt64 = 0
-        // Any failure means "not told": the caller compares devices, as documented.
-        guard (try? retrying("statx") { cstowage_mount_id(fd, &identity) }) != nil else { return nil }
-        return identity
+        if (try? retrying("statx") { cstowage_mount_identity(fd, &device, &inode, &identity) }) != nil {
+            return (device, inode, identity)
+        }
+        let status = try fstat(fd)
+        return (status.device, status.inode, nil)
     }
 
     /// `lstat(2)` of an absolute path.

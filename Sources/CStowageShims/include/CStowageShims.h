@@ -73,10 +73,11 @@ int cstowage_fremovexattr(int fd, const char *name);
 /// `lgetxattr(2)`: an attribute of a path, not following a final link; ENOTSUP elsewhere.
 ssize_t cstowage_lgetxattr(const char *path, const char *name, void *value, size_t size);
 
-/// The identity of the mount holding the open file `fd`: `statx(2)`'s `stx_mnt_id` on Linux
-/// 5.8 and later (a bind mount has an identity of its own, though it shares the device number).
-/// Returns 0, or -1 with errno ENOSYS where the system does not tell (older kernels, Darwin).
-int cstowage_mount_id(int fd, uint64_t *mount_id);
+/// The device (as `st_dev` holds it), the inode and the identity of the mount holding the open
+/// file `fd`, in one `statx(2)` call: `stx_mnt_id` on Linux 5.8 and later (a bind mount has an
+/// identity of its own, though it shares the device number). Returns 0, or -1 with errno ENOSYS
+/// where the system does not tell the mount (older kernels, Darwin): callers then use `fstat`.
+int cstowage_mount_identity(int fd, uint64_t *device, uint64_t *inode, uint64_t *mount_id);
 
 /// The extended attribute `attribute` of the entry `name` in the folder `directory`, not
 /// following a final link and without opening the entry (Linux: `lgetxattr` through

@@ -25,14 +25,7 @@ struct FileTreeWalk {
         /// notices); by the folder's descriptor otherwise, and whenever the path does not lead to
         /// the entry any more. Only a read: removals never go by path.
         func carries(_ marker: Marker) throws -> Bool {
-            if let rootPath {
-                let absolute = rootPath.appending(path)
-                if absolute.bytes.count < 4000, let answer = try? absolute.withCString({
-                    try ExtendedAttributes.has(marker.attribute, value: Marker.setValue, atCPath: $0)
-                }) {
-                    return answer
-                }
-            }
+            if let rootPath, let answer = FileTreeWalk.carries(marker, at: path, below: rootPath) { return answer }
             return try ExtendedAttributes.has(marker.attribute, value: Marker.setValue, entry: name, inFolder: parentDescriptor)
         }
 
@@ -42,6 +35,15 @@ struct FileTreeWalk {
         func isExcludedFromBackup() throws -> Bool {
             try BackupMarker.isExcluded(entry: name, inFolder: parentDescriptor)
         }
+    }
+
+    /// Whether the item at `path` below the root, whose absolute path is `rootPath`, carries
+    /// `marker`, read by its absolute path; `nil` when that read fails (the path is too long, or
+    /// does not lead to an item any more), and the caller reads it through the item's folder.
+    static func carries(_ marker: Marker, at path: RawPath, below rootPath: RawPath) -> Bool? {
+        let absolute = rootPath.appending(path)
+        guard absolute.bytes.count < 4000 else { return nil }
+        return try? absolute.withCString { try ExtendedAttributes.has(marker.attribute, value: Marker.setValue, atCPath: $0) }
     }
 
     /// Why a folder's contents were not walked.
@@ -124,12 +126,12 @@ struct FileTreeWalk {
             }
             // Checked on the folder opened, so a swap after the status (for a link, another
             // folder, or a mount) cannot lead the walk anywhere else.
-            guard let opened = try? Sys.fstat(fd), opened.inode == inode else {
+            guard let opened = try? Sys.identity(fd), opened.inode == inode else {
                 DirectoryStream.discard(fd)
                 problem(path, .changed)
                 continue
             }
-            guard MountIdentity(device: opened.device, mountID: Sys.mountID(fd)).isSameMount(as: rootMount) else {
+            guard MountIdentity(device: opened.device, mountID: opened.mountID).isSameMount(as: rootMount) else {
                 DirectoryStream.discard(fd)
                 problem(path, .mountPoint)
                 continue

@@ -117,10 +117,10 @@ extension SweepEngine {
 
     /// Opens a folder below the root by walking name by name, never through a link and never
     /// into another mount (the walk did not enter one, but a mount can appear meanwhile).
-    private func open(folder: RawPath) throws -> OpenFile {
-        var current = OpenFile(adopting: try Sys.dup(root.descriptor))
-        guard !folder.isEmpty else { return current }
-        let rootMount = try root.mountIdentity()
+    func open(folder: RawPath) throws -> OpenFile {
+        guard !folder.isEmpty else { return OpenFile(adopting: try Sys.dup(root.descriptor)) }
+        let rootMount = try self.rootMount()
+        var current = root
         for name in folder.components {
             current = try current.openFolder(name)
             guard try current.mountIdentity().isSameMount(as: rootMount) else {

@@ -46,6 +46,14 @@ extension SweepEngine {
             break
         }
 
+        // Pins of the files offered by size, count or pressure are read for the chosen only, after
+        // the walk (a pin is a system call per file, and few files are pinned): the walk chooses
+        // as if none were, then each chosen file's pin is read; one found pinned is set aside and
+        // the walk made again without it, so that the next in order takes its place. What is
+        // chosen is what reading every pin first chose: the most deserving unpinned files.
+        var setAside: Set<RawPath> = []  // chosen, found pinned: kept, not offered again
+        var readUnpinned: Set<RawPath> = []  // chosen, found not pinned: not read again
+        var firstPass = true
         var forced: [Candidate] = []
         var forcedAllocated: Int64 = 0
         var forcedCount = 0
@@ -53,54 +61,64 @@ extension SweepEngine {
         var heap = VictimHeap(order: policy.order)
         var seenFiles = 0
         var seenAllocated: Int64 = 0
-        try walk(recording: true) { entry, kind in
-            let status = entry.status
-            switch kind {
-            case .leftover:
-                forced.append(candidate(entry, reason: .leftover))
-                return
-            case .pinnedFolder:
-                pinned += 1
-                return
-            case .ordinary:
-                break
-            }
-            seenFiles += 1
-            seenAllocated += status.allocatedSize
-            try examine(status)
-            if removesEverything {
-                if isPinned(entry) {
+        while true {
+            (forced, forcedAllocated, forcedCount, pinned, seenFiles, seenAllocated) = ([], 0, 0, 0, 0, 0)
+            heap = VictimHeap(order: policy.order)
+            try walk(recording: true) { entry, kind in
+                let status = entry.status
+                switch kind {
+                case .leftover:
+                    forced.append(candidate(entry, reason: .leftover))
+                    return
+                case .pinnedFolder:
+                    pinned += 1
+                    return
+                case .ordinary:
+                    break
+                }
+                seenFiles += 1
+                seenAllocated += status.allocatedSize
+                if firstPass { try examine(status) }
+                if removesEverything {
+                    if isPinned(entry) {
+                        pinned += 1
+                        return
+                    }
+                    forced.append(candidate(entry, reason: .clear))
+                    return
+                }
+                if case .limits = goal, let maximumAge = policy.maximumAgeSeconds, now - timestamp(of: status) > maximumAge {
+                    if isPinned(entry) {
+                        pinned += 1
+                        return
+                    }
+                    forced.append(candidate(entry, reason: .age))
+                    forcedAllocated += status.allocatedSize
+                    forcedCount += 1
+                    return
+                }
+                guard bytesToFree > 0 || countToFree > 0 else { return }
+                let offered = candidate(entry, reason: heapReason)
+                guard offered.path != spared else { return }
+                if setAside.contains(offered.path) {
                     pinned += 1
                     return
                 }
-                forced.append(candidate(entry, reason: .clear))
-                return
+                if heap.wouldDrop(offered, bytes: bytesToFree - forcedAllocated, count: countToFree - forcedCount) { return }
+                guard reliefMayFree(entry) else { return }
+                heap.insert(offered)
+                heap.trim(bytes: bytesToFree - forcedAllocated, count: countToFree - forcedCount)
             }
-            if case .limits = goal, let maximumAge = policy.maximumAgeSeconds, now - timestamp(of: status) > maximumAge {
-                if isPinned(entry) {
-                    pinned += 1
-                    return
-                }
-                forced.append(candidate(entry, reason: .age))
-                forcedAllocated += status.allocatedSize
-                forcedCount += 1
-                return
-            }
-            guard bytesToFree > 0 || countToFree > 0, entry.path != spared else { return }
-            if heap.isSatisfied(bytes: bytesToFree - forcedAllocated, count: countToFree - forcedCount),
-               !heap.deserves(status, over: heap.top) {
-                return
-            }
-            guard reliefMayFree(entry) else { return }
-            if isPinned(entry) {
-                pinned += 1
-                return
-            }
-            heap.insert(candidate(entry, reason: heapReason))
             heap.trim(bytes: bytesToFree - forcedAllocated, count: countToFree - forcedCount)
+            try FaultPoint.sweepWalked.reach()
+            let unread = heap.items.filter { !readUnpinned.contains($0.path) }
+            let found = Set(unread.filter(isPinned).map(\.path))
+            readUnpinned.formUnion(unread.map(\.path).filter { !found.contains($0) })
+            guard !found.isSubset(of: setAside) else { break }
+            setAside.formUnion(found)
+            firstPass = false
         }
-        heap.trim(bytes: bytesToFree - forcedAllocated, count: countToFree - forcedCount)
-        var reported = Set<UsageIssue>()  // a pin that could not be read is met by both walks
+        var reported = Set<UsageIssue>()  // an issue is met by every walk
         issues = issues.filter { reported.insert($0).inserted }
         var victims = forced + heap.items
         victims.sort { $0.path < $1.path }

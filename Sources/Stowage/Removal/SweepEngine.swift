@@ -21,9 +21,10 @@ import Foundation
 /// - nothing is written before space is freed (``Sweeper`` writes its record afterwards, and a
 ///   failure to write it is an issue in the report, not a failure).
 ///
-/// Selection is two walks at most, through file descriptors: the first totals the files (only
-/// for size and count limits), the second offers each to a ``VictimHeap`` that keeps only the
-/// files that must go. Memory grows with the victims and the number of folders, never with all
+/// Selection is two walks, through file descriptors: the first totals the files (only for size
+/// and count limits, and not when the caller knows the totals), the second offers each to a
+/// ``VictimHeap`` that keeps only the files that must go; the pins of those are read then, and
+/// the second walk is made again only when some of them are pinned. Memory grows with the victims and the number of folders, never with all
 /// the files.
 ///
 /// `@unchecked Sendable`: only ``remove(_:)`` runs threads, and they read nothing but the
@@ -130,9 +131,47 @@ final class SweepEngine: @unchecked Sendable {
         do {
             return try entry.carries(.pinned)
         } catch {
-            issues.append(UsageIssue(pathBytes: absolutePath(entry.path), errno: (error as? SystemCallError)?.errno,
-                                     message: "its pin could not be read (\(UsageIssue(path: "", error: error).message)); kept"))
-            return true
+            return pinUnreadable(entry.path, error)
+        }
+    }
+
+    /// Notes that the pin of the file at `path` could not be read, and answers that it counts as one.
+    private func pinUnreadable(_ path: RawPath, _ error: any Error) -> Bool {
+        issues.append(UsageIssue(pathBytes: absolutePath(path), errno: (error as? SystemCallError)?.errno,
+                                 message: "its pin could not be read (\(UsageIssue(path: "", error: error).message)); kept"))
+        return true
+    }
+
+    /// Whether the file `victim`, chosen by a walk that read no pin for it, is pinned: read by its
+    /// absolute path as the walk reads pins, or through its folder, opened again, when the path
+    /// does not lead to it. As for entries, a marker that cannot be read counts as a pin.
+    func isPinned(_ victim: Candidate) -> Bool {
+        let name = victim.path.parentAndName.name
+        do {
+            if rootPath.hasBytePrefix("/"), let answer = FileTreeWalk.carries(.pinned, at: victim.path, below: RawPath(rootPath)) {
+                return answer
+            }
+            let folder = try open(folder: victim.folder)
+            return try ExtendedAttributes.has(Marker.pinned.attribute, value: Marker.setValue, entry: name, inFolder: folder.descriptor)
+        } catch Errno.noSuchEntry {
+            return false  // gone with its folder since the walk: nothing to keep, and its removal passes over it
+        } catch {
+            return pinUnreadable(victim.path, error)
+        }
+    }
+
+    /// The root's mount, read once (``rootMount()``): every folder the removal opens again is
+    /// checked against it, from several threads.
+    private var rootMountRead: MountIdentity?
+    private let rootMountLock = NSLock()
+
+    /// The mount of the root, read at the first call (the root stays open, so it cannot change).
+    func rootMount() throws -> MountIdentity {
+        try rootMountLock.withLock {
+            if let rootMountRead { return rootMountRead }
+            let identity = try root.mountIdentity()
+            rootMountRead = identity
+            return identity
         }
     }
 

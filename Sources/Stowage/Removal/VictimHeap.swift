@@ -21,14 +21,13 @@ struct VictimHeap {
         }
     }
 
-    /// Whether a file with `status` deserves removal more than the current top.
-    func deserves(_ status: FileStatus, over top: SweepEngine.Candidate?) -> Bool {
-        guard let top else { return true }
-        switch order {
-        case .largestFirst: return status.allocatedSize > top.allocated
-        case .oldestModified: return status.modificationTime < top.modification
-        default: return status.accessTime < top.access
-        }
+    /// Whether offering `candidate` would change nothing: the heap covers the need (`bytes`,
+    /// `count`) already and `candidate` deserves removal less than its top, in the heap's own
+    /// order (ties broken by path), so that inserting it and trimming would drop it again at once.
+    /// Such a file is not offered: no pin is read and nothing is kept for it.
+    func wouldDrop(_ candidate: SweepEngine.Candidate, bytes: Int64, count: Int) -> Bool {
+        guard let top, allocated >= bytes, items.count >= count else { return false }
+        return keeps(candidate, over: top)
     }
 
     /// Whether the heap, less its top, still covers the need.

@@ -14,6 +14,9 @@ struct FaultPoint: Hashable, Sendable, CustomStringConvertible {
     /// The removal walk chose its victims and removes nothing yet (every operation that goes
     /// through the removal walk with a selection: sweeps, clear, relief, `DiskCache` evictions and `removeAll`).
     static let sweepChosen = FaultPoint("sweep.chosen")
+    /// A walk of the removal walk's selection by size, count or pressure ended: it chose its files
+    /// and has read none of their pins yet (reached after every such walk).
+    static let sweepWalked = FaultPoint("sweep.walked")
     /// An append to a JSON array wrote its journal and not yet its bytes.
     static let appendJournalWritten = FaultPoint("append.journal-written")
     /// An append to a JSON array wrote (and, when durable, synced) its bytes, and has not yet
@@ -45,7 +48,7 @@ struct FaultPoint: Hashable, Sendable, CustomStringConvertible {
     /// ``VolumeCapacity/mountedVolumes()`` read the mount table and has measured nothing yet.
     static let mountsRead = FaultPoint("mounts.read")
     /// Every point, for names given in the environment.
-    static let all: [FaultPoint] = [.sweepChosen, .appendJournalWritten, .appendBytesWritten, .atomicWriteBeforeRename,
+    static let all: [FaultPoint] = [.sweepChosen, .sweepWalked, .appendJournalWritten, .appendBytesWritten, .atomicWriteBeforeRename,
                                     .atomicWriteRenamed, .fillStepWritten, .fillReleaseChosen, .overviewMeasured,
                                     .cacheStaged, .cacheChanging, .cacheWritten, .cacheEvicted, .mountsRead]
 

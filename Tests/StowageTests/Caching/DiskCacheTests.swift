@@ -156,6 +156,39 @@ struct DiskCacheTests {
         #expect(small.allocatedBytes <= 8192)
     }
 
+    @Test("a pinned entry is never evicted, however long unused: the next least recently used goes in its place, and the limits and the index are exact after")
+    func pinnedEntryStays() throws {
+        let folder = TestFolder()
+        let url = folder.file("cache")
+        let cache = try DiskCache(folder: url, limits: DiskCache.Limits(maximumCount: 4, lowWatermark: 0.5, memoryCapacityBytes: 0))
+        let base = Int(Date().timeIntervalSince1970) - 3600
+        func set(_ key: String, usedAt minute: Int) throws {
+            try cache.set(Data(count: 100), for: key)
+            let (fanOut, name) = DiskCache.fileName(for: key)
+            var times = [timespec(tv_sec: base + 60 * minute, tv_nsec: 0), timespec(tv_sec: base + 60 * minute, tv_nsec: 0)]
+            #expect(utimensat(AT_FDCWD, url.appending(path: "\(fanOut)/\(name)").path(percentEncoded: false), &times, 0) == 0)
+        }
+        for index in 0..<4 { try set("k\(index)", usedAt: index) }
+        let (fanOut, name) = DiskCache.fileName(for: "k0")
+        try SweeperItemTests().pinFile(url.appending(path: "\(fanOut)/\(name)"))
+        try set("k4", usedAt: 10)
+        #expect(cache.sweepCount == 1)
+        #expect(try cache.data(for: "k0") != nil, "the least recently used entry is pinned: it stays")
+        #expect(try ["k1", "k2", "k3"].allSatisfy { try cache.data(for: $0) == nil }, "the next three went in its place")
+        #expect(try cache.data(for: "k4") != nil)
+        var files = try entryFiles(in: url)
+        #expect(cache.count == 2 && files.count == 2, "down to the low watermark, the pinned entry counted")
+        #expect(cache.allocatedBytes == files.allocated)
+        for (index, key) in ["k5", "k6", "k7"].enumerated() { try set(key, usedAt: 20 + index) }
+        #expect(cache.sweepCount == 2)
+        #expect(try cache.data(for: "k0") != nil)
+        #expect(try cache.data(for: "k7") != nil)
+        #expect(try ["k4", "k5", "k6"].allSatisfy { try cache.data(for: $0) == nil })
+        files = try entryFiles(in: url)
+        #expect(cache.count == 2 && files.count == 2)
+        #expect(cache.allocatedBytes == files.allocated)
+    }
+
     @Test("an entry under another key's file name (a hash collision) reads as a miss, never as that key's data")
     func collisionIsAMiss() throws {
         let folder = TestFolder()

@@ -125,4 +125,73 @@ struct SweepEngineTests {
         #expect(report.issues.isEmpty, "\(report.issues)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: caches.fileSystemPath).filter { $0.hasPrefix("f") } == ["f2"])
     }
+
+    @Test("pins are read for the chosen only: pinned files among them stay, counted once, and the next in order go in their place, over as many walks as it takes")
+    func pinnedAmongChosen() throws {
+        let folder = TestFolder()
+        let (_, caches) = try makeCaches(folder, count: 10)
+        // The five least recently used are pinned: the first walk chooses f0-f2 (all pinned), the
+        // next f3-f5 (f3 and f4 pinned), the last f5-f7.
+        for index in 0..<5 { try SweeperItemTests().pinFile(caches.appending(path: "f\(index)")) }
+        let report = try Sweeper(policy: SweepPolicy(maximumCount: 9, lowWatermark: 0.8)).sweep(caches)
+        #expect(names(report) == ["f5", "f6", "f7"], "10 files, 7 kept: 3 go, the least recently used not pinned")
+        #expect(report.pinnedItemCount == 5, "each pinned file chosen counts once")
+        let left = try allocated(caches)
+        #expect(report.keptFileCount == 7 && report.keptAllocatedBytes == left, "pinned files are kept files")
+        #expect(report.issues.isEmpty, "\(report.issues)")
+        // By size, in a nested folder, with one pinned file that is never among the chosen.
+        let other = TestFolder()
+        let nested = try makeCaches(other, count: 4).1
+        try FileManager.default.createDirectory(at: nested.appending(path: "sub"), withIntermediateDirectories: false)
+        try FileManager.default.moveItem(at: nested.appending(path: "f0"), to: nested.appending(path: "sub/f0"))
+        try SweeperItemTests().pinFile(nested.appending(path: "sub/f0"))
+        try SweeperItemTests().pinFile(nested.appending(path: "f3"))
+        let total = try allocated(nested) + allocated(nested.appending(path: "sub"))
+        let bySize = try Sweeper(policy: SweepPolicy(maximumAllocatedBytes: total - 1, lowWatermark: 1)).sweep(nested)
+        #expect(names(bySize) == ["f1"], "sub/f0 is older but pinned")
+        #expect(bySize.pinnedItemCount == 1, "f3 was never chosen, so never counted")
+        #expect(bySize.keptFileCount == 3)
+    }
+
+    @Test("a chosen file whose absolute path is too long to read its pin by has it read through its folder: pinned, it stays")
+    func pinnedBeyondPathLength() throws {
+        let folder = TestFolder()
+        let (_, caches) = try makeCaches(folder, count: 2)
+        // 17 folders of 240 bytes: the absolute paths of the files in the last pass 4,000 bytes.
+        var deep = try OpenFile.openFolder(atPath: caches.fileSystemPath, followingLinks: false)
+        let name = String(repeating: "d", count: 240)
+        for _ in 0..<17 {
+            try deep.createFolder(name, mode: FilePermissions(rawValue: 0o755))
+            deep = try deep.openFolder(name)
+        }
+        for (index, file) in ["old", "older"].enumerated() {
+            try OpenFile(adopting: Sys.openat(deep.descriptor, file, Sys.readWriteCreate, mode: FilePermissions(rawValue: 0o644)))
+                .writeAll(Data(count: 4096))
+            let time = base.timeIntervalSince1970 - Double(index + 1) * 3600
+            try Sys.setTimes(deep.descriptor, file, access: time, modification: time)
+        }
+        let older = try deep.openForReading("older")
+        try ExtendedAttributes.set(Marker.pinned.attribute, to: Marker.setValue, on: older.descriptor)
+        // Four files, three kept: the least recently used, "older", is pinned, so "old" goes.
+        let report = try Sweeper(policy: SweepPolicy(maximumCount: 3, lowWatermark: 1)).sweep(caches)
+        #expect(report.removed.map { $0.path.split(separator: "/").last.map(String.init) } == ["old"])
+        #expect(report.pinnedItemCount == 1)
+        #expect(try deep.statusIfPresent(of: RawPath("older")) != nil && deep.statusIfPresent(of: RawPath("old")) == nil)
+    }
+
+    @Test("a chosen file gone with its folder before its pin is read is no issue, and nothing is chosen in its place")
+    func chosenGoneBeforeItsPin() throws {
+        let folder = TestFolder()
+        let (_, caches) = try makeCaches(folder, count: 3)
+        try FileManager.default.createDirectory(at: caches.appending(path: "sub"), withIntermediateDirectories: false)
+        try FileManager.default.moveItem(at: caches.appending(path: "f0"), to: caches.appending(path: "sub/f0"))
+        let probe = TestProbe()
+        probe.on(.sweepWalked) { _ in try FileManager.default.removeItem(at: caches.appending(path: "sub")) }
+        let report = try TestProbe.$installed.withValue(probe) {
+            try Sweeper(policy: SweepPolicy(maximumCount: 2, lowWatermark: 1)).sweep(caches)
+        }
+        #expect(probe.hits(of: .sweepWalked) == 1)
+        #expect(names(report).isEmpty && report.issues.isEmpty, "\(names(report)) \(report.issues)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: caches.fileSystemPath).filter { $0.hasPrefix("f") }.sorted() == ["f1", "f2"])
+    }
 }
