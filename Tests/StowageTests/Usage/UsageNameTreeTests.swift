@@ -340,6 +340,46 @@ struct UsageNameTreeTests {
         }
     }
 
+    @Test("folders of 255 to 513 entries, around a shared batch's 256 (the batch found empty at 255, of one entry at 256, two at 257, ...), a root that is a file and an empty folder, on 1, 2 and 4 threads: the index tree, each parent before its children")
+    func shareBoundaries() throws {
+        let folder = TestFolder()
+        for width in [255, 256, 257, 511, 512, 513] {
+            let root = Array((folder.path + "/w\(width)").utf8)
+            try RawFiles.makeFolder(root)
+            for index in 0..<width {
+                let name = (index % 3 == 0 ? [0xFF] : []) + Array("e\(index)".utf8)
+                if index % 100 == 7 {
+                    try RawFiles.makeFolder(Self.joined(root, name[...]))
+                    try RawFiles.makeFile(Self.joined(Self.joined(root, name[...]), [0xFE][...]), size: index)
+                } else {
+                    try RawFiles.makeFile(Self.joined(root, name[...]), size: index * 13)
+                }
+            }
+        }
+        try RawFiles.makeFolder(Array((folder.path + "/empty").utf8))
+        try RawFiles.makeFile(Array((folder.path + "/file").utf8), size: 3000)
+        for threads in [1, 2, 4] {
+            var options = UsageOptions()
+            options.threads = threads
+            options.largestFileCount = 0
+            for roots in [[255], [256], [257], [511], [512], [513]].map({ $0.map { folder.path + "/w\($0)" } }) + [[folder.path + "/file"], [folder.path + "/empty"]] {
+                var everything = options
+                everything.breakdownDepth = .max
+                let report = UsageScanner(options: everything).scan(roots.map { URL(filePath: $0) })
+                let probe = TestProbe()
+                let tree = TestProbe.$installed.withValue(probe) { UsageScanner(options: options).scanNameTree(roots.map { URL(filePath: $0) }) }
+                let width = Int(roots[0].split(separator: "w").last ?? "") ?? 0
+                #expect((probe.count(.usageBatchShared) > 0) == (threads > 1 && width >= 256), "\(threads) threads, \(roots): \(probe.count(.usageBatchShared)) shared")
+                let (found, expected) = (Self.entries(tree).sorted(), Self.entries(report).sorted())
+                #expect(found == expected && tree.nodes.count == tree.rootCount + report.breakdown.count, "\(threads) threads, \(roots): \(found.count) entries, \(expected.count) in the index tree")
+                var withoutBreakdown = report
+                withoutBreakdown.breakdown = []
+                #expect(tree.report == withoutBreakdown)
+                Self.expectParentsFirst(tree)
+            }
+        }
+    }
+
     /// How many of this process's descriptors are open on something under `path` (`/proc/self/fd`,
     /// each read with `readlink`: other tests' descriptors are elsewhere).
     static func descriptors(under path: String) -> Int {
