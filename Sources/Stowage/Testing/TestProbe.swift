@@ -26,6 +26,9 @@ final class TestProbe: @unchecked Sendable {
     enum Event: Hashable, Sendable {
         /// A usage scan started (one per ``ScanEngine``, whatever the number of roots).
         case usageScan
+        /// A usage scan handed a batch of a wide folder's entries over to another worker
+        /// (``ScanEngine``'s sharing; counted by the probe in force when the engine was made).
+        case usageBatchShared
         /// A serial walk started (one per `FileTreeWalk.run`: removal walks, audits, the
         /// reclaimable total, disk cache indexes).
         case fileTreeWalk
@@ -127,8 +130,13 @@ final class TestProbe: @unchecked Sendable {
 
     /// Counts `event` in the probe in force, if any.
     static func record(_ event: Event) {
-        guard let probe = current else { return }
-        probe.lock.withLock { probe.counts[event, default: 0] += 1 }
+        current?.record(event)
+    }
+
+    /// Counts `event` in this probe: for work on threads that do not carry the task's probe
+    /// and keep the one in force when they were set up.
+    func record(_ event: Event) {
+        lock.withLock { counts[event, default: 0] += 1 }
     }
 
     /// Counts a durability call on the open file `descriptor` in the probe in force, if any,

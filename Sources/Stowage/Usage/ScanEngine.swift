@@ -24,7 +24,13 @@ import Foundation
 /// in buffers of its own and appends them to the shared tree in one step, under the lock it takes
 /// anyway to push the folder's sub-folders: the entries' indices are known then, and each
 /// sub-folder carries its own (``Work/node``) to its children. No path is made per entry, only
-/// per folder (to open it past the descriptor budget), as without the tree.
+/// per folder (to open it past the descriptor budget), as without the tree. A wide folder is
+/// shared as without the tree (``shareEvery``), and its children stay one range: each worker
+/// leaves its part (nodes, names, sub-folders) in the folder's ``SharedFolder``, and the last part
+/// in appends them all in one step and only then pushes the sub-folders, whose nodes are known
+/// from then on (their descriptors count against the budget while they wait). The tree is
+/// gathered in chunks (``ChunkedStore``), made one array each when the walk is done: no growth
+/// copies it, nor holds it twice.
 ///
 /// `@unchecked Sendable`: every mutable field below is read and written only while `condition`
 /// is locked; per-worker state lives in each worker's own `Accumulator`.
@@ -60,17 +66,27 @@ final class ScanEngine: @unchecked Sendable {
         /// room kept, so that a folder costs no allocation of its own.
         var folderEntries: [UsageNameTree.Node] = []
         var folderNames = NameBytes()
-        var folderSubfolders: [Int32] = []
-        /// The sub-folders of the folder being read, pushed together at its end; emptied for each
+        /// The sub-folders of the folder being read, pushed together at its end (in the tree of
+        /// names, each ``Work/node`` its index in ``folderEntries`` until then); emptied for each
         /// folder, its room kept.
         var subfolders: [Work] = []
+
+        /// Gives the room of the folder buffers back (``ScanEngine/keptRoom``).
+        mutating func releaseRoom() {
+            folderEntries = []
+            folderNames = NameBytes()
+            subfolders = []
+        }
     }
 
     let options: UsageOptions
     /// Whether the walk builds the tree of names (``takeNameTree(report:)``) instead of breakdown items.
     let buildsNameTree: Bool
     private let condition = NSCondition()
-    private var pending: [Work] = []
+    // `@exclusivity(unchecked)` below: fields changed many times a folder, only under `condition`
+    // and never by an access that overlaps another on the same thread, whose run-time check (the
+    // only one there: it never sees other threads) cost more than the appends it guarded.
+    @exclusivity(unchecked) private var pending: [Work] = []
     private var busy = 0
     /// Workers waiting for work.
     private var waiting = 0
@@ -89,9 +105,10 @@ final class ScanEngine: @unchecked Sendable {
     private var countedIn: [Int?] = []
     private var items: [UsageItem] = []
     /// The tree of names (``buildsNameTree``): the roots first, then each folder's entries as
-    /// they are read, with their own figures (``UsageNameTree/init(walked:names:report:)`` adds them up).
-    private var treeNodes: [UsageNameTree.Node] = []
-    private var treeNames: [UInt8] = []
+    /// they are read, with their own figures (``UsageNameTree/init(walked:names:report:)`` adds them up);
+    /// in chunks (256 KB of nodes, 64 KB of names), made arrays once the walk is done.
+    @exclusivity(unchecked) private var treeNodes = ChunkedStore<UsageNameTree.Node>(chunkShift: 12)
+    @exclusivity(unchecked) private var treeNames = ChunkedStore<UInt8>(chunkShift: 16)
     private var issues: [UsageIssue] = []
     private var merged: [Accumulator] = []
     /// Workers started besides the calling thread, and those of them still running.
@@ -107,6 +124,11 @@ final class ScanEngine: @unchecked Sendable {
     private static let descriptorBudget = 256
     private var progressEntries = 0
     private var progressAllocated: Int64 = 0
+    #if DEBUG
+    /// The probe in force where the engine was made, which counts the batches shared (the
+    /// workers' threads do not carry the task's).
+    private let probe = TestProbe.current
+    #endif
 
     /// An engine for one scan, building the tree of names instead of breakdown items when
     /// `buildsNameTree`. Created in the task that asks for the scan (which counts it,
@@ -148,8 +170,8 @@ final class ScanEngine: @unchecked Sendable {
         if buildsNameTree {
             for root in roots {
                 let bytes = RawPath(root).bytes
-                treeNodes.append(UsageNameTree.Node(nameStart: treeNames.count, nameCount: Int32(bytes.count), parentIndex: -1,
-                                                    logicalBytes: 0, allocatedBytes: 0, fileCount: 0, seconds: .min, isFolder: false))
+                treeNodes.append(contentsOf: [UsageNameTree.Node(nameStart: treeNames.count, nameCount: Int32(bytes.count), parentIndex: -1,
+                                                                 logicalBytes: 0, allocatedBytes: 0, fileCount: 0, seconds: .min, isFolder: false)])
                 treeNames.append(contentsOf: bytes)
             }
         }
@@ -312,10 +334,19 @@ final class ScanEngine: @unchecked Sendable {
         return work
     }
 
-    /// Closes the descriptors of work left over after a cancelled scan.
+    /// Closes the descriptors of work left over after a cancelled scan. A shared folder's batch
+    /// left unexamined is its folder's last part all the same (with no entry), so that the
+    /// entries its other parts hold join the tree, and their sub-folders are closed with the rest.
     private func closeLeftovers() {
         condition.withLock {
-            for work in pending { if let fd = work.descriptor { DirectoryStream.discard(fd) } }
+            let left = pending
+            pending.removeAll()
+            for work in left {
+                guard let folder = work.shared?.folder else { continue }
+                folder.outstanding -= 1
+                if folder.outstanding == 0 { assemble(folder, folder: work.node) }
+            }
+            for work in left + pending { if let fd = work.descriptor { DirectoryStream.discard(fd) } }
             pending.removeAll()
             openPending = 0
         }
@@ -364,8 +395,8 @@ final class ScanEngine: @unchecked Sendable {
     /// Examines the entries `source` gives, of the folder of `work` open as `stream`: each is
     /// counted, and its sub-folders pushed. A wide folder read from its stream is shared: every
     /// ``shareEvery`` entries, when nothing is pending, the next ``shareEvery`` are handed over
-    /// to the other workers (``SharedEntries``) and this worker goes on with the rest. Not in the
-    /// tree of names, whose children of a folder must be one range.
+    /// to the other workers (``SharedEntries``) and this worker goes on with the rest; in the tree
+    /// of names, each part of the folder's children is then appended by the last (``SharedFolder``).
     private func examine<Source: EntrySource>(_ work: Work, from source: inout Source, stream: DirectoryStream, budget: Int,
                                               into accumulator: inout Accumulator) {
         let follow = options.followsSymbolicLinks
@@ -385,13 +416,14 @@ final class ScanEngine: @unchecked Sendable {
         if buildsTree {
             accumulator.folderEntries.removeAll(keepingCapacity: true)
             accumulator.folderNames.count = 0
-            accumulator.folderSubfolders.removeAll(keepingCapacity: true)
         }
         accumulator.subfolders.removeAll(keepingCapacity: true)
         // What this folder holds, added to its root and to its breakdown items once, at the end.
         var contents = UsageTotals()
-        let shares = !buildsTree && work.shared == nil && maximumHelpers > 0
+        let shares = work.shared == nil && maximumHelpers > 0
         var untilShareCheck = Self.shareEvery
+        // The tree of names' assembly of this folder's children, once a batch is handed over.
+        var sharedFolder: SharedFolder?
         do {
             while true {
                 // Before the next entry is taken: handing entries over reads on, and an entry's
@@ -400,7 +432,7 @@ final class ScanEngine: @unchecked Sendable {
                     untilShareCheck -= 1
                     if untilShareCheck == 0 {
                         untilShareCheck = Self.shareEvery
-                        try share(from: &source, of: work, stream: stream, roots: accumulator.roots.count)
+                        try share(from: &source, of: work, stream: stream, roots: accumulator.roots.count, folder: &sharedFolder)
                     }
                 }
                 guard let entry = try source.nextEntry() else { break }
@@ -456,7 +488,6 @@ final class ScanEngine: @unchecked Sendable {
                                                                         seconds: status.modificationWholeSeconds,
                                                                         isFolder: isFolder))
                     accumulator.folderNames.append(name, count: length)
-                    if isFolder { accumulator.folderSubfolders.append(Int32(accumulator.folderEntries.count - 1)) }
                 }
 
                 guard isFolder || listsChildren || (isFile && accumulator.largest.wouldKeep(status)) else { continue }
@@ -477,7 +508,8 @@ final class ScanEngine: @unchecked Sendable {
                         opened += 1
                     }
                     accumulator.subfolders.append(Work(path: childPath, descriptor: descriptor, rootLength: work.rootLength, root: work.root,
-                                                       depth: childDepth, items: childItems, rootDevice: work.rootDevice))
+                                                       depth: childDepth, items: childItems, rootDevice: work.rootDevice,
+                                                       node: buildsTree ? Int32(accumulator.folderEntries.count - 1) : -1))
                 }
             }
         } catch {
@@ -487,26 +519,37 @@ final class ScanEngine: @unchecked Sendable {
         accumulator.entries += contents.fileCount + contents.folderCount + contents.symbolicLinkCount + contents.otherCount
         accumulator.allocated += contents.allocatedBytes
         for item in work.items { accumulator.items[item, default: UsageTotals()].add(contents) }
-        if !accumulator.subfolders.isEmpty || !accumulator.folderEntries.isEmpty {
+        let assembly = work.shared?.folder ?? sharedFolder
+        if assembly != nil || !accumulator.subfolders.isEmpty || !accumulator.folderEntries.isEmpty {
             condition.lock()
-            if !accumulator.folderEntries.isEmpty {
-                let first = treeNodes.count, nameBase = treeNames.count
-                treeNodes[Int(work.node)].firstChild = Int32(first)
-                treeNodes[Int(work.node)].childCount = Int32(accumulator.folderEntries.count)
-                treeNodes.append(contentsOf: accumulator.folderEntries)
-                treeNodes.withUnsafeMutableBufferPointer { nodes in
-                    for index in first..<nodes.count { nodes[index].nameStart += nameBase }
-                }
-                treeNames.append(contentsOf: accumulator.folderNames.bytes[..<accumulator.folderNames.count])
-                for (index, entry) in accumulator.folderSubfolders.enumerated() { accumulator.subfolders[index].node = Int32(first) + entry }
+            openPending += opened  // sub-folders held in a shared folder's parts count too
+            if let assembly {
+                // A part of a shared folder's children: the last part in appends them all.
+                // Copies of their exact size: the buffers keep their room for the next folder.
+                assembly.parts.append(SharedFolder.Part(nodes: accumulator.folderEntries.withUnsafeBufferPointer { Array($0) },
+                                                        names: Array(accumulator.folderNames.bytes[..<accumulator.folderNames.count]),
+                                                        subfolders: accumulator.subfolders.withUnsafeBufferPointer { Array($0) }))
+                assembly.outstanding -= 1
+                if assembly.outstanding == 0 { assemble(assembly, folder: work.node) }
+            } else if buildsTree {
+                let first = treeNodes.count
+                appendToTree(&accumulator.folderEntries, names: accumulator.folderNames.bytes[..<accumulator.folderNames.count],
+                             subfolders: &accumulator.subfolders)
+                setChildren(of: work.node, from: first)
+            } else {
+                pending.append(contentsOf: accumulator.subfolders)
             }
-            openPending += opened
-            pending.append(contentsOf: accumulator.subfolders)
             startHelperIfWanted(roots: accumulator.roots.count)
             condition.broadcast()
             condition.unlock()
         }
+        if accumulator.folderEntries.capacity > Self.keptRoom { accumulator.releaseRoom() }
     }
+
+    /// The most entries of a folder whose room a worker keeps for the next: a wider folder's
+    /// (`/usr/share/man/man1`: 17,848 entries, 2 MB of nodes and 1 MB of names as the room
+    /// grows) is given back once the folder is appended, not held through the rest of the walk.
+    static let keptRoom = 4096
 
     /// How many entries a worker examines between two looks for a worker to share a wide
     /// folder with, and how many it then hands over: a few hundred `fstatat`s, a fraction of a
@@ -517,20 +560,59 @@ final class ScanEngine: @unchecked Sendable {
     /// is pending: one batch is kept ahead of them, so that a worker done with the last finds
     /// the next waiting (handing over only to a worker already waiting left it waiting again for
     /// each batch); a worker is started if the scan may have one more.
-    private func share<Source: EntrySource>(from source: inout Source, of work: Work, stream: DirectoryStream, roots: Int) throws {
+    private func share<Source: EntrySource>(from source: inout Source, of work: Work, stream: DirectoryStream, roots: Int,
+                                            folder: inout SharedFolder?) throws {
         let wanted = condition.withLock { pending.isEmpty && !cancelled }
         guard wanted else { return }
-        var shared = SharedEntries(stream: stream)
+        if buildsNameTree && folder == nil { folder = SharedFolder() }
+        var shared = SharedEntries(stream: stream, folder: folder)
         while shared.entries.count < Self.shareEvery, let entry = try source.nextEntry() { shared.append(entry) }
         guard !shared.entries.isEmpty else { return }
         var handed = work
         handed.descriptor = nil
         handed.shared = shared
+        #if DEBUG
+        probe?.record(.usageBatchShared)
+        #endif
         condition.withLock {
+            folder?.outstanding += 1
             pending.append(handed)
             if waiting == 0 && helpers < maximumHelpers { startHelper(roots: roots) }
             condition.broadcast()
         }
+    }
+
+    /// Appends a folder's entries (`nodes`, each ``UsageNameTree/Node/nameStart`` in `names`) to
+    /// the tree of names after those there, and pushes its `subfolders` (each ``Work/node`` the
+    /// index of its entry in `nodes`, made the tree's). Called with `condition` locked.
+    private func appendToTree(_ nodes: inout [UsageNameTree.Node], names: ArraySlice<UInt8>, subfolders: inout [Work]) {
+        let first = treeNodes.count, nameBase = treeNames.count
+        nodes.withUnsafeMutableBufferPointer { nodes in
+            for index in nodes.indices { nodes[index].nameStart += nameBase }
+            treeNodes.append(contentsOf: UnsafeBufferPointer(nodes))
+        }
+        treeNames.append(contentsOf: names)
+        for index in subfolders.indices { subfolders[index].node += Int32(first) }
+        pending.append(contentsOf: subfolders)
+    }
+
+    /// Makes the nodes from `first` to the last the children of `folder`'s node. Called with
+    /// `condition` locked.
+    private func setChildren(of folder: Int32, from first: Int) {
+        guard treeNodes.count > first else { return }
+        treeNodes[Int(folder)].firstChild = Int32(first)
+        treeNodes[Int(folder)].childCount = Int32(treeNodes.count - first)
+    }
+
+    /// Appends the children of a shared folder, its parts one after the other, as one range of
+    /// `folder`'s node, and pushes their sub-folders (not pushed before: their nodes were not
+    /// known). Called with `condition` locked, by the worker that deposited the last part.
+    private func assemble(_ shared: SharedFolder, folder: Int32) {
+        let first = treeNodes.count
+        while var part = shared.parts.popLast() {  // taken out: its buffers are then its own, changed in place
+            appendToTree(&part.nodes, names: part.names[...], subfolders: &part.subfolders)
+        }
+        setChildren(of: folder, from: first)
     }
 
     private func isExcluded(_ name: UnsafePointer<CChar>, relativeTo work: Work) -> Bool {
@@ -564,10 +646,7 @@ final class ScanEngine: @unchecked Sendable {
     /// The tree of names the walk built (``buildsNameTree``), finished with `report`, the one
     /// ``run(roots:)`` returned (whose roots give the roots' figures); taken out, not copied.
     func takeNameTree(report: UsageReport) -> UsageNameTree {
-        let (nodes, names) = condition.withLock { () -> ([UsageNameTree.Node], [UInt8]) in
-            defer { (treeNodes, treeNames) = ([], []) }
-            return (treeNodes, treeNames)
-        }
+        let (nodes, names) = condition.withLock { (treeNodes.joined(), treeNames.joined()) }
         return UsageNameTree(walked: nodes, names: names, report: report)
     }
 
@@ -616,6 +695,9 @@ extension DirectoryStream: EntrySource {}
 /// descriptor they are examined through (it stays open while they are pending).
 struct SharedEntries {
     let stream: DirectoryStream
+    /// Where the tree of names gathers the folder's children (``ScanEngine/buildsNameTree``);
+    /// `nil` otherwise.
+    let folder: SharedFolder?
     private(set) var names: [CChar] = []
     /// Where a name starts in ``names``, its length, and the kind the folder reported
     /// (``DirectoryEntry/type``).
@@ -627,7 +709,10 @@ struct SharedEntries {
 
     private(set) var entries: [Entry] = []
 
-    init(stream: DirectoryStream) { self.stream = stream }
+    init(stream: DirectoryStream, folder: SharedFolder?) {
+        self.stream = stream
+        self.folder = folder
+    }
 
     mutating func append(_ entry: DirectoryEntry) {
         entries.append(Entry(start: names.count, length: entry.nameLength, type: entry.type))
@@ -647,4 +732,25 @@ struct SharedEntries {
             return DirectoryEntry(name: names + entry.start, nameLength: entry.length, type: entry.type)
         }
     }
+}
+
+/// A wide folder of the tree of names whose entries several workers examine (``SharedEntries``):
+/// each leaves its part of the folder's children here, the one that read the folder last (its
+/// entries not handed over), and the last part in appends them all to the tree as one range.
+///
+/// `@unchecked Sendable`: its fields are read and written only while the engine's `condition` is
+/// locked.
+final class SharedFolder: @unchecked Sendable {
+    /// One worker's part: its entries' nodes (each ``UsageNameTree/Node/nameStart`` in ``names``),
+    /// their names, and its sub-folders (each ``ScanEngine/Work/node`` the index of its entry in
+    /// ``nodes``), which wait here with their descriptors until the folder is appended.
+    struct Part {
+        var nodes: [UsageNameTree.Node]
+        var names: [UInt8]
+        var subfolders: [ScanEngine.Work]
+    }
+
+    /// Parts not yet left: the reading worker's own, and one for each batch handed over.
+    var outstanding = 1
+    var parts: [Part] = []
 }

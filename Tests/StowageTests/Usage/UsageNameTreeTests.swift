@@ -171,6 +171,135 @@ struct UsageNameTreeTests {
         #expect(tree.nodes.count > 40)
     }
 
+    /// Fills the folder `path` with `width` entries: files of several sizes, a third of them named
+    /// with bytes that are not UTF-8, every 50 entries a sub-folder holding two files and a group of
+    /// three hard links to one file (`hl-K-a`, `hl-K-b`, `hl-K-c`, ``linkGroup(_:)``).
+    static func makeWideFolder(at path: [UInt8], width: Int) throws {
+        var made = 0, index = 0
+        while made < width {
+            let entry = Array("-\(index)".utf8)
+            switch index % 50 {
+            case 0:
+                let sub = joined(path, (Array("sub".utf8) + entry)[...])
+                try RawFiles.makeFolder(sub)
+                try RawFiles.makeFile(joined(sub, Array("one".utf8)[...]), size: 100 + index)
+                try RawFiles.makeFile(joined(sub, ([0xFF] + Array("two".utf8))[...]), size: 5000)
+                made += 1
+            case 1:
+                let group = Array("hl\(index)-".utf8)
+                let first = joined(path, (group + Array("a".utf8))[...])
+                try RawFiles.makeFile(first, size: 7000 + index)
+                for last in ["b", "c"] {
+                    let made = RawFiles.withPath(first) { from in RawFiles.withPath(joined(path, (group + Array(last.utf8))[...])) { link(from, $0) } }
+                    try #require(made == 0, "link")
+                }
+                made += 3
+            default:
+                let name = (index % 3 == 0 ? [0xC3, 0x28, 0xFF] : Array("é".utf8)) + Array("f".utf8) + entry
+                try RawFiles.makeFile(joined(path, name[...]), size: index * 37 % 9000)
+                made += 1
+            }
+            index += 1
+        }
+    }
+
+    /// `path` with a hard link's last byte (`hl-K-a`, `-b`, `-c`) left out: which name of the group
+    /// a scan on several threads counts depends on the order its workers meet them.
+    static func linkGroup(_ path: [UInt8]) -> [UInt8] {
+        let name = path.split(separator: UInt8(ascii: "/")).last ?? []
+        return name.starts(with: Array("hl".utf8)) ? Array(path.dropLast()) : path
+    }
+
+    /// Expects every node but a root in its parent's children, after it, and the children's
+    /// ranges not to overlap (they hold every node but the roots once).
+    static func expectParentsFirst(_ tree: UsageNameTree, sourceLocation: SourceLocation = #_sourceLocation) {
+        for index in tree.rootCount..<tree.nodes.count {
+            let parent = Int(tree.nodes[index].parentIndex)
+            guard parent < 0 || parent >= index || !tree.children(of: parent).contains(index) else { continue }
+            Issue.record("node \(index) under \(parent)", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(tree.nodes.reduce(0) { $0 + Int($1.childCount) } == tree.nodes.count - tree.rootCount, sourceLocation: sourceLocation)
+    }
+
+    @Test("folders wider than a batch (3 x 1,000 entries, sub-folders, hard links, names not UTF-8) shared between the workers: the index tree and du's sums with 1, 2 and 4 threads, each parent before its children")
+    func wideFoldersShared() throws {
+        let folder = TestFolder()
+        let root = Array((folder.path + "/wide").utf8)
+        try RawFiles.makeFolder(root)
+        try Self.makeWideFolder(at: root, width: 1000)
+        for name in ["wide-a", "wide-b"] {
+            let wide = Self.joined(root, Array(name.utf8)[...])
+            try RawFiles.makeFolder(wide)
+            try Self.makeWideFolder(at: wide, width: 1000)
+        }
+        let path = folder.path + "/wide"
+        let (allocated, logical) = (try UsageScannerTests.du(["-B1"], path), try UsageScannerTests.du(["-b"], path))
+        for threads in [1, 2, 4] {
+            var options = UsageOptions()
+            options.threads = threads
+            options.largestFileCount = 0  // which of equal files is among the largest depends on the threads
+            var everything = options
+            everything.breakdownDepth = .max
+            let report = UsageScanner(options: everything).scan([URL(filePath: path)])
+            let probe = TestProbe()
+            let tree = TestProbe.$installed.withValue(probe) { UsageScanner(options: options).scanNameTree([URL(filePath: path)]) }
+            // The root is read first and alone: at its 256th entry nothing is pending, so a worker
+            // that may have helpers hands the next batch over.
+            #expect((probe.count(.usageBatchShared) > 0) == (threads > 1), "\(threads) threads: \(probe.count(.usageBatchShared)) batches shared")
+            let canonical = { (entries: [Entry]) in entries.map { entry in
+                var entry = entry
+                entry.path = Self.linkGroup(entry.path)
+                return entry
+            }.sorted() }
+            let (found, expected) = (canonical(Self.entries(tree)), canonical(Self.entries(report)))
+            #expect(found.count == expected.count && found.count == 1 + 2 + 3 * 1000 - 3 * 20 * 2 + 3 * 20 * 2,  // the root, wide-a and -b, the entries less two names of each group of hard links, the sub-folders' files
+                    "\(threads) threads: \(found.count) entries")
+            for (a, b) in zip(found, expected) where a != b {
+                Issue.record("\(threads) threads: name tree \(a), index tree \(b)")
+                break
+            }
+            if threads == 1 { _ = Self.expectSame(report, tree) }
+            var withoutBreakdown = report
+            withoutBreakdown.breakdown = []
+            #expect(tree.report == withoutBreakdown, "\(threads) threads")
+            Self.expectParentsFirst(tree)
+            #expect(tree.nodes[0].allocatedBytes == allocated && tree.nodes[0].logicalBytes == logical, "\(threads) threads: du's sums")
+            #expect(tree.report.skippedHardLinkCount == 3 * 20 * 2 && tree.report.issues.isEmpty, "\(threads) threads")
+        }
+    }
+
+    @Test("a scan cancelled while a batch of a wide folder waits: every entry it counted is in the tree (the batch left unexamined completes its folder), each parent before its children")
+    func wideFolderCancelled() throws {
+        let folder = TestFolder()
+        let path = folder.path + "/wide"
+        try RawFiles.makeFolder(Array(path.utf8))
+        // Wide enough that the worker reading it is still at it when the helper, started at the
+        // first batch, has taken that batch (about 23 batches of 256 entries).
+        try Self.makeWideFolder(at: Array(path.utf8), width: 6000)
+        var options = UsageOptions()
+        options.threads = 2
+        options.largestFileCount = 0
+        let probe = TestProbe()
+        let engine = TestProbe.$installed.withValue(probe) { ScanEngine(options: options, buildsNameTree: true) }
+        // The helper reports progress when it has examined the first batch, and waits there until
+        // the worker reading the folder has handed the second over (pending: the helper is here);
+        // then the scan is cancelled, and that batch is never examined.
+        engine.reporter = ProgressReporter(interval: .zero) { [engine, probe] _ in
+            let deadline = ContinuousClock.now + .seconds(30)
+            while probe.count(.usageBatchShared) < 2 && ContinuousClock.now < deadline { usleep(200) }
+            engine.cancel()
+        }
+        let report = engine.run(roots: [path])
+        let tree = engine.takeNameTree(report: report)
+        let totals = report.totals
+        #expect(report.wasCancelled && probe.count(.usageBatchShared) == 2)
+        #expect(tree.nodes.count == totals.fileCount + totals.folderCount + totals.symbolicLinkCount + totals.otherCount,
+                "every entry counted (\(totals.fileCount) files) is in the tree (\(tree.nodes.count) nodes)")
+        #expect(tree.nodes.count < 6000 && tree.children(of: 0).count == tree.nodes.count - 1, "the sub-folders are never read")
+        Self.expectParentsFirst(tree)
+    }
+
     @Test("a modification time a nanosecond short of a whole second keeps its second, in the report and the tree of names (a Double of seconds and nanoseconds rounded it up)")
     func modificationSecondsExact() throws {
         let folder = TestFolder()

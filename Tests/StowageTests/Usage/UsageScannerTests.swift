@@ -71,7 +71,9 @@ struct UsageScannerTests {
         for threads in [1, 2, 4] {
             var options = UsageOptions()
             options.threads = threads
-            let report = UsageScanner(options: options).scan([URL(filePath: root)])
+            let probe = TestProbe()
+            let report = TestProbe.$installed.withValue(probe) { UsageScanner(options: options).scan([URL(filePath: root)]) }
+            #expect((probe.count(.usageBatchShared) > 0) == (threads > 1), "\(threads) threads: the folder shared")
             #expect(report.allocatedBytes == (try Self.du(["-B1"], root)), "\(threads) threads")
             #expect(report.logicalBytes == (try Self.du(["-b"], root)), "\(threads) threads")
             #expect(report.totals.fileCount == 3040, "\(threads) threads: hard links count once")
