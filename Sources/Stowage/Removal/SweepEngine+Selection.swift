@@ -6,14 +6,17 @@ extension SweepEngine {
     /// Chooses the victims; nothing is removed.
     ///
     /// - Parameter progress: Called after each file examined, with the files examined so far by
-    ///   both walks; when it returns `false` the selection stops and throws `CancellationError`.
+    ///   both walks (a walk made again for pinned files among the chosen counts none again);
+    ///   when it returns `false` the selection stops and throws `CancellationError`.
     func select(progress: Progress? = nil) throws -> Selection {
         var examined = 0
         var examinedAllocated: Int64 = 0
-        func examine(_ status: FileStatus) throws {
+        func examine(_ status: FileStatus, counted: Bool = true) throws {
             guard let progress else { return }
-            examined += 1
-            examinedAllocated += status.allocatedSize
+            if counted {
+                examined += 1
+                examinedAllocated += status.allocatedSize
+            }
             if !progress(examined, examinedAllocated) { throw CancellationError() }
         }
         var totalFiles = knownTotals?.files ?? 0
@@ -82,7 +85,7 @@ extension SweepEngine {
                 }
                 seenFiles += 1
                 seenAllocated += status.allocatedSize
-                if firstPass { try examine(status) }
+                try examine(status, counted: firstPass)
                 if removesEverything {
                     if isPinned(entry) {
                         pinned += 1

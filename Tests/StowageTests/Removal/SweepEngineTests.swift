@@ -222,4 +222,25 @@ struct SweepEngineTests {
         #expect(names(byCount) == ["f1", "f4"])
         #expect(byCount.pinnedItemCount == 3, "f0, f2 and f3 rank before f4")
     }
+
+    @Test("a cancellation while the walk is made again for pinned files among the chosen is heeded there: the dry run, as the real run, ends cancelled with nothing chosen")
+    func cancelledWhileWalkingAgain() throws {
+        for dryRun in [true, false] {
+            let folder = TestFolder()
+            let (_, caches) = try makeCaches(folder, count: 8)
+            // Two files over the count: the first choosing walk takes f0 and f1, f0 is pinned.
+            try SweeperItemTests().pinFile(caches.appending(path: "f0"))
+            let flag = CancellationFlag()
+            let probe = TestProbe()
+            probe.on(.sweepWalked) { hit in if hit == 1 { flag.cancel() } }
+            let root = try OpenFile.openFolder(atPath: caches.fileSystemPath, followingLinks: false)
+            let report = try TestProbe.$installed.withValue(probe) {
+                try Removal.run(root: root, path: caches.fileSystemPath, .limits(SweepPolicy(maximumCount: 6, lowWatermark: 1)),
+                                dryRun: dryRun, cancellation: flag)
+            }
+            #expect(probe.hits(of: .sweepWalked) == 1, "dry run \(dryRun): cancelled during the second choosing walk")
+            #expect(report.wasCancelled && report.removed.isEmpty, "dry run \(dryRun): \(names(report))")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: caches.fileSystemPath).filter { $0.hasPrefix("f") }.count == 8)
+        }
+    }
 }
