@@ -6,14 +6,17 @@ extension SweepEngine {
     /// Chooses the victims; nothing is removed.
     ///
     /// - Parameter progress: Called after each file examined, with the files examined so far by
-    ///   both walks; when it returns `false` the selection stops and throws `CancellationError`.
+    ///   both walks (a walk made again for pinned files among the chosen counts none again);
+    ///   when it returns `false` the selection stops and throws `CancellationError`.
     func select(progress: Progress? = nil) throws -> Selection {
         var examined = 0
         var examinedAllocated: Int64 = 0
-        func examine(_ status: FileStatus) throws {
+        func examine(_ status: FileStatus, counted: Bool = true) throws {
             guard let progress else { return }
-            examined += 1
-            examinedAllocated += status.allocatedSize
+            if counted {
+                examined += 1
+                examinedAllocated += status.allocatedSize
+            }
             if !progress(examined, examinedAllocated) { throw CancellationError() }
         }
         var totalFiles = knownTotals?.files ?? 0
@@ -48,11 +51,14 @@ extension SweepEngine {
 
         // Pins of the files offered by size, count or pressure are read for the chosen only, after
         // the walk (a pin is a system call per file, and few files are pinned): the walk chooses
-        // as if none were, then each chosen file's pin is read; one found pinned is set aside and
-        // the walk made again without it, so that the next in order takes its place. What is
-        // chosen is what reading every pin first chose: the most deserving unpinned files.
+        // as if none were, then each chosen file's pin is read; when some are pinned they are set
+        // aside and the walk made once more, reading the pin of each file it would keep as it
+        // goes (as many walks as pinned files otherwise: one each, when one file is to go). What
+        // is chosen is what reading every pin first chose: the most deserving unpinned files; the
+        // pinned files counted are those ranked before the last of them.
         var setAside: Set<RawPath> = []  // chosen, found pinned: kept, not offered again
         var readUnpinned: Set<RawPath> = []  // chosen, found not pinned: not read again
+        var pinnedMet: [Candidate] = []  // found pinned by the last walk as it went
         var firstPass = true
         var forced: [Candidate] = []
         var forcedAllocated: Int64 = 0
@@ -64,6 +70,7 @@ extension SweepEngine {
         while true {
             (forced, forcedAllocated, forcedCount, pinned, seenFiles, seenAllocated) = ([], 0, 0, 0, 0, 0)
             heap = VictimHeap(order: policy.order)
+            pinnedMet = []
             try walk(recording: true) { entry, kind in
                 let status = entry.status
                 switch kind {
@@ -78,7 +85,7 @@ extension SweepEngine {
                 }
                 seenFiles += 1
                 seenAllocated += status.allocatedSize
-                if firstPass { try examine(status) }
+                try examine(status, counted: firstPass)
                 if removesEverything {
                     if isPinned(entry) {
                         pinned += 1
@@ -106,10 +113,18 @@ extension SweepEngine {
                 }
                 if heap.wouldDrop(offered, bytes: bytesToFree - forcedAllocated, count: countToFree - forcedCount) { return }
                 guard reliefMayFree(entry) else { return }
+                if !firstPass, !readUnpinned.contains(offered.path) {
+                    if isPinned(entry) {
+                        pinnedMet.append(offered)
+                        return
+                    }
+                    readUnpinned.insert(offered.path)
+                }
                 heap.insert(offered)
                 heap.trim(bytes: bytesToFree - forcedAllocated, count: countToFree - forcedCount)
             }
             heap.trim(bytes: bytesToFree - forcedAllocated, count: countToFree - forcedCount)
+            pinned += pinnedMet.filter { !heap.wouldDrop($0, bytes: bytesToFree - forcedAllocated, count: countToFree - forcedCount) }.count
             try FaultPoint.sweepWalked.reach()
             let unread = heap.items.filter { !readUnpinned.contains($0.path) }
             let found = Set(unread.filter(isPinned).map(\.path))

@@ -24,8 +24,9 @@ import Foundation
 /// Selection is two walks, through file descriptors: the first totals the files (only for size
 /// and count limits, and not when the caller knows the totals), the second offers each to a
 /// ``VictimHeap`` that keeps only the files that must go; the pins of those are read then, and
-/// the second walk is made again only when some of them are pinned. Memory grows with the victims and the number of folders, never with all
-/// the files.
+/// only when some of them are pinned is the second walk made once more, reading as it goes the
+/// pins of the files it keeps. Memory grows with the victims and the number of folders, never
+/// with all the files.
 ///
 /// `@unchecked Sendable`: only ``remove(_:)`` runs threads, and they read nothing but the
 /// immutable root; what they find goes into their own outcomes, merged after they finish.

@@ -194,4 +194,53 @@ struct SweepEngineTests {
         #expect(names(report).isEmpty && report.issues.isEmpty, "\(names(report)) \(report.issues)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: caches.fileSystemPath).filter { $0.hasPrefix("f") }.sorted() == ["f1", "f2"])
     }
+
+    @Test("many pinned files among the least recently used cost one walk more, not one walk per pinned file: the same file goes, each pinned file counted once")
+    func manyPinnedAmongChosen() throws {
+        let folder = TestFolder()
+        let (_, caches) = try makeCaches(folder, count: 24)
+        // One file over the count: each walk that reads no pin chooses one file, and the 20 least
+        // recently used are pinned, so choosing walk after walk would take 21 walks of the tree.
+        for index in 0..<20 { try SweeperItemTests().pinFile(caches.appending(path: "f\(index)")) }
+        let probe = TestProbe()
+        let report = try TestProbe.$installed.withValue(probe) {
+            try Sweeper(policy: SweepPolicy(maximumCount: 23, lowWatermark: 1)).sweep(caches)
+        }
+        #expect(probe.hits(of: .sweepWalked) <= 2, "\(probe.hits(of: .sweepWalked)) choosing walks")
+        #expect(names(report) == ["f20"])
+        #expect(report.pinnedItemCount == 20)
+        #expect(report.keptFileCount == 23 && report.issues.isEmpty, "\(report.issues)")
+        // Two over, f0, f2 and f3 pinned: walks without pins would choose f0 f1, f1 f2, f1 f3, f1 f4.
+        let other = TestFolder()
+        let spread = try makeCaches(other, count: 8).1
+        for index in [0, 2, 3] { try SweeperItemTests().pinFile(spread.appending(path: "f\(index)")) }
+        let second = TestProbe()
+        let byCount = try TestProbe.$installed.withValue(second) {
+            try Sweeper(policy: SweepPolicy(maximumCount: 6, lowWatermark: 1)).sweep(spread, dryRun: true)
+        }
+        #expect(second.hits(of: .sweepWalked) <= 2)
+        #expect(names(byCount) == ["f1", "f4"])
+        #expect(byCount.pinnedItemCount == 3, "f0, f2 and f3 rank before f4")
+    }
+
+    @Test("a cancellation while the walk is made again for pinned files among the chosen is heeded there: the dry run, as the real run, ends cancelled with nothing chosen")
+    func cancelledWhileWalkingAgain() throws {
+        for dryRun in [true, false] {
+            let folder = TestFolder()
+            let (_, caches) = try makeCaches(folder, count: 8)
+            // Two files over the count: the first choosing walk takes f0 and f1, f0 is pinned.
+            try SweeperItemTests().pinFile(caches.appending(path: "f0"))
+            let flag = CancellationFlag()
+            let probe = TestProbe()
+            probe.on(.sweepWalked) { hit in if hit == 1 { flag.cancel() } }
+            let root = try OpenFile.openFolder(atPath: caches.fileSystemPath, followingLinks: false)
+            let report = try TestProbe.$installed.withValue(probe) {
+                try Removal.run(root: root, path: caches.fileSystemPath, .limits(SweepPolicy(maximumCount: 6, lowWatermark: 1)),
+                                dryRun: dryRun, cancellation: flag)
+            }
+            #expect(probe.hits(of: .sweepWalked) == 1, "dry run \(dryRun): cancelled during the second choosing walk")
+            #expect(report.wasCancelled && report.removed.isEmpty, "dry run \(dryRun): \(names(report))")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: caches.fileSystemPath).filter { $0.hasPrefix("f") }.count == 8)
+        }
+    }
 }
