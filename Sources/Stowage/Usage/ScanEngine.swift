@@ -441,25 +441,32 @@ final class ScanEngine: @unchecked Sendable {
                 if excludes && isExcluded(name, relativeTo: work) { continue }
                 var status: FileStatus
                 var descriptor: Int32?
-                if opensFoldersFirst && entry.isReportedFolder && opened < budget, let fd = stream.openFolder(name, followingLinks: false) {
-                    // The status of the folder opened; should that fail, the name's, as for any entry.
-                    if let own = try? Sys.fstat(fd) {
-                        status = own
-                        descriptor = fd
-                        opened += 1
+                // An entry whose status cannot be read (a link to itself when links are followed:
+                // ELOOP) is an issue of its own, as in du; the folder's other entries are counted.
+                do {
+                    if opensFoldersFirst && entry.isReportedFolder && opened < budget, let fd = stream.openFolder(name, followingLinks: false) {
+                        // The status of the folder opened; should that fail, the name's, as for any entry.
+                        if let own = try? Sys.fstat(fd) {
+                            status = own
+                            descriptor = fd
+                            opened += 1
+                        } else {
+                            DirectoryStream.discard(fd)
+                            guard let own = try stream.status(of: name, followingLinks: false) else { continue }
+                            status = own
+                        }
                     } else {
-                        DirectoryStream.discard(fd)
-                        guard let own = try stream.status(of: name, followingLinks: false) else { continue }
-                        status = own
+                        guard let found = try stream.status(of: name, followingLinks: follow) else { continue }
+                        status = found
+                        if follow, case .symbolicLink = status.kind {
+                            // A dangling link: count the link itself.
+                            guard let own = try stream.status(of: name, followingLinks: false) else { continue }
+                            status = own
+                        }
                     }
-                } else {
-                    guard let found = try stream.status(of: name, followingLinks: follow) else { continue }
-                    status = found
-                    if follow, case .symbolicLink = status.kind {
-                        // A dangling link: count the link itself.
-                        guard let own = try stream.status(of: name, followingLinks: false) else { continue }
-                        status = own
-                    }
+                } catch {
+                    record(UsageIssue(pathBytes: work.path.appending(cName: name, length: entry.nameLength).bytes, error: error))
+                    continue
                 }
                 // Matched, not compared with ==: Kind's == is a call through Equatable's witness.
                 let isFolder: Bool, isFile: Bool

@@ -269,7 +269,7 @@ struct UsageNameTreeTests {
         }
     }
 
-    @Test("a scan cancelled while a batch of a wide folder waits: every entry it counted is in the tree (the batch left unexamined completes its folder), each parent before its children")
+    @Test("a scan cancelled while a batch of a wide folder waits: every entry it counted is in the tree (the batch left unexamined completes its folder), each parent before its children, and no descriptor left open")
     func wideFolderCancelled() throws {
         let folder = TestFolder()
         let path = folder.path + "/wide"
@@ -285,19 +285,112 @@ struct UsageNameTreeTests {
         // The helper reports progress when it has examined the first batch, and waits there until
         // the worker reading the folder has handed the second over (pending: the helper is here);
         // then the scan is cancelled, and that batch is never examined.
+        // The descriptors open under the folder when it is cancelled (the waiting sub-folders'
+        // among them, where /proc/self/fd lists them): none must be left after.
+        final class Seen: @unchecked Sendable {  // set by the reporter, under its lock
+            let lock = NSLock()
+            var descriptors = 0
+        }
+        let during = Seen(), countsDescriptors = FileManager.default.fileExists(atPath: "/proc/self/fd")
         engine.reporter = ProgressReporter(interval: .zero) { [engine, probe] _ in
             let deadline = ContinuousClock.now + .seconds(30)
             while probe.count(.usageBatchShared) < 2 && ContinuousClock.now < deadline { usleep(200) }
+            if !engine.isCancelled { during.lock.withLock { during.descriptors = Self.descriptors(under: folder.path) } }
             engine.cancel()
         }
         let report = engine.run(roots: [path])
         let tree = engine.takeNameTree(report: report)
         let totals = report.totals
+        if countsDescriptors {
+            let open = during.lock.withLock { during.descriptors }
+            #expect(open > 1 && Self.descriptors(under: folder.path) == 0, "\(open) descriptors open when cancelled, none after")
+        }
         #expect(report.wasCancelled && probe.count(.usageBatchShared) == 2)
         #expect(tree.nodes.count == totals.fileCount + totals.folderCount + totals.symbolicLinkCount + totals.otherCount,
                 "every entry counted (\(totals.fileCount) files) is in the tree (\(tree.nodes.count) nodes)")
         #expect(tree.nodes.count < 6000 && tree.children(of: 0).count == tree.nodes.count - 1, "the sub-folders are never read")
         Self.expectParentsFirst(tree)
+    }
+
+    @Test("the tree of names exactly at its chunks' sizes (4,096 nodes, 64 KB of names, names not UTF-8) and one past them, on 1 and 4 threads: the index tree, each parent before its children")
+    func chunkBoundaries() throws {
+        let folder = TestFolder()
+        let path = folder.path + "/c"
+        let root = Array(path.utf8)
+        try RawFiles.makeFolder(root)
+        // 4,095 entries and the root: 4,096 nodes; their names and the root's path: 65,536 bytes.
+        let count = 4095, bytes = 65536 - root.count
+        for index in 0..<count {
+            let prefix = Array("\(index)-".utf8), length = bytes / count + (index < bytes % count ? 1 : 0)
+            try RawFiles.makeFile(Self.joined(root, (prefix + [UInt8](repeating: 0xFF, count: length - prefix.count))[...]), size: index % 7 * 1000)
+        }
+        for (nodes, names) in [(4096, 65536), (4097, 65537)] {
+            if nodes == 4097 { try RawFiles.makeFile(Self.joined(root, [0xFE][...]), size: 1) }
+            for threads in [1, 4] {
+                var options = UsageOptions()
+                options.threads = threads
+                options.largestFileCount = 0
+                let (report, tree) = Self.scanBothWays([path], options: options)
+                #expect(tree.nodes.count == nodes && tree.names.count == names, "\(threads) threads: \(tree.nodes.count) nodes, \(tree.names.count) bytes of names")
+                let (found, expected) = (Self.entries(tree).sorted(), Self.entries(report).sorted())
+                #expect(found == expected, "\(threads) threads: \(found.count) entries, \(expected.count) in the index tree")
+                #expect(tree.nodes[0].allocatedBytes == report.totals.allocatedBytes && tree.nodes[0].fileCount == nodes - 1)
+                Self.expectParentsFirst(tree)
+            }
+        }
+    }
+
+    @Test("folders of 255 to 513 entries, around a shared batch's 256 (the batch found empty at 255, of one entry at 256, two at 257, ...), a root that is a file and an empty folder, on 1, 2 and 4 threads: the index tree, each parent before its children")
+    func shareBoundaries() throws {
+        let folder = TestFolder()
+        for width in [255, 256, 257, 511, 512, 513] {
+            let root = Array((folder.path + "/w\(width)").utf8)
+            try RawFiles.makeFolder(root)
+            for index in 0..<width {
+                let name = (index % 3 == 0 ? [0xFF] : []) + Array("e\(index)".utf8)
+                if index % 100 == 7 {
+                    try RawFiles.makeFolder(Self.joined(root, name[...]))
+                    try RawFiles.makeFile(Self.joined(Self.joined(root, name[...]), [0xFE][...]), size: index)
+                } else {
+                    try RawFiles.makeFile(Self.joined(root, name[...]), size: index * 13)
+                }
+            }
+        }
+        try RawFiles.makeFolder(Array((folder.path + "/empty").utf8))
+        try RawFiles.makeFile(Array((folder.path + "/file").utf8), size: 3000)
+        for threads in [1, 2, 4] {
+            var options = UsageOptions()
+            options.threads = threads
+            options.largestFileCount = 0
+            for roots in [[255], [256], [257], [511], [512], [513]].map({ $0.map { folder.path + "/w\($0)" } }) + [[folder.path + "/file"], [folder.path + "/empty"]] {
+                var everything = options
+                everything.breakdownDepth = .max
+                let report = UsageScanner(options: everything).scan(roots.map { URL(filePath: $0) })
+                let probe = TestProbe()
+                let tree = TestProbe.$installed.withValue(probe) { UsageScanner(options: options).scanNameTree(roots.map { URL(filePath: $0) }) }
+                let width = Int(roots[0].split(separator: "w").last ?? "") ?? 0
+                #expect((probe.count(.usageBatchShared) > 0) == (threads > 1 && width >= 256), "\(threads) threads, \(roots): \(probe.count(.usageBatchShared)) shared")
+                let (found, expected) = (Self.entries(tree).sorted(), Self.entries(report).sorted())
+                #expect(found == expected && tree.nodes.count == tree.rootCount + report.breakdown.count, "\(threads) threads, \(roots): \(found.count) entries, \(expected.count) in the index tree")
+                var withoutBreakdown = report
+                withoutBreakdown.breakdown = []
+                #expect(tree.report == withoutBreakdown)
+                Self.expectParentsFirst(tree)
+            }
+        }
+    }
+
+    /// How many of this process's descriptors are open on something under `path` (`/proc/self/fd`,
+    /// each read with `readlink`: other tests' descriptors are elsewhere).
+    static func descriptors(under path: String) -> Int {
+        var found = 0
+        var target = [CChar](repeating: 0, count: 4096)
+        for fd in 0..<8192 {
+            let length = readlink("/proc/self/fd/\(fd)", &target, target.count)
+            guard length > 0 else { continue }
+            if String(decoding: target[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self).hasPrefix(path + "/") { found += 1 }
+        }
+        return found
     }
 
     @Test("a modification time a nanosecond short of a whole second keeps its second, in the report and the tree of names (a Double of seconds and nanoseconds rounded it up)")

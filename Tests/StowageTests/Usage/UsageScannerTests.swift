@@ -95,6 +95,33 @@ struct UsageScannerTests {
         #expect(report.logicalBytes == (try Self.du(["-L", "-b"], root)))
     }
 
+    @Test("following links, a link to itself (ELOOP) is an issue of its own and the folder's other entries are counted, in the report and the tree of names, on 1 and 2 threads (an entry's fstatat error ended its folder)")
+    func linkLoopEntry() throws {
+        let folder = TestFolder()
+        let root = Array((folder.path + "/loops").utf8)
+        try RawFiles.makeFolder(root)
+        // A loop made first and one made last: whatever the order the folder lists them in,
+        // entries follow one of them. 600 files: wider than a shared batch.
+        let loops = [Array("loop-first".utf8), [0xFF] + Array("loop-last".utf8)]
+        func makeLoop(_ name: [UInt8]) throws {
+            let made = RawFiles.withPath(name) { target in RawFiles.withPath(UsageNameTreeTests.joined(root, name[...])) { symlink(target, $0) } }
+            try #require(made == 0, "symlink")
+        }
+        try makeLoop(loops[0])
+        for index in 0..<600 { try RawFiles.makeFile(UsageNameTreeTests.joined(root, ([0xC3, 0x28] + Array("f\(index)".utf8))[...]), size: 10) }
+        try makeLoop(loops[1])
+        for threads in [1, 2] {
+            var options = UsageOptions()
+            options.followsSymbolicLinks = true
+            options.threads = threads
+            let (report, tree) = UsageNameTreeTests.scanBothWays([folder.path + "/loops"], options: options)
+            #expect(report.totals.fileCount == 600 && tree.nodes.count == 601, "\(threads) threads: \(report.totals.fileCount) files, \(tree.nodes.count) nodes")
+            #expect(report.issues.map(\.pathBytes).sorted { $0.lexicographicallyPrecedes($1) } == loops.map { UsageNameTreeTests.joined(root, $0[...]) }.sorted { $0.lexicographicallyPrecedes($1) },
+                    "\(threads) threads: \(report.issues.map(\.path))")
+            #expect(tree.report.issues == report.issues)
+        }
+    }
+
     @Test("leaving out hidden entries and patterns matches du --exclude")
     func exclusions() throws {
         let folder = TestFolder()
