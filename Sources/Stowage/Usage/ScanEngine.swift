@@ -456,13 +456,16 @@ final class ScanEngine: @unchecked Sendable {
                             status = own
                         }
                     } else {
-                        guard let found = try stream.status(of: name, followingLinks: follow) else { continue }
-                        status = found
-                        if follow, case .symbolicLink = status.kind {
-                            // A dangling link: count the link itself.
-                            guard let own = try stream.status(of: name, followingLinks: false) else { continue }
-                            status = own
+                        guard let found = try stream.status(of: name, followingLinks: follow) else {
+                            // Gone since the listing: skipped. Following links, a link that leads
+                            // nowhere is not counted either, and is an issue of its own, as du -L
+                            // reports it ("cannot access").
+                            if follow, let own = try stream.status(of: name, followingLinks: false), case .symbolicLink = own.kind {
+                                throw SystemCallError(errno: .noSuchEntry, call: "stat")
+                            }
+                            continue
                         }
+                        status = found
                     }
                 } catch {
                     record(UsageIssue(pathBytes: work.path.appending(cName: name, length: entry.nameLength).bytes, error: error))

@@ -95,6 +95,30 @@ struct UsageScannerTests {
         #expect(report.logicalBytes == (try Self.du(["-L", "-b"], root)))
     }
 
+    @Test("following links, a link that leads nowhere is not counted and is an issue naming it, as du -L reports it; not following, it is a link like any other", arguments: [1, 2])
+    func danglingLinkFollowed(threads: Int) throws {
+        let folder = TestFolder()
+        let root = folder.path + "/tree"
+        try folder.write("12345", to: "tree/file")
+        let name: [UInt8] = [0x64, 0xFF]  // `d\xff`: reported as bytes
+        let made = RawFiles.withPath(Array("/no/such/target".utf8)) { target in
+            RawFiles.withPath(Array((root + "/").utf8) + name) { symlink(target, $0) }
+        }
+        try #require(made == 0, "symlink")
+        var options = UsageOptions()
+        options.threads = threads
+        let kept = UsageScanner(options: options).scan([URL(filePath: root)])
+        #expect(kept.totals.symbolicLinkCount == 1 && kept.totals.fileCount == 1)
+        #expect(kept.issues.isEmpty, "\(kept.issues)")
+        options.followsSymbolicLinks = true
+        let (followed, tree) = UsageNameTreeTests.scanBothWays([root], options: options)
+        #expect(followed.totals.symbolicLinkCount == 0 && followed.totals.fileCount == 1)
+        #expect(tree.nodes.count == 2, "the root and the file")
+        #expect(followed.issues.map(\.pathBytes) == [Array((root + "/").utf8) + name], "\(followed.issues.map(\.path))")
+        #expect(followed.issues.first?.errno == .noSuchEntry)
+        #expect(followed.logicalBytes == (try Self.du(["-L", "-b"], root)))
+    }
+
     @Test("following links, a link to itself (ELOOP) is an issue of its own and the folder's other entries are counted, in the report and the tree of names, on 1 and 2 threads (an entry's fstatat error ended its folder)")
     func linkLoopEntry() throws {
         let folder = TestFolder()
