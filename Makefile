@@ -22,7 +22,9 @@ CONFIGURATION ?= release
 # installed where it runs. On Linux the C++ standard library is linked in too, where its static
 # archive is installed (Scripts/static-cxx-flags.sh says why and how). STATIC= builds against the
 # shared libraries instead.
-STATIC ?= --static-swift-stdlib $(shell Scripts/static-cxx-flags.sh .build/static-cxx)
+STATIC ?= --static-swift-stdlib $(shell Scripts/static-cxx-flags.sh "$(STATIC_CXX_DIR)")
+# Where Scripts/static-cxx-flags.sh puts its link to libstdc++.a.
+STATIC_CXX_DIR ?= .build/static-cxx
 
 # The man page generator (swift-argument-parser's plugin) writes here; install takes the page
 # from MANUAL, where tidy-manual makes each blank line of the help's text a paragraph break

@@ -22,8 +22,13 @@ struct MakefileCommandTests {
         let page = runner.folderPath + "/stowage.1"
         try ".Dd January 1, 2026\n.Dt STOWAGE 1\n.Os\n".write(toFile: page, atomically: true, encoding: .utf8)
         return try await runProcess(make, ["--no-print-directory", "-C", ManualPageCommandTests.packageRoot.path(percentEncoded: false),
-                                     "-o", "build", "-o", "manual", target, "SWIFT=\(swift)", "MANUAL=\(page)"] + variables)
+                                     "-o", "build", "-o", "manual", target, "SWIFT=\(swift)", "MANUAL=\(page)",
+                                     "STATIC_CXX_DIR=\(staticCXXFolder(of: runner))"] + variables)
     }
+
+    /// Where `make` is told to put its link to the static C++ library: the test's own folder,
+    /// not the package's `.build`.
+    static func staticCXXFolder(of runner: CommandRunner) -> String { runner.folderPath + "/static-cxx" }
 
     /// Every file and folder below `folder`, relative to it, sorted.
     static func contents(of folder: String) throws -> [String] {
@@ -49,6 +54,7 @@ struct MakefileCommandTests {
     func installsTheStaticCommand() async throws {
         for (variables, linksStatically) in [([String](), true), (["STATIC="], false)] {
             let runner = try CommandRunner()
+            let cxxFolder = Self.staticCXXFolder(of: runner)
             let install = try await Self.make("install", ["PREFIX=\(runner.folderPath)/prefix"] + variables, in: runner)
             #expect(install.status == 0, "\(install.output)\(install.error)")
             let calls = try String(contentsOfFile: runner.folderPath + "/swift.log", encoding: .utf8).split(separator: "\n")
@@ -58,8 +64,7 @@ struct MakefileCommandTests {
             #expect(lastBuild.contains("--static-swift-stdlib") == linksStatically, "\(calls)")
             #if os(Linux)
             // The C++ standard library too, from the folder the script fills (see staticCXXFlags).
-            let root = ManualPageCommandTests.packageRoot.path(percentEncoded: false)
-            let flags = try Self.staticCXXFlags(folder: (root.hasSuffix("/") ? root : root + "/") + ".build/static-cxx")
+            let flags = try Self.staticCXXFlags(folder: cxxFolder)
             #expect(lastBuild.contains("-Xlinker -L") == (linksStatically && !flags.isEmpty), "\(calls)")
             if linksStatically && !flags.isEmpty { #expect(lastBuild.hasSuffix(flags), "\(calls)") }
             #endif
