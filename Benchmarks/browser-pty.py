@@ -2,12 +2,18 @@
 """Runs a full-screen disk-usage browser in a pseudo-terminal and times it, for Benchmarks/browser.sh.
 
     browser-pty.py --tree-marker TEXT [--columns 120 --rows 40] -- COMMAND ARGS...
+    browser-pty.py --until-exit -- COMMAND ARGS...
 
 Prints one line of JSON: `first` (seconds from the start until the first screen with text),
 `tree` (seconds until a screen contains TEXT: the browser shows the scanned tree), `peakKiB` (the
 process's peak resident set, VmHWM, read once the tree is shown), `status` (after `q`). Only `q` is
 typed: nothing is ever deleted. Each run has a deadline (--limit, 600 s): past it the process is
 killed and the run fails.
+
+With --until-exit, `tree` is the time until the command has ended (`peakKiB` is null: the
+child's peak would count the driver's own, forked before the command started):
+how Benchmarks/browser.sh times the plain scan, from the same start on the same clock as the
+browsers, to the millisecond (GNU time's %e gives hundredths of a second).
 """
 import argparse, fcntl, json, os, pty, re, select, signal, struct, sys, termios, time
 
@@ -15,13 +21,14 @@ ESCAPES = re.compile(rb"\x1b(\[[0-9;?]*[ -/]*[@-~]|[()][0-9A-Za-z]|[=>78]|\][^\x
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--tree-marker", required=True)
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--tree-marker")
+    group.add_argument("--until-exit", action="store_true")
     parser.add_argument("--columns", type=int, default=120)
     parser.add_argument("--rows", type=int, default=40)
     parser.add_argument("--limit", type=float, default=600)
     parser.add_argument("command", nargs="+")
     arguments = parser.parse_args()
-    marker = arguments.tree_marker.encode()
     start = time.monotonic()
     pid, master = pty.fork()
     if pid == 0:
@@ -30,6 +37,10 @@ def main():
         fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", arguments.rows, arguments.columns, 0, 0))
         os.execvp(arguments.command[0], arguments.command)
     fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", arguments.rows, arguments.columns, 0, 0))
+    if arguments.until_exit:
+        until_exit(pid, master, start, arguments.limit)
+        return
+    marker = arguments.tree_marker.encode()
     received = b""
     first = tree = None
     peak = None
@@ -83,5 +94,27 @@ def main():
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
     print(json.dumps({"first": first, "tree": tree, "peakKiB": peak, "status": status}))
+
+def until_exit(pid, master, start, limit):
+    """Reads (and drops) the command's output until it ends; prints when it ended."""
+    first = None
+    while time.monotonic() - start < limit:
+        ready, _, _ = select.select([master], [], [], 0.01)
+        if ready:
+            try:
+                chunk = os.read(master, 1 << 16)
+            except OSError:  # EIO: the command has ended and closed the terminal
+                break
+            if not chunk:
+                break
+            if first is None:
+                first = time.monotonic() - start
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        sys.exit(f"error: {sys.argv[-1]} did not end within {limit} s")
+    _, code = os.waitpid(pid, 0)
+    ended = time.monotonic() - start
+    print(json.dumps({"first": first, "tree": ended, "peakKiB": None, "status": os.waitstatus_to_exitcode(code)}))
 
 main()

@@ -9,8 +9,8 @@
 #   STOWAGE_BIN=/path/to/stowage bash Benchmarks/browser.sh
 #
 # Only `q` is ever typed: nothing is deleted, whatever the tree. Targets: the first screen no later
-# than gdu's, the tree within 1.2x of `stowage usage --summarize`. Needs ncdu (gdu if installed),
-# python3 and GNU time.
+# than gdu's, the tree within 1.2x of `stowage usage --summarize` (timed by the same driver, in the
+# same terminal, until it ends). Needs ncdu (gdu if installed), python3 and jq.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 tree=/usr runs=5
@@ -52,11 +52,13 @@ for tool in "${tools[@]}"; do
         drive "${marker[$tool]}" $(command_for "$tool" "$tree") >>"$scratch/$tool.json"
     done
 done
+# The plain scan through the same driver, until it ends: the same start, clock and terminal.
 for ((run = 1; run <= runs; run++)); do
-    /usr/bin/time -f %e -o "$scratch/scan.time" "$stowage" usage --summarize --one-file-system "$tree" >/dev/null
-    cat "$scratch/scan.time" >>"$scratch/scan.times"
+    python3 "$here/browser-pty.py" --until-exit -- "$stowage" usage --summarize --one-file-system "$tree" >"$scratch/scan-run.json"
+    jq -e '.status == 0' "$scratch/scan-run.json" >/dev/null || { echo "error: the plain scan failed: $(cat "$scratch/scan-run.json")" >&2; exit 1; }
+    cat "$scratch/scan-run.json" >>"$scratch/scan.json"
 done
-scan=$(median <"$scratch/scan.times")
+scan=$(jq -r .tree "$scratch/scan.json" | median)
 
 echo
 printf '%-9s %14s %14s %12s %16s\n' TOOL "FIRST SCREEN" "TREE SHOWN" "PEAK RSS" "BYTES PER ENTRY"
