@@ -2,10 +2,11 @@
 # Times the usage browser (`stowage usage --interactive`) against ncdu and gdu in a pseudo-terminal:
 # the time until the first screen (the first drawing with text) and until the scanned tree is shown,
 # and the peak memory once it is, per entry of the tree (less each tool's peak on a one-entry tree);
-# beside them `stowage usage --summarize` (the plain scan). Warm cache, the median of --runs runs.
+# beside them `stowage usage --summarize` (the plain scan). Warm cache, the median of --runs rounds
+# (each tool once a round).
 #
 #   bash Benchmarks/browser.sh                 # /usr (read-only use: about 130,000 entries here)
-#   bash Benchmarks/browser.sh --tree DIR      # another tree; also --runs N (default 5)
+#   bash Benchmarks/browser.sh --tree DIR      # another tree; also --runs N (default 9)
 #   STOWAGE_BIN=/path/to/stowage bash Benchmarks/browser.sh
 #
 # Only `q` is ever typed: nothing is deleted, whatever the tree. Targets: the first screen no later
@@ -13,7 +14,7 @@
 # same terminal, until it ends). Needs ncdu (gdu if installed), python3 and jq.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-tree=/usr runs=5
+tree=/usr runs=9
 while (($#)); do
     case "$1" in
         --tree) tree="${2:?--tree needs a folder}"; shift 2 ;;
@@ -47,13 +48,15 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 for tool in "${tools[@]}"; do
     # shellcheck disable=SC2046  # the command line is words
     drive "${marker[$tool]}" $(command_for "$tool" "$scratch/one") >"$scratch/$tool-one.json"
-    for ((run = 1; run <= runs; run++)); do
+done
+# Round after round, each tool once a round, the plain scan beside them (through the same driver,
+# until it ends: the same start, clock and terminal): a slow spell of the machine falls on every
+# tool alike, not on whichever ran then.
+for ((run = 1; run <= runs; run++)); do
+    for tool in "${tools[@]}"; do
         # shellcheck disable=SC2046
         drive "${marker[$tool]}" $(command_for "$tool" "$tree") >>"$scratch/$tool.json"
     done
-done
-# The plain scan through the same driver, until it ends: the same start, clock and terminal.
-for ((run = 1; run <= runs; run++)); do
     python3 "$here/browser-pty.py" --until-exit -- "$stowage" usage --summarize --one-file-system "$tree" >"$scratch/scan-run.json"
     jq -e '.status == 0' "$scratch/scan-run.json" >/dev/null || { echo "error: the plain scan failed: $(cat "$scratch/scan-run.json")" >&2; exit 1; }
     cat "$scratch/scan-run.json" >>"$scratch/scan.json"
