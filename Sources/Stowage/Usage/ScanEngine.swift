@@ -29,8 +29,8 @@ import Foundation
 /// leaves its part (nodes, names, sub-folders) in the folder's ``SharedFolder``, and the last part
 /// in appends them all in one step and only then pushes the sub-folders, whose nodes are known
 /// from then on (their descriptors count against the budget while they wait). The tree is
-/// gathered in chunks (``ChunkedStore``), made one array each when the walk is done: no growth
-/// copies it, nor holds it twice.
+/// gathered in chunks (``ChunkedStore``): no growth copies it, nor holds it twice, and the tree
+/// keeps the nodes' chunks (only the names are made one array when the walk is done).
 ///
 /// `@unchecked Sendable`: every mutable field below is read and written only while `condition`
 /// is locked; per-worker state lives in each worker's own `Accumulator`.
@@ -106,8 +106,9 @@ final class ScanEngine: @unchecked Sendable {
     private var items: [UsageItem] = []
     /// The tree of names (``buildsNameTree``): the roots first, then each folder's entries as
     /// they are read, with their own figures (``UsageNameTree/init(walked:names:report:)`` adds them up);
-    /// in chunks (256 KB of nodes, 64 KB of names), made arrays once the walk is done.
-    @exclusivity(unchecked) private var treeNodes = ChunkedStore<UsageNameTree.Node>(chunkShift: 12)
+    /// in chunks (256 KB of nodes, 64 KB of names); the tree takes the nodes' chunks over, and the
+    /// names are made one array once the walk is done.
+    @exclusivity(unchecked) private var treeNodes = ChunkedStore<UsageNameTree.Node>(chunkShift: UsageNameTree.nodeChunkShift)
     @exclusivity(unchecked) private var treeNames = ChunkedStore<UInt8>(chunkShift: 16)
     private var issues: [UsageIssue] = []
     private var merged: [Accumulator] = []
@@ -610,8 +611,10 @@ final class ScanEngine: @unchecked Sendable {
     /// `condition` locked.
     private func setChildren(of folder: Int32, from first: Int) {
         guard treeNodes.count > first else { return }
-        treeNodes[Int(folder)].firstChild = Int32(first)
-        treeNodes[Int(folder)].childCount = Int32(treeNodes.count - first)
+        var node = treeNodes[Int(folder)]  // read and written once: each access finds the chunk
+        node.firstChild = Int32(first)
+        node.childCount = Int32(treeNodes.count - first)
+        treeNodes[Int(folder)] = node
     }
 
     /// Appends the children of a shared folder, its parts one after the other, as one range of
@@ -656,8 +659,15 @@ final class ScanEngine: @unchecked Sendable {
     /// The tree of names the walk built (``buildsNameTree``), finished with `report`, the one
     /// ``run(roots:)`` returned (whose roots give the roots' figures); taken out, not copied.
     func takeNameTree(report: UsageReport) -> UsageNameTree {
-        let (nodes, names) = condition.withLock { (treeNodes.joined(), treeNames.joined()) }
-        return UsageNameTree(walked: nodes, names: names, report: report)
+        // The nodes are moved over in their chunks, not copied: a second reference to a chunk would
+        // make the tree's first change of it copy it. The names (a third of the nodes' bytes) are
+        // joined: a name is one slice.
+        var nodes = ChunkedStore<UsageNameTree.Node>(chunkShift: UsageNameTree.nodeChunkShift)
+        condition.lock()
+        swap(&nodes, &treeNodes)
+        let names = treeNames.joined()
+        condition.unlock()
+        return UsageNameTree(walked: consume nodes, names: names, report: report)
     }
 
     private func register(_ item: UsageItem) -> Int {

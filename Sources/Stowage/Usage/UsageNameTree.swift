@@ -14,7 +14,7 @@
 /// once, unreadable folders reported in ``report``'s issues.
 package struct UsageNameTree: Sendable {
     /// One file or folder of the tree.
-    package struct Node: Sendable, Hashable {
+    package struct Node: Sendable, Hashable, BitwiseCopyable {
         /// Where its name starts in ``UsageNameTree/names``.
         package var nameStart: Int
         /// Its name's length in bytes (a root's name is its whole path).
@@ -59,12 +59,15 @@ package struct UsageNameTree: Sendable {
     /// its breakdown is empty (the tree is the breakdown).
     package var report: UsageReport
     /// Every entry: the roots first (``rootCount`` of them, in the order given), each folder's
-    /// children after it.
-    package var nodes: [Node]
+    /// children after it; in the chunks the walk gathered them in (``ChunkedStore``).
+    package var nodes: ChunkedStore<Node>
     /// Every node's name, one after the other.
     package var names: [UInt8]
     /// How many roots lead ``nodes``.
     package var rootCount: Int
+
+    /// How many nodes a chunk of ``nodes`` holds, as a power of two: 4,096 (256 KB).
+    package static let nodeChunkShift = 12
 
     /// The name of `index`, as bytes (a root's is its whole path).
     package func name(of index: Int) -> ArraySlice<UInt8> {
@@ -82,13 +85,16 @@ extension UsageNameTree {
     /// The tree a walk gathered (`nodes` holding each entry's own figures, the roots first),
     /// finished: every folder's figures become those of everything inside it (one pass from the
     /// last node up, each after its descendants), each root's the report's root totals.
-    init(walked nodes: consuming [Node], names: consuming [UInt8], report: UsageReport) {
-        let rootCount = report.roots.count
-        for index in stride(from: nodes.count - 1, through: rootCount, by: -1) {
-            let node = nodes[index], parent = Int(node.parentIndex)
-            nodes[parent].logicalBytes += node.logicalBytes
-            nodes[parent].allocatedBytes += node.allocatedBytes
-            nodes[parent].fileCount += node.fileCount
+    init(walked nodes: consuming ChunkedStore<Node>, names: consuming [UInt8], report: UsageReport) {
+        let rootCount = report.roots.count, last = nodes.count - 1
+        nodes.withUnsafeMutableChunks { chunks, shift in
+            let mask = (1 << shift) - 1
+            for index in stride(from: last, through: rootCount, by: -1) {
+                let node = chunks[index >> shift][index & mask], parent = Int(node.parentIndex)
+                chunks[parent >> shift][parent & mask].logicalBytes += node.logicalBytes
+                chunks[parent >> shift][parent & mask].allocatedBytes += node.allocatedBytes
+                chunks[parent >> shift][parent & mask].fileCount += node.fileCount
+            }
         }
         for (index, root) in report.roots.enumerated() {
             nodes[index].logicalBytes = root.logicalBytes

@@ -36,8 +36,8 @@ struct BrowserTree {
     }
 
     /// Every node: 64 bytes each (the scan's own, ``UsageNameTree/Node``), a folder's children
-    /// contiguous (a rescan appends the new ones and leaves the old).
-    private var nodes: [UsageNameTree.Node] = []
+    /// contiguous (a rescan appends the new ones and leaves the old); in the scan's chunks.
+    private var nodes = ChunkedStore<UsageNameTree.Node>(chunkShift: UsageNameTree.nodeChunkShift)
     /// Every node's name, one after the other (a rescan adds the new names and leaves the old).
     private var names: [UInt8] = []
     /// The roots of the scan (each named by its whole path).
@@ -73,7 +73,6 @@ struct BrowserTree {
             return
         }
         let tree = report.breakdownIndexTree(sortingChildren: false)  // the browser orders each folder as it shows it
-        nodes.reserveCapacity(report.breakdown.count + tree.roots.count + 1)
         for root in tree.roots { _ = append(root, name: root.pathBytes[...], parent: -1) }
         // Each folder's children appended together (contiguous), iteratively: a tree can be
         // deeper than the stack allows.
@@ -329,7 +328,6 @@ struct BrowserTree {
         nodes[index].fileCount = root.fileCount
         // The scan's node j (past its root) becomes node `shift + j`; its root is `index`.
         let shift = Int32(nodes.count - 1), nameShift = names.count
-        nodes.reserveCapacity(nodes.count + scanned.nodes.count - 1)
         for var node in scanned.nodes.dropFirst() {
             node.nameStart += nameShift
             node.parentIndex = node.parentIndex == 0 ? Int32(index) : node.parentIndex + shift
