@@ -37,8 +37,16 @@ package struct ChunkedStore<Element: BitwiseCopyable> {
     /// How many elements it holds.
     package private(set) var count = 0
 
-    /// An empty store whose chunks hold `1 << chunkShift` elements each.
-    package init(chunkShift: Int) { self.chunkShift = chunkShift }
+    /// The largest ``init(chunkShift:)``: chunks of 16 M elements.
+    package static var maximumChunkShift: Int { 24 }
+
+    /// An empty store whose chunks hold `1 << chunkShift` elements each; `chunkShift` from 0 to
+    /// ``maximumChunkShift`` (outside, a shift of 64 or below 0 would make chunks of no room, and
+    /// one of 63 a size below 0: stops the process).
+    package init(chunkShift: Int) {
+        precondition((0...Self.maximumChunkShift).contains(chunkShift), "ChunkedStore chunkShift \(chunkShift) not from 0 to \(Self.maximumChunkShift)")
+        self.chunkShift = chunkShift
+    }
 
     private var chunkSize: Int { 1 << chunkShift }
 

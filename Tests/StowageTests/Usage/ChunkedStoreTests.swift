@@ -132,4 +132,45 @@ struct ChunkedStoreTests {
             #expect(Array(store) == Array(0..<total) && Array(copy) == Array(0..<total))
         }
     }
+
+    @Test("an index at the count (in the last chunk's room, never written) or below 0 stops the process, as an array's does")
+    func indexOutOfRange() async {
+        await #expect(processExitsWith: .failure, "read at the count") {
+            var store = ChunkedStore<Int>(chunkShift: 2)
+            store.append(contentsOf: [1, 2, 3, 4, 5])
+            _ = store[5]
+        }
+        await #expect(processExitsWith: .failure, "written at the count") {
+            var store = ChunkedStore<Int>(chunkShift: 2)
+            store.append(contentsOf: [1, 2, 3, 4, 5])
+            store[5] = 6
+        }
+        await #expect(processExitsWith: .failure, "read below 0") {
+            var store = ChunkedStore<Int>(chunkShift: 2)
+            store.append(7)
+            _ = store[-1]
+        }
+    }
+
+    @Test("chunks of 1 to 2^24 elements (chunkShift 0 to 24): a shift outside stops the process at once; 1 << 64 or 1 << -1 made chunks of no room, which an append wrote past (or appended forever)")
+    func chunkShiftBounds() async {
+        for shift in [0, ChunkedStore<UInt8>.maximumChunkShift] {
+            var store = ChunkedStore<UInt8>(chunkShift: shift)
+            store.append(contentsOf: [1, 2, 3])
+            store.append(4)
+            #expect(Array(store) == [1, 2, 3, 4], "chunks of \(1 << shift)")
+        }
+        await #expect(processExitsWith: .failure, "shift -1") {
+            var store = ChunkedStore<Int>(chunkShift: -1)
+            store.append(1)
+        }
+        await #expect(processExitsWith: .failure, "one past the largest") {
+            var store = ChunkedStore<UInt8>(chunkShift: ChunkedStore<UInt8>.maximumChunkShift + 1)
+            store.append(1)
+        }
+        await #expect(processExitsWith: .failure, "shift 64") {
+            var store = ChunkedStore<Int>(chunkShift: 64)
+            store.append(1)
+        }
+    }
 }
