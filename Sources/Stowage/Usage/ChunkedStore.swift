@@ -94,6 +94,12 @@ package struct ChunkedStore<Element: BitwiseCopyable> {
         count += 1
     }
 
+    /// Whether every chunk is this store's alone (no other store shares one): a change of any
+    /// element then copies nothing.
+    package mutating func holdsChunksAlone() -> Bool {
+        chunks.indices.allSatisfy { isKnownUniquelyReferenced(&chunks[$0]) }
+    }
+
     /// Calls `body` with the memory of every chunk, in order (chunk `i` holds the elements from
     /// `i << chunkShift` on; every chunk but the last is full), each made this store's own first:
     /// element `index` is `chunks[index >> chunkShift][index & ((1 << chunkShift) - 1)]`. For a

@@ -126,7 +126,10 @@ struct ChunkedStoreTests {
                 return Array(chunks)
             }
             #expect(store.withUnsafeMutableChunks { chunks, _ in Array(chunks) } == bases, "held alone: the same memory again")
+            let alone = store.holdsChunksAlone()
             let copy = store
+            let aloneWithACopy = store.holdsChunksAlone()
+            #expect(alone && aloneWithACopy == (total == 0), "held alone, then sharing every chunk with a copy")
             let own = store.withUnsafeMutableChunks { chunks, _ in Array(chunks) }
             #expect(total == 0 || Set(own).isDisjoint(with: bases), "shared: every chunk copied before it can be written")
             #expect(Array(store) == Array(0..<total) && Array(copy) == Array(0..<total))
