@@ -37,8 +37,16 @@ package struct ChunkedStore<Element: BitwiseCopyable> {
     /// How many elements it holds.
     package private(set) var count = 0
 
-    /// An empty store whose chunks hold `1 << chunkShift` elements each.
-    package init(chunkShift: Int) { self.chunkShift = chunkShift }
+    /// The largest ``init(chunkShift:)``: chunks of 16 M elements.
+    package static var maximumChunkShift: Int { 24 }
+
+    /// An empty store whose chunks hold `1 << chunkShift` elements each; `chunkShift` from 0 to
+    /// ``maximumChunkShift`` (outside, a shift of 64 or below 0 would make chunks of no room, and
+    /// one of 63 a size below 0: stops the process).
+    package init(chunkShift: Int) {
+        precondition((0...Self.maximumChunkShift).contains(chunkShift), "ChunkedStore chunkShift \(chunkShift) not from 0 to \(Self.maximumChunkShift)")
+        self.chunkShift = chunkShift
+    }
 
     private var chunkSize: Int { 1 << chunkShift }
 
@@ -84,6 +92,12 @@ package struct ChunkedStore<Element: BitwiseCopyable> {
         (last.base + last.count).initialize(to: element)
         last.count += 1
         count += 1
+    }
+
+    /// Whether every chunk is this store's alone (no other store shares one): a change of any
+    /// element then copies nothing.
+    package mutating func holdsChunksAlone() -> Bool {
+        chunks.indices.allSatisfy { isKnownUniquelyReferenced(&chunks[$0]) }
     }
 
     /// Calls `body` with the memory of every chunk, in order (chunk `i` holds the elements from

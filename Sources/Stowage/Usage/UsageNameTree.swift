@@ -87,6 +87,8 @@ extension UsageNameTree {
     /// last node up, each after its descendants), each root's the report's root totals.
     init(walked nodes: consuming ChunkedStore<Node>, names: consuming [UInt8], report: UsageReport) {
         let rootCount = report.roots.count, last = nodes.count - 1
+        // Taken from the walk, not shared: the pass below would copy every chunk first.
+        assert(nodes.holdsChunksAlone(), "the walk's chunks of nodes are shared")
         nodes.withUnsafeMutableChunks { chunks, shift in
             let mask = (1 << shift) - 1
             for index in stride(from: last, through: rootCount, by: -1) {

@@ -340,6 +340,41 @@ struct UsageNameTreeTests {
         }
     }
 
+    @Test("folders' sums across the nodes' chunks (4,096 nodes each): a folder in the first chunk whose children reach into the second, and folders in the second whose children are there too, on 1 and 4 threads: the index tree's figures")
+    func sumsAcrossChunks() throws {
+        let folder = TestFolder()
+        let path = folder.path + "/s"
+        let wide = Array((path + "/a").utf8)
+        try RawFiles.makeFolder(Array(path.utf8))
+        try RawFiles.makeFolder(wide)
+        // The root (node 0), a (node 1), a's 4,300 entries (nodes 2-4301: through the first chunk
+        // into the second); then each d's entries and each e's, all in the second chunk.
+        for index in 0..<4300 {
+            let name = Array("f\(index)".utf8)[...]
+            if index % 50 == 0 {
+                let sub = Self.joined(wide, name), inner = Self.joined(sub, Array("e".utf8)[...])
+                try RawFiles.makeFolder(sub)
+                try RawFiles.makeFolder(inner)
+                try RawFiles.makeFile(Self.joined(sub, Array("x".utf8)[...]), size: index + 1)
+                for file in 0..<2 { try RawFiles.makeFile(Self.joined(inner, Array("y\(file)".utf8)[...]), size: 5000 * (file + 1) + index) }
+            } else {
+                try RawFiles.makeFile(Self.joined(wide, name), size: index % 9 * 700)
+            }
+        }
+        for threads in [1, 4] {
+            var options = UsageOptions()
+            options.threads = threads
+            options.largestFileCount = 0
+            let tree = Self.expectSameTree([path], options: options)
+            let chunk = 1 << UsageNameTree.nodeChunkShift
+            #expect(tree.nodes.count == 2 + 4300 + 86 * 4)
+            #expect(tree.children(of: 1).contains(chunk - 1) && tree.children(of: 1).contains(chunk), "a's children on both sides")
+            #expect((chunk..<tree.nodes.count).contains { tree.nodes[$0].isFolder && tree.children(of: $0).count == 2 },
+                    "a folder of the second chunk holding entries")
+            #expect(tree.nodes[1].fileCount == 4300 - 86 + 86 * 3)
+        }
+    }
+
     @Test("folders of 255 to 513 entries, around a shared batch's 256 (the batch found empty at 255, of one entry at 256, two at 257, ...), a root that is a file and an empty folder, on 1, 2 and 4 threads: the index tree, each parent before its children")
     func shareBoundaries() throws {
         let folder = TestFolder()
