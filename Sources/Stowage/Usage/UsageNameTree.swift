@@ -92,10 +92,11 @@ extension UsageNameTree {
         nodes.withUnsafeMutableChunks { chunks, shift in
             let mask = (1 << shift) - 1
             for index in stride(from: last, through: rootCount, by: -1) {
-                let node = chunks[index >> shift][index & mask], parent = Int(node.parentIndex)
-                chunks[parent >> shift][parent & mask].logicalBytes += node.logicalBytes
-                chunks[parent >> shift][parent & mask].allocatedBytes += node.allocatedBytes
-                chunks[parent >> shift][parent & mask].fileCount += node.fileCount
+                let node = chunks[index >> shift][index & mask], parentIndex = Int(node.parentIndex)
+                let parent = chunks[parentIndex >> shift] + (parentIndex & mask)
+                parent.pointee.logicalBytes += node.logicalBytes
+                parent.pointee.allocatedBytes += node.allocatedBytes
+                parent.pointee.fileCount += node.fileCount
             }
         }
         for (index, root) in report.roots.enumerated() {
