@@ -26,6 +26,19 @@ struct SignalTrapTests {
         }
     }
 
+    /// Sends `number` to the calling thread, unblocked there meanwhile, so that its handler has
+    /// run when this returns (the kernel delivers a thread's own signal on the way back from
+    /// `tgkill`). `kill(getpid(), ...)` lets the kernel choose the thread (the main thread first),
+    /// which on a loaded machine may run the handler only after the test's next step.
+    static func raiseHere(_ number: Int32) {
+        var only = sigset_t(), old = sigset_t()
+        sigemptyset(&only)
+        sigaddset(&only, number)
+        pthread_sigmask(SIG_UNBLOCK, &only, &old)
+        pthread_kill(pthread_self(), number)
+        pthread_sigmask(SIG_SETMASK, &old, nil)
+    }
+
     /// The current action for `number`: default, ignored, or caught by a handler.
     static func action(of number: Int32) -> String {
         var current = sigaction()
@@ -56,7 +69,7 @@ struct SignalTrapTests {
         }
         kill(getpid(), SIGURG)
         calls.wait(for: 1)  // the handler holds the trap's thread
-        kill(getpid(), SIGURG)  // caught, and waiting in the pipe
+        Self.raiseHere(SIGURG)  // caught, and waiting in the pipe
         let cancelled = DispatchSemaphore(value: 0)
         let seenAtReturn = Calls()
         Thread {
