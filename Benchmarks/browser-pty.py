@@ -38,7 +38,7 @@ def main():
         os.execvp(arguments.command[0], arguments.command)
     fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", arguments.rows, arguments.columns, 0, 0))
     if arguments.until_exit:
-        until_exit(pid, master, start, arguments.limit)
+        until_exit(pid, master, start, arguments.limit, arguments.command[0])
         return
     marker = arguments.tree_marker.encode()
     received = b""
@@ -95,7 +95,7 @@ def main():
         os.waitpid(pid, 0)
     print(json.dumps({"first": first, "tree": tree, "peakKiB": peak, "status": status}))
 
-def until_exit(pid, master, start, limit):
+def until_exit(pid, master, start, limit, name):
     """Reads (and drops) the command's output until it ends; prints when it ended."""
     first = None
     while time.monotonic() - start < limit:
@@ -112,7 +112,7 @@ def until_exit(pid, master, start, limit):
     else:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-        sys.exit(f"error: {sys.argv[-1]} did not end within {limit} s")
+        sys.exit(f"error: {name} did not end within {limit} s")
     _, code = os.waitpid(pid, 0)
     ended = time.monotonic() - start
     print(json.dumps({"first": first, "tree": ended, "peakKiB": None, "status": os.waitstatus_to_exitcode(code)}))
